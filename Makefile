@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The user's entry point. `make run` and `make test` are the two commands the
+# README starts with; the other targets are their parts. Kernel builds are cached
+# under ~/.cache/msdc-rust (MSDC_CACHE overrides), so warm runs rebuild only what
+# changed. This file is for people; kbuild reads Kbuild instead.
+
+SCRIPTS := scripts
+CARGO ?= cargo
+
+.PHONY: run test setup host-test lint fmt-check clippy kernel kernel-arm64 module \
+	module-arm64 kunit kunit-arm64 bench mutants help
+
+help:
+	@echo "make run        boot the x86_64 kernel with the driver in QEMU"
+	@echo "make test       everything: host tests, lint, both kernels built in and as"
+	@echo "                modules, KUnit on x86_64 and arm64"
+	@echo "make host-test  cargo test of the workspace"
+	@echo "make lint       rustfmt and clippy, host crates and kernel crate"
+	@echo "make kunit      KUnit on x86_64 (kunit-arm64 for arm64)"
+	@echo "make bench      host benchmarks (hsq, cqhci)"
+	@echo "make mutants    mutation testing of hsq and cqhci"
+
+run: setup
+	$(SCRIPTS)/run.sh
+
+test: setup host-test lint kernel module kunit kernel-arm64 module-arm64 kunit-arm64
+	@echo "make test: all passed"
+
+setup:
+	$(SCRIPTS)/setup.sh
+
+host-test:
+	$(CARGO) test --workspace --locked
+
+lint: fmt-check clippy
+
+fmt-check:
+	$(CARGO) fmt --all --check
+	rustfmt --check --edition 2021 --config-path .rustfmt.toml drivers/mtk_sd_rust.rs kunit/*.rs
+
+clippy:
+	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+
+kernel:
+	$(SCRIPTS)/kernel.sh x86_64 builtin
+
+kernel-arm64:
+	$(SCRIPTS)/kernel.sh arm64 builtin
+
+# Out-of-tree module builds run clippy over the kernel crate (CLIPPY=1, -Dwarnings).
+module: kernel
+	$(SCRIPTS)/kernel.sh x86_64 module
+
+module-arm64: kernel-arm64
+	$(SCRIPTS)/kernel.sh arm64 module
+
+kunit:
+	$(SCRIPTS)/kunit.sh x86_64
+
+kunit-arm64:
+	$(SCRIPTS)/kunit.sh arm64
+
+bench:
+	$(CARGO) bench --workspace --locked
+
+mutants:
+	$(SCRIPTS)/mutants.sh

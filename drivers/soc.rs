@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Per-SoC differences between MSDC controller generations.
+//!
+//! Each MediaTek SoC family wires the same MSDC block with small differences:
+//! divider width, where the pad tuning register sits, which FIFO and tuning
+//! paths exist, whether a second "top" register region must be mapped. The
+//! values follow the `mtk_mmc_compatible` data of the Linux 7.3 C driver
+//! field for field, so a device tree that works there works here.
+
+/// Offset of `MSDC_PAD_TUNE`, the pad tuning register of the older SoCs.
+pub(crate) const MSDC_PAD_TUNE: u32 = 0xec;
+/// Offset of `MSDC_PAD_TUNE0`, where newer SoCs moved pad tuning.
+pub(crate) const MSDC_PAD_TUNE0: u32 = 0xf0;
+
+/// Width of the `MSDC_CFG.CKDIV` clock divider field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ClockDividerBits {
+    /// `CKDIV` is bits 15:8 and `CKMOD` bits 17:16 (MT8135, MT8173, MT6795, MT7620).
+    Eight,
+    /// `CKDIV` is bits 19:8 and `CKMOD` bits 21:20 (everything newer).
+    Twelve,
+}
+
+/// What distinguishes one MSDC generation from another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SocData {
+    /// Width of the source clock divider.
+    pub(crate) clock_divider_bits: ClockDividerBits,
+    /// SDIO interrupts can be lost: check the SDIO IRQ bit again after enabling it.
+    pub(crate) recheck_sdio_irq: bool,
+    /// HS400 needs command-line tuning through `PAD_CMD_TUNE` (MT8173 style).
+    pub(crate) hs400_tune: bool,
+    /// Tuning registers live in a second "top" region, `reg[1]`, which must exist.
+    pub(crate) needs_top_base: bool,
+    /// Offset of the pad tuning register: [`MSDC_PAD_TUNE`] or [`MSDC_PAD_TUNE0`].
+    pub(crate) pad_tune_reg: u32,
+    /// The controller has the asynchronous FIFO and its response/CRC sampling options.
+    pub(crate) async_fifo: bool,
+    /// Data lines can be tuned separately from the command line.
+    pub(crate) data_tune: bool,
+    /// The controller can check card busy on DAT0 by itself after a write.
+    pub(crate) busy_check: bool,
+    /// Stopping the clock needs the stop-delay fix in `PATCH_BIT1`.
+    pub(crate) stop_clk_fix: bool,
+    /// Stop delay selection written with the stop-clock fix (0 when there is none).
+    pub(crate) stop_dly_sel: u8,
+    /// Pop enable count for the new data path (0: leave the hardware default).
+    pub(crate) pop_en_cnt: u8,
+    /// Enhanced receive path (`SDC_ADV_CFG0.SDC_RX_ENHANCE`).
+    pub(crate) enhance_rx: bool,
+    /// DMA descriptors carry address bits 35:32, so buffers may sit above 4 GiB.
+    pub(crate) support_64g: bool,
+    /// Card detect comes from the controller's own pin, not a GPIO.
+    pub(crate) use_internal_cd: bool,
+    /// The SoC has the new transmit path (`SDC_ADV_CFG0`/`EMMC50_CFG0` variants).
+    pub(crate) support_new_tx: bool,
+    /// The SoC has the new receive path (`MSDC_NEW_RX_CFG`).
+    pub(crate) support_new_rx: bool,
+    /// The SoC's power manager must be told when MSDC releases its resources.
+    pub(crate) support_spm_res_release: bool,
+}
+
+/// Everything off: the starting point each SoC below overrides.
+const BASELINE: SocData = SocData {
+    clock_divider_bits: ClockDividerBits::Twelve,
+    recheck_sdio_irq: false,
+    hs400_tune: false,
+    needs_top_base: false,
+    pad_tune_reg: MSDC_PAD_TUNE0,
+    async_fifo: false,
+    data_tune: false,
+    busy_check: false,
+    stop_clk_fix: false,
+    stop_dly_sel: 0,
+    pop_en_cnt: 0,
+    enhance_rx: false,
+    support_64g: false,
+    use_internal_cd: false,
+    support_new_tx: false,
+    support_new_rx: false,
+    support_spm_res_release: false,
+};
+
+/// The 8-bit divider generation with the old pad tuning register.
+const LEGACY_8BIT: SocData = SocData {
+    clock_divider_bits: ClockDividerBits::Eight,
+    pad_tune_reg: MSDC_PAD_TUNE,
+    ..BASELINE
+};
+
+/// The common 12-bit generation: async FIFO, data tuning, busy check and stop fix.
+const MODERN_12BIT: SocData = SocData {
+    async_fifo: true,
+    data_tune: true,
+    busy_check: true,
+    stop_clk_fix: true,
+    stop_dly_sel: 3,
+    ..BASELINE
+};
+
+/// MT2701 and MT7623.
+pub(crate) const MT2701: SocData = SocData {
+    recheck_sdio_irq: true,
+    async_fifo: true,
+    data_tune: true,
+    ..BASELINE
+};
+
+/// MT2712.
+pub(crate) const MT2712: SocData = SocData {
+    enhance_rx: true,
+    support_64g: true,
+    ..MODERN_12BIT
+};
+
+/// MT6779.
+pub(crate) const MT6779: SocData = MT2712;
+
+/// MT6795.
+pub(crate) const MT6795: SocData = SocData {
+    hs400_tune: true,
+    ..LEGACY_8BIT
+};
+
+/// MT7620 (MIPS): internal card detect.
+pub(crate) const MT7620: SocData = SocData {
+    recheck_sdio_irq: true,
+    use_internal_cd: true,
+    ..LEGACY_8BIT
+};
+
+/// MT7622.
+pub(crate) const MT7622: SocData = SocData {
+    recheck_sdio_irq: true,
+    enhance_rx: true,
+    ..MODERN_12BIT
+};
+
+/// MT7986 and MT7988.
+pub(crate) const MT7986: SocData = SocData {
+    recheck_sdio_irq: true,
+    needs_top_base: true,
+    enhance_rx: true,
+    support_64g: true,
+    ..MODERN_12BIT
+};
+
+/// MT8135.
+pub(crate) const MT8135: SocData = SocData {
+    recheck_sdio_irq: true,
+    ..LEGACY_8BIT
+};
+
+/// MT8173.
+pub(crate) const MT8173: SocData = SocData {
+    recheck_sdio_irq: true,
+    hs400_tune: true,
+    ..LEGACY_8BIT
+};
+
+/// MT8183, and through DT fallback MT6893, MT8186, MT8188, MT8192, MT8195, MT8365.
+pub(crate) const MT8183: SocData = SocData {
+    needs_top_base: true,
+    enhance_rx: true,
+    support_64g: true,
+    ..MODERN_12BIT
+};
+
+/// MT8189: no separate data tuning, pop enable count 8, SPM resource release.
+pub(crate) const MT8189: SocData = SocData {
+    data_tune: false,
+    pop_en_cnt: 8,
+    support_spm_res_release: true,
+    ..MT8183
+};
+
+/// MT8196: new TX and RX paths, stop delay 1, pop enable count 2.
+pub(crate) const MT8196: SocData = SocData {
+    stop_dly_sel: 1,
+    pop_en_cnt: 2,
+    support_new_tx: true,
+    support_new_rx: true,
+    ..MT8183
+};
+
+/// MT8516.
+pub(crate) const MT8516: SocData = SocData {
+    recheck_sdio_irq: true,
+    ..MODERN_12BIT
+};
+
+impl SocData {
+    /// Largest value the `CKDIV` field can hold.
+    pub(crate) const fn max_clock_divider(&self) -> u32 {
+        match self.clock_divider_bits {
+            ClockDividerBits::Eight => 0xff,
+            ClockDividerBits::Twelve => 0xfff,
+        }
+    }
+}

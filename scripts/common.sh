@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings for the build and test scripts: where the caches live, which
+# toolchain the kernel is built with, and the lock that serialises kernel builds.
+# Sourced, not run.
+
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${MSDC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msdc-rust}
+TOOLS=$CACHE/tools
+
+# The kernel we build against: Debian's source package of the 7.3 series.
+KERNEL_PACKAGE=linux-source-7.3
+KERNEL_SUITE=trixie-backports
+
+BINDGEN_VERSION=0.72.1
+MUTANTS_VERSION=27.1.0
+
+# Kernel Rust needs Debian's rustc-web (1.96) and its library sources; the rustup
+# toolchain on the PATH has no rust-src, so every kernel make names the tools.
+KMAKE_VARS=(LLVM=-19 RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc
+            RUSTFMT=/usr/bin/rustfmt CLIPPY_DRIVER=/usr/bin/clippy-driver
+            BINDGEN="$TOOLS/bin/bindgen" HOSTRUSTC=/usr/bin/rustc)
+JOBS=$(nproc)
+
+log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# The unpacked kernel tree, once setup.sh has made it ready.
+kernel_src() {
+	local ready=$CACHE/$KERNEL_PACKAGE.ready
+	[[ -s $ready ]] || die "kernel source not set up: run scripts/setup.sh"
+	echo "$CACHE/$(cat "$ready")"
+}
+
+# Object tree for one kernel configuration, keyed by kernel version and config name.
+obj_dir() { echo "$CACHE/obj/$(basename "$(kernel_src)")-$1"; }
+
+# Run "$@" holding the named lock, so concurrent runs (a developer's and a helper's,
+# or make test and make run) never build in the same object tree at once.
+with_lock() {
+	local name=$1; shift
+	mkdir -p "$CACHE/locks"
+	(
+		flock 9
+		"$@"
+	) 9>"$CACHE/locks/$name"
+}

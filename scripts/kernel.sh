@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Builds the kernel for one architecture with the driver built in and the KUnit
+# suites enabled, then the same driver sources as an out-of-tree module with clippy.
+# One object tree per architecture serves both, cached outside the checkout.
+#
+# usage: scripts/kernel.sh x86_64|arm64 [builtin|module|all]
+
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+ARCH=${1:?usage: kernel.sh x86_64|arm64 [builtin|module|all]}
+WHAT=${2:-all}
+case $ARCH in x86_64 | arm64) ;; *) die "unknown architecture $ARCH" ;; esac
+
+KSRC=$(kernel_src)
+OBJ=$(obj_dir "kunit-$ARCH")
+
+# Built in (=y), configured by kunit.py from the project's kunitconfig fragments;
+# kunit.py also checks that every requested option survived olddefconfig.
+build_builtin() {
+	log "kernel $ARCH: building with the driver built in ($OBJ)"
+	mkdir -p "$OBJ"
+	local opts=() v
+	for v in "${KMAKE_VARS[@]}"; do opts+=("--make_options=$v"); done
+	(cd "$KSRC" && python3 tools/testing/kunit/kunit.py build --arch "$ARCH" \
+		--build_dir "$OBJ" --jobs "$JOBS" \
+		--kunitconfig "$REPO/kunit/.kunitconfig" \
+		--kunitconfig "$REPO/kunit/$ARCH.kunitconfig" \
+		"${opts[@]}") >"$OBJ.build.log" 2>&1 || {
+		grep -E -B2 -A12 'error(\[E[0-9]+\])?:|warning:|Error [0-9]|ERROR:|is not in the final' \
+			"$OBJ.build.log" | head -n 150 >&2
+		die "kernel $ARCH build failed; full log: $OBJ.build.log"
+	}
+}
+
+# Loadable module (=m) built out of tree against the same object tree, with clippy
+# as the compiler driver. Objects go to their own folder (MO=), never the checkout.
+build_module() {
+	local out=$CACHE/module-$(basename "$OBJ")
+	log "kernel $ARCH: building mtk_sd_rust.ko out of tree with CLIPPY=1 ($out)"
+	[[ -f $OBJ/Module.symvers ]] || die "build the $ARCH kernel first (scripts/kernel.sh $ARCH builtin)"
+	mkdir -p "$out"
+	make -s -C "$OBJ" ARCH="$ARCH" "${KMAKE_VARS[@]}" -j"$JOBS" CLIPPY=1 \
+		M="$REPO" MO="$out" CONFIG_MMC_MTK_RUST=m modules >"$out.log" 2>&1 || {
+		cat "$out.log" >&2
+		die "out-of-tree module build failed for $ARCH"
+	}
+	# Clippy findings are warnings that -Dwarnings turned into errors above; an
+	# unreadable module would mean the build silently produced nothing.
+	local ko=$out/drivers/mtk_sd_rust.ko
+	[[ -s $ko ]] || die "no module produced at $ko"
+	modinfo_alias=$("$LLVM_READELF" -p .modinfo "$ko" 2>/dev/null | grep -c 'alias=of:' || true)
+	[[ $modinfo_alias -ge 14 ]] ||
+		die "$ko carries $modinfo_alias OF aliases, expected one per compatible (14)"
+	log "kernel $ARCH: $(basename "$ko") built, $modinfo_alias OF aliases"
+}
+
+LLVM_READELF=llvm-readelf-19
+
+case $WHAT in
+builtin) with_lock "kunit-$ARCH" build_builtin ;;
+module) with_lock "kunit-$ARCH" build_module ;;
+all) with_lock "kunit-$ARCH" build_builtin && with_lock "kunit-$ARCH" build_module ;;
+*) die "unknown target $WHAT" ;;
+esac

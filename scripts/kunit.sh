@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Boots the KUnit kernel of one architecture in QEMU under TCG and checks the
+# results: every test passed, the kernel did not crash, and every suite that the
+# project defines (kunit/*.rs) reported. Builds the kernel first if needed.
+#
+# usage: scripts/kunit.sh x86_64|arm64
+
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+ARCH=${1:?usage: kunit.sh x86_64|arm64}
+KSRC=$(kernel_src)
+OBJ=$(obj_dir "kunit-$ARCH")
+LOG=$OBJ.kunit.log
+TIMEOUT=${KUNIT_TIMEOUT:-900}
+
+"$REPO/scripts/kernel.sh" "$ARCH" builtin
+
+# kunit.py would ask QEMU for KVM first, and /dev/kvm can exist yet hang the boot
+# here, so QEMU is started by hand with TCG only and kunit.py only parses.
+boot() {
+	local cmdline="kunit.enable=1 kunit_shutdown=poweroff panic=-1 oops=panic"
+	local qemu
+	case $ARCH in
+	x86_64)
+		qemu=(qemu-system-x86_64 -accel tcg -cpu max -kernel "$OBJ/arch/x86/boot/bzImage"
+		      -append "console=ttyS0 $cmdline")
+		;;
+	arm64)
+		qemu=(qemu-system-aarch64 -accel tcg -machine virt -cpu max
+		      -kernel "$OBJ/arch/arm64/boot/Image.gz" -append "console=ttyAMA0 $cmdline")
+		;;
+	esac
+	timeout "$TIMEOUT" "${qemu[@]}" -smp 1 -m 1024 -nodefaults -display none -no-reboot \
+		-serial stdio </dev/null >"$LOG" 2>&1 || log "QEMU exited with status $? (checked below)"
+}
+
+log "KUnit $ARCH: booting under QEMU TCG (log: $LOG)"
+with_lock "kunit-$ARCH" boot
+
+failed=0
+parsed=$(cd "$KSRC" && python3 tools/testing/kunit/kunit.py parse --raw_output=kunit "$LOG" 2>&1) || failed=1
+summary=$(cd "$KSRC" && python3 tools/testing/kunit/kunit.py parse "$LOG" 2>&1 | tail -n 3) || failed=1
+echo "$summary"
+
+if grep -qE 'Kernel panic|BUG:|Oops|WARNING:|general protection|Call Trace' "$LOG"; then
+	grep -E -A20 'Kernel panic|BUG:|Oops|WARNING:|general protection' "$LOG" | head -n 40 >&2
+	log "KUnit $ARCH: the kernel reported a crash or warning"
+	failed=1
+fi
+
+# A suite that never ran is a failure, not a pass.
+for suite in $(sed -n 's/.*kunit_tests(\([a-z0-9_]*\)).*/\1/p' "$REPO"/kunit/*.rs); do
+	if ! grep -qE "^ *ok [0-9]+ $suite\$" <<<"$parsed"; then
+		log "KUnit $ARCH: suite $suite did not pass (missing or failed)"
+		failed=1
+	fi
+done
+
+passed=$(grep -cE '^ +ok [0-9]+ ' <<<"$parsed" || true)
+fails=$(grep -cE '^ +not ok [0-9]+ ' <<<"$parsed" || true)
+echo "kunit $ARCH: $passed passed, $fails failed"
+[[ $failed -eq 0 && $fails -eq 0 && $passed -gt 0 ]] || die "KUnit $ARCH failed; log: $LOG"

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Prepares a machine for the kernel builds: Debian packages, bindgen, and the
+# Linux 7.3 source tree hooked up to this checkout. Idempotent: a second run
+# only checks, and a run killed midway leaves nothing that a later run trusts.
+#
+# usage: scripts/setup.sh [--host-only]
+
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+PACKAGES=(
+	rustc-web rust-web-src rust-web-clippy rustfmt-web
+	clang-19 lld-19 llvm-19 libclang-19-dev
+	flex bison bc libelf-dev libssl-dev cpio python3 make
+	qemu-system-x86 qemu-system-arm
+	busybox-static
+)
+
+as_root() {
+	if [[ $(id -u) -eq 0 ]]; then "$@"
+	elif command -v sudo >/dev/null; then sudo "$@"
+	else die "need root to run: $*"
+	fi
+}
+
+install_packages() {
+	local missing=() pkg
+	for pkg in "${PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" ||
+			missing+=("$pkg")
+	done
+	[[ ${#missing[@]} -eq 0 ]] && return
+	log "installing Debian packages: ${missing[*]}"
+	as_root apt-get update -qq
+	as_root env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+		die "could not install: ${missing[*]}"
+}
+
+# cargo-installed tools live under the cache, pinned, away from the user's ~/.cargo.
+install_cargo_tool() {
+	local crate=$1 version=$2 binary=$3
+	if [[ -x $TOOLS/bin/$binary ]] && "$TOOLS/bin/$binary" --version 2>/dev/null | grep -qF "$version"; then
+		return
+	fi
+	log "installing $crate $version from crates.io"
+	cargo install --quiet --locked --root "$TOOLS" "$crate@$version" ||
+		die "cargo install $crate@$version failed"
+}
+
+# The Debian mirror this machine already uses, read from its own apt sources (deb822
+# .sources files and one-line .list files). DEBIAN_MIRROR overrides it.
+debian_mirror() {
+	if [[ -n ${DEBIAN_MIRROR:-} ]]; then echo "$DEBIAN_MIRROR"; return; fi
+	local codenames='^(bullseye|bookworm|trixie|forky|sid|stable|testing|unstable|oldstable)$'
+	{
+		for f in /etc/apt/sources.list.d/*.sources; do
+			[[ -e $f ]] || continue
+			awk -v re="$codenames" '
+				BEGIN { RS = ""; FS = "\n" }
+				{
+					uri = ""; ok = 0
+					for (i = 1; i <= NF; i++) {
+						if ($i ~ /^URIs:/) { split($i, a, /[ \t]+/); uri = a[2] }
+						if ($i ~ /^Suites:/) {
+							n = split($i, s, /[ \t]+/)
+							for (j = 2; j <= n; j++) if (s[j] ~ re) ok = 1
+						}
+					}
+					if (ok && uri != "") print uri
+				}' "$f"
+		done
+		cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+			awk -v re="$codenames" '$1 == "deb" {
+				i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+				if ($(i + 1) ~ re) print $i }'
+	} | head -n 1
+}
+
+fetch_kernel_source() {
+	local ready=$CACHE/$KERNEL_PACKAGE.ready
+	if [[ -s $ready && -d $CACHE/$(cat "$ready") ]]; then return; fi
+
+	local mirror
+	mirror=$(debian_mirror)
+	[[ -n $mirror ]] || die "no Debian mirror found in /etc/apt/sources.list{,.d}; set DEBIAN_MIRROR"
+	log "fetching $KERNEL_PACKAGE from $KERNEL_SUITE"
+
+	rm -rf "$CACHE"/fetch.*
+	local work
+	work=$(mktemp -d "$CACHE/fetch.XXXXXX")
+	mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/unpack"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $KERNEL_SUITE main" \
+		>"$work/sources.list"
+	# A private apt configuration: the system's sources, lists and cache stay untouched.
+	local apt_opts=(
+		-o Dir::Etc::SourceList="$work/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o Dir::State::Lists="$work/lists" -o Dir::Cache="$work/cache"
+		-o APT::Sandbox::User=root -qq
+	)
+	apt-get "${apt_opts[@]}" update ||
+		die "apt could not read $KERNEL_SUITE from $mirror (is the keyring debian-archive-keyring current?)"
+	(cd "$work" && apt-get "${apt_opts[@]}" download "$KERNEL_PACKAGE") ||
+		die "$KERNEL_PACKAGE is not available from $mirror $KERNEL_SUITE"
+
+	local deb version tarball
+	deb=$(echo "$work"/"$KERNEL_PACKAGE"_*.deb)
+	version=$(dpkg-deb -f "$deb" Version)
+	version=${version%%-*}
+	tarball=./usr/src/$KERNEL_PACKAGE.tar.xz
+	log "unpacking Linux $version"
+	dpkg-deb --fsys-tarfile "$deb" | tar -xO "$tarball" | tar -xJ -C "$work/unpack" ||
+		die "could not unpack $tarball from $deb"
+	hook_driver_into_tree "$work/unpack/$KERNEL_PACKAGE"
+
+	# Publish atomically: a killed run leaves only a fetch.* folder that the next run removes.
+	rm -rf "$CACHE/linux-$version"
+	mv "$work/unpack/$KERNEL_PACKAGE" "$CACHE/linux-$version"
+	echo "linux-$version" >"$ready.tmp"
+	mv "$ready.tmp" "$ready"
+	rm -rf "$work"
+}
+
+# The kernel tree learns about the driver once: a Makefile line and a Kconfig source
+# line under drivers/mmc/host/, pointing at a mtk_rust link that link_checkout() aims.
+hook_driver_into_tree() {
+	local tree=$1
+	local mk=$tree/drivers/mmc/host/Makefile kc=$tree/drivers/mmc/host/Kconfig
+	grep -q 'mtk_rust/' "$mk" || echo 'obj-$(CONFIG_MMC_MTK_RUST)	+= mtk_rust/' >>"$mk"
+	grep -q 'mtk_rust/Kconfig' "$kc" || echo 'source "drivers/mmc/host/mtk_rust/Kconfig"' >>"$kc"
+}
+
+link_checkout() {
+	local tree
+	tree=$(kernel_src)
+	hook_driver_into_tree "$tree"
+	local link=$tree/drivers/mmc/host/mtk_rust
+	if [[ $(readlink "$link" 2>/dev/null) != "$REPO" ]]; then
+		ln -sfn "$REPO" "$link.tmp"
+		mv -T "$link.tmp" "$link"
+	fi
+}
+
+main() {
+	mkdir -p "$CACHE"
+	install_packages
+	[[ ${1:-} == --host-only ]] && return
+	install_cargo_tool bindgen-cli "$BINDGEN_VERSION" bindgen
+	with_lock setup fetch_kernel_source
+	with_lock setup link_checkout
+}
+
+main "$@"
