@@ -6,9 +6,63 @@
 //! queue engine (`cqhci/`) and the host software queue (`hsq/`) compile into
 //! this crate as modules, exactly as they compile on the host for `cargo test`.
 
+mod mmc;
 mod platform_driver;
 mod soc;
 
+/// The eMMC 5.1 command queue engine (CQHCI), shared with other host drivers.
+#[path = "../cqhci/src"]
+pub mod cqhci {
+    pub mod completion;
+    pub mod desc;
+    pub mod engine;
+    pub mod host;
+    pub mod regs;
+}
+
+/// The host software queue, for hosts without a command queue engine.
+#[path = "../hsq/src"]
+pub mod hsq {
+    pub mod actions;
+    pub mod depth;
+    pub mod error;
+    mod fifo;
+    pub mod queue;
+    pub mod scenarios;
+    pub mod tag;
+}
+
+/// Hardware models (CQHCI block, eMMC card) that the KUnit suites drive the engines
+/// against. Test-only: a production configuration contains no simulation code.
+#[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
+#[path = "../sim/src"]
+pub mod sim {
+    pub mod cqhci;
+    pub mod emmc;
+    pub mod memory;
+}
+
+/// The MSDC's hardware-independent logic: registers, commands, clocks, DMA descriptors.
+#[path = "msdc/src"]
+pub mod msdc {
+    pub mod arith;
+    pub mod clock;
+    pub mod command;
+    pub mod dma;
+    pub mod errors;
+    pub mod regs;
+    pub mod timeout;
+}
+
+#[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
+#[path = "../kunit/cqhci.rs"]
+mod cqhci_kunit;
+#[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
+#[path = "../kunit/hsq.rs"]
+mod hsq_kunit;
+#[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
+#[path = "../kunit/mmc.rs"]
+mod mmc_kunit;
 #[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
 #[path = "../kunit/soc.rs"]
 mod soc_kunit;

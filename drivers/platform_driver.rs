@@ -4,7 +4,11 @@
 
 use kernel::{device::Core, of, platform, prelude::*};
 
-use crate::soc::{self, SocData};
+use crate::{
+    mmc::HostAllocation,
+    msdc::clock::DividerWidth,
+    soc::{self, SocData},
+};
 
 /// The MSDC platform driver.
 pub(crate) struct MsdcDriver;
@@ -47,15 +51,22 @@ impl platform::Driver for MsdcDriver {
         dev_info!(
             dev,
             "MSDC with {}-bit clock divider, pad tune at {:#x}\n",
-            match soc.clock_divider_bits {
-                soc::ClockDividerBits::Eight => 8,
-                soc::ClockDividerBits::Twelve => 12,
+            match soc.clock_divider {
+                DividerWidth::Bits8 => 8,
+                DividerWidth::Bits12 => 12,
             },
             soc.pad_tune_reg
         );
-        // The host side (MMC layer, request path) lands with the first-light work;
-        // until then binding must fail loudly rather than leave a dead slot behind.
-        dev_err!(dev, "the Rust MSDC host is not supported yet\n");
+        let host = HostAllocation::new(dev)
+            .inspect_err(|e| dev_err!(dev, "cannot allocate an MMC host: {:?}\n", e))?;
+        // The request path lands with the first-light work; until then binding must
+        // fail loudly (and free the host) rather than leave a dead slot behind.
+        dev_err!(
+            dev,
+            "mmc{} (caps {:#x}): the Rust MSDC host is not supported yet\n",
+            host.index(),
+            host.caps()
+        );
         Err(ENODEV)
     }
 }

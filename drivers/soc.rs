@@ -8,25 +8,18 @@
 //! values follow the `mtk_mmc_compatible` data of the Linux 7.3 C driver
 //! field for field, so a device tree that works there works here.
 
+use crate::msdc::clock::DividerWidth;
+
 /// Offset of `MSDC_PAD_TUNE`, the pad tuning register of the older SoCs.
 pub(crate) const MSDC_PAD_TUNE: u32 = 0xec;
 /// Offset of `MSDC_PAD_TUNE0`, where newer SoCs moved pad tuning.
 pub(crate) const MSDC_PAD_TUNE0: u32 = 0xf0;
 
-/// Width of the `MSDC_CFG.CKDIV` clock divider field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ClockDividerBits {
-    /// `CKDIV` is bits 15:8 and `CKMOD` bits 17:16 (MT8135, MT8173, MT6795, MT7620).
-    Eight,
-    /// `CKDIV` is bits 19:8 and `CKMOD` bits 21:20 (everything newer).
-    Twelve,
-}
-
 /// What distinguishes one MSDC generation from another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SocData {
-    /// Width of the source clock divider.
-    pub(crate) clock_divider_bits: ClockDividerBits,
+    /// Width of the source clock divider: 8 bits (MT8135, MT8173, MT6795, MT7620) or 12.
+    pub(crate) clock_divider: DividerWidth,
     /// SDIO interrupts can be lost: check the SDIO IRQ bit again after enabling it.
     pub(crate) recheck_sdio_irq: bool,
     /// HS400 needs command-line tuning through `PAD_CMD_TUNE` (MT8173 style).
@@ -63,7 +56,7 @@ pub(crate) struct SocData {
 
 /// Everything off: the starting point each SoC below overrides.
 const BASELINE: SocData = SocData {
-    clock_divider_bits: ClockDividerBits::Twelve,
+    clock_divider: DividerWidth::Bits12,
     recheck_sdio_irq: false,
     hs400_tune: false,
     needs_top_base: false,
@@ -84,7 +77,7 @@ const BASELINE: SocData = SocData {
 
 /// The 8-bit divider generation with the old pad tuning register.
 const LEGACY_8BIT: SocData = SocData {
-    clock_divider_bits: ClockDividerBits::Eight,
+    clock_divider: DividerWidth::Bits8,
     pad_tune_reg: MSDC_PAD_TUNE,
     ..BASELINE
 };
@@ -189,13 +182,3 @@ pub(crate) const MT8516: SocData = SocData {
     recheck_sdio_irq: true,
     ..MODERN_12BIT
 };
-
-impl SocData {
-    /// Largest value the `CKDIV` field can hold.
-    pub(crate) const fn max_clock_divider(&self) -> u32 {
-        match self.clock_divider_bits {
-            ClockDividerBits::Eight => 0xff,
-            ClockDividerBits::Twelve => 0xfff,
-        }
-    }
-}

@@ -4,18 +4,19 @@
 
 #[kernel::prelude::kunit_tests(mtk_sd_rust_soc)]
 mod tests {
+    use crate::msdc::clock::DividerWidth;
     use crate::soc::*;
 
     #[test]
     fn divider_width_follows_generation() {
         for old in [MT6795, MT7620, MT8135, MT8173] {
-            assert_eq!(old.clock_divider_bits, ClockDividerBits::Eight);
-            assert_eq!(old.max_clock_divider(), 0xff);
+            assert_eq!(old.clock_divider, DividerWidth::Bits8);
+            assert_eq!(old.clock_divider.max_divider(), 0xff);
             assert_eq!(old.pad_tune_reg, MSDC_PAD_TUNE);
         }
         for new in [MT2701, MT2712, MT6779, MT7622, MT7986, MT8183, MT8189, MT8196, MT8516] {
-            assert_eq!(new.clock_divider_bits, ClockDividerBits::Twelve);
-            assert_eq!(new.max_clock_divider(), 0xfff);
+            assert_eq!(new.clock_divider, DividerWidth::Bits12);
+            assert_eq!(new.clock_divider.max_divider(), 0xfff);
             assert_eq!(new.pad_tune_reg, MSDC_PAD_TUNE0);
         }
     }

@@ -17,9 +17,10 @@ TIMEOUT=${KUNIT_TIMEOUT:-900}
 "$REPO/scripts/kernel.sh" "$ARCH" builtin
 
 # kunit.py would ask QEMU for KVM first, and /dev/kvm can exist yet hang the boot
-# here, so QEMU is started by hand with TCG only and kunit.py only parses.
+# here, so QEMU is started by hand with TCG only and kunit.py only parses. The
+# guest reboots when the tests are done, which -no-reboot turns into an exit.
 boot() {
-	local cmdline="kunit.enable=1 kunit_shutdown=poweroff panic=-1 oops=panic"
+	local cmdline="kunit.enable=1 kunit_shutdown=reboot panic=-1 oops=panic"
 	local qemu
 	case $ARCH in
 	x86_64)
@@ -39,7 +40,9 @@ log "KUnit $ARCH: booting under QEMU TCG (log: $LOG)"
 with_lock "kunit-$ARCH" boot
 
 failed=0
-parsed=$(cd "$KSRC" && python3 tools/testing/kunit/kunit.py parse --raw_output=kunit "$LOG" 2>&1) || failed=1
+# The serial console ends lines with CR LF.
+parsed=$(cd "$KSRC" && python3 tools/testing/kunit/kunit.py parse --raw_output=kunit "$LOG" 2>&1 |
+	tr -d '\r') || failed=1
 summary=$(cd "$KSRC" && python3 tools/testing/kunit/kunit.py parse "$LOG" 2>&1 | tail -n 3) || failed=1
 echo "$summary"
 
