@@ -19,7 +19,9 @@ crates=("$@")
 [[ ${#crates[@]} -gt 0 ]] || crates=(hsq cqhci)
 for crate in "${crates[@]}"; do
 	log "cargo mutants -p $crate"
-	"$TOOLS/bin/cargo-mutants" mutants --package "$crate" --jobs 2 --timeout 60 \
+	config=()
+	[[ -f $crate/mutants.toml ]] && config=(--config "$crate/mutants.toml")
+	"$TOOLS/bin/cargo-mutants" mutants --package "$crate" "${config[@]}" --jobs 2 --timeout 180 \
 		--output "$CACHE/mutants-$crate" --no-shuffle ||
 		log "$crate: some mutants were missed (see $CACHE/mutants-$crate/mutants.out)"
 done

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0
+//! eMMC command queue host controller (CQHCI, JESD84-B51) engine: a `no_std`, allocation-free,
+//! sans-I/O state machine that implements the MMC core's `cqe_ops` contract.
+//!
+//! The same modules compile into the Linux kernel driver (as `crate::cqhci`) and into this
+//! host crate, so everything but module declarations lives outside this file.
+//!
+//! Inline crypto is not supported: the crypto word of 128-bit task descriptors is always zero
+//! and CQCFG's crypto enable stays clear.
+
+#![no_std]
+
+pub mod completion;
+pub mod desc;
+pub mod engine;
+pub mod host;
+pub mod regs;
+
+pub use completion::{
+    Completion, CompletionStatus, Completions, HostError, IdleState, IrqOutcome, TaskError,
+    TimeoutVerdict,
+};
+pub use desc::{
+    DataTask, DcmdResponse, DirectCommand, Direction, DmaWidth, Layout, LinkDescriptor,
+    TaskDescriptorSize, TaskFlags, TransferDescriptor,
+};
+pub use engine::{
+    CardInfo, Coalescing, Config, Cqhci, DescriptorMemory, Error, Finished, Step, Ticket, Wait,
+    WaitCondition, Warnings,
+};
+pub use host::{CqhciHost, Segment, TransferList};
+pub use regs::{CqhciRegisters, Reg, Tag, TaskMask};

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Building the `SDC_CMD` word that issues a command, and reading its response back.
+//!
+//! The hardware needs to be told more than the command index: the response format, whether
+//! and how data follows, and which commands have side effects on the bus state machine
+//! (CMD12 stops a transfer, CMD11 switches the signalling voltage, CMD40 waits for an
+//! interrupt response). [`Command::sdc_cmd`] derives all of it from a description that the
+//! kernel glue fills from `struct mmc_command`.
+//!
+//! Differences from the upstream C driver, all deliberate:
+//! - The data type comes from the data description only. Upstream also forces "single
+//!   block" for a list of opcodes (ACMD13, ACMD22, ACMD51, CMD6 and CMD8 when they carry
+//!   data), which is redundant for them, but it also hits CMD22 `SD_ADDR_EXT`: an SDUC
+//!   card's addressing command without data, which would then wait for a data block.
+//! - The stop flag is set for CMD12 only. Upstream's second case, CMD52 with
+//!   `flags == ~0`, never occurs: no command carries those flags.
+//! - CMD11 switches voltage only without data, so the obsolete MMC stream read, which
+//!   shares the index, cannot set the voltage switch flag.
+//! - When a set-block-count (CMD23) cannot go out as auto-CMD23, [`plan_set_block_count`]
+//!   sends it in software rather than dropping it.
+
+use super::regs::{FieldOverflow, RegisterWord, SDC_CMD};
+
+/// `MMC_RSP_PRESENT`: the command has a response.
+pub const MMC_RSP_PRESENT: u32 = 1 << 0;
+/// `MMC_RSP_136`: the response is 136 bits long.
+pub const MMC_RSP_136: u32 = 1 << 1;
+/// `MMC_RSP_CRC`: the response carries a valid CRC.
+pub const MMC_RSP_CRC: u32 = 1 << 2;
+/// `MMC_RSP_BUSY`: the card may signal busy on DAT0 after the response.
+pub const MMC_RSP_BUSY: u32 = 1 << 3;
+/// `MMC_RSP_OPCODE`: the response echoes the command index.
+pub const MMC_RSP_OPCODE: u32 = 1 << 4;
+/// The `mmc_command.flags` bits that make up the response type (`mmc_resp_type()`).
+pub const MMC_RSP_TYPE_MASK: u32 =
+    MMC_RSP_PRESENT | MMC_RSP_136 | MMC_RSP_CRC | MMC_RSP_BUSY | MMC_RSP_OPCODE;
+
+/// CMD11: SD voltage switch (`SD_SWITCH_VOLTAGE`).
+pub const SD_SWITCH_VOLTAGE: u32 = 11;
+/// CMD12: stop transmission (`MMC_STOP_TRANSMISSION`).
+pub const MMC_STOP_TRANSMISSION: u32 = 12;
+/// CMD18: read multiple blocks.
+pub const MMC_READ_MULTIPLE_BLOCK: u32 = 18;
+/// CMD25: write multiple blocks.
+pub const MMC_WRITE_MULTIPLE_BLOCK: u32 = 25;
+/// CMD40: enter interrupt mode (`MMC_GO_IRQ_STATE`).
+pub const MMC_GO_IRQ_STATE: u32 = 40;
+
+/// Why a command could not be encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommandError {
+    /// The command index does not fit in six bits.
+    InvalidOpcode(u32),
+    /// `mmc_command.flags` hold a response type the MMC core does not define.
+    UnsupportedResponse(u32),
+    /// The block size is zero or does not fit the 12-bit `BLKLEN` field.
+    InvalidBlockSize(u32),
+    /// A data transfer of zero blocks.
+    NoBlocks,
+    /// An automatic CMD12 or CMD23 was asked for without a multiple block transfer.
+    AutoCommandWithoutMultiBlock,
+    /// A field value did not fit; a bug in this module if it ever happens.
+    Field(FieldOverflow),
+}
+
+impl From<FieldOverflow> for CommandError {
+    fn from(e: FieldOverflow) -> Self {
+        Self::Field(e)
+    }
+}
+
+/// Response format, as far as the controller needs to know it.
+///
+/// R5, R6 and R7 have the same flags as R1, and R4 the same as R3, so the MMC core cannot
+/// tell them apart and neither does the hardware.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResponseType {
+    /// No response.
+    None,
+    /// 48-bit response with CRC and command index (R1, R5, R6, R7).
+    R1,
+    /// R1 followed by busy on DAT0.
+    R1b,
+    /// R1b whose CRC is not checked (`MMC_RSP_R1B_NO_CRC`).
+    R1bNoCrc,
+    /// 136-bit response (CID, CSD).
+    R2,
+    /// 48-bit response without CRC (R3 OCR, R4).
+    R3,
+}
+
+impl ResponseType {
+    /// Decodes the response type bits of `mmc_command.flags`; other bits are ignored.
+    pub const fn from_mmc_flags(flags: u32) -> Result<Self, CommandError> {
+        const R1: u32 = MMC_RSP_PRESENT | MMC_RSP_CRC | MMC_RSP_OPCODE;
+        const R1B: u32 = R1 | MMC_RSP_BUSY;
+        const R1B_NO_CRC: u32 = MMC_RSP_PRESENT | MMC_RSP_OPCODE | MMC_RSP_BUSY;
+        const R2: u32 = MMC_RSP_PRESENT | MMC_RSP_136 | MMC_RSP_CRC;
+        const R3: u32 = MMC_RSP_PRESENT;
+        match flags & MMC_RSP_TYPE_MASK {
+            0 => Ok(Self::None),
+            R1 => Ok(Self::R1),
+            R1B => Ok(Self::R1b),
+            R1B_NO_CRC => Ok(Self::R1bNoCrc),
+            R2 => Ok(Self::R2),
+            R3 => Ok(Self::R3),
+            other => Err(CommandError::UnsupportedResponse(other)),
+        }
+    }
+
+    /// The `SDC_CMD.RSPTYP` code.
+    pub const fn hardware_code(self) -> u32 {
+        match self {
+            Self::None => 0,
+            Self::R1 => 1,
+            Self::R2 => 2,
+            Self::R3 => 3,
+            Self::R1b | Self::R1bNoCrc => 7,
+        }
+    }
+
+    /// Whether the card may hold DAT0 busy after the response.
+    pub const fn has_busy(self) -> bool {
+        matches!(self, Self::R1b | Self::R1bNoCrc)
+    }
+
+    /// Whether the MMC core asked for response CRC errors to be ignored
+    /// (`MMC_RSP_R1B_NO_CRC`, used for commands whose response may be corrupted by design).
+    pub const fn ignores_crc_error(self) -> bool {
+        matches!(self, Self::R1bNoCrc)
+    }
+
+    /// How many `SDC_RESPn` registers hold the response, starting at `SDC_RESP0`.
+    pub const fn response_registers(self) -> usize {
+        match self {
+            Self::None => 0,
+            Self::R2 => 4,
+            _ => 1,
+        }
+    }
+}
+
+/// Direction of a data transfer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataDirection {
+    /// From the card (`MMC_DATA_READ`).
+    Read,
+    /// To the card (`MMC_DATA_WRITE`).
+    Write,
+}
+
+/// `SDC_CMD.DTYPE`: how the data phase is framed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransferMode {
+    /// One block.
+    SingleBlock = 1,
+    /// Several blocks, ended by CMD12 or bounded by CMD23.
+    MultiBlock = 2,
+    /// An unframed MMC stream (CMD11/CMD20 of old MMC cards); not used by Linux.
+    Stream = 3,
+}
+
+/// The data phase that follows a command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataTransfer {
+    /// Read or write.
+    pub direction: DataDirection,
+    /// Bytes per block (`mmc_data.blksz`).
+    pub block_size: u32,
+    /// Number of blocks (`mmc_data.blocks`).
+    pub blocks: u32,
+    /// Frame the data as an MMC stream instead of blocks.
+    pub stream: bool,
+}
+
+impl DataTransfer {
+    /// A block transfer in `direction`.
+    pub const fn blocks(direction: DataDirection, block_size: u32, blocks: u32) -> Self {
+        Self {
+            direction,
+            block_size,
+            blocks,
+            stream: false,
+        }
+    }
+
+    /// How the data phase is framed.
+    pub const fn mode(&self) -> TransferMode {
+        if self.stream {
+            TransferMode::Stream
+        } else if self.blocks > 1 {
+            TransferMode::MultiBlock
+        } else {
+            TransferMode::SingleBlock
+        }
+    }
+}
+
+/// `SDC_CMD.AUTOCMD`: a command the controller sends by itself around the data phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AutoCommand {
+    /// No automatic command.
+    None = 0,
+    /// CMD12 after the data, ending an open-ended multiple block transfer.
+    Cmd12 = 1,
+    /// CMD23 before the command, with the block count taken from `SDC_BLK_NUM`.
+    Cmd23 = 2,
+}
+
+/// How a request's set-block-count command (`mrq->sbc`) is to be sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetBlockCountPlan {
+    /// The request has no set-block-count command.
+    None,
+    /// The controller sends it as auto-CMD23 with the data command.
+    Hardware,
+    /// The driver sends it as its own command first.
+    Software,
+}
+
+impl SetBlockCountPlan {
+    /// The automatic command the data command needs under this plan.
+    pub const fn auto_command(self) -> AutoCommand {
+        match self {
+            Self::Hardware => AutoCommand::Cmd23,
+            Self::None | Self::Software => AutoCommand::None,
+        }
+    }
+}
+
+/// Decides how to send a set-block-count command with argument `sbc_arg`, if any.
+///
+/// Auto-CMD23 takes its argument from `SDC_BLK_NUM`, so it can only send a plain block
+/// count: bits 31:16 (reliable write, packed, tag and context flags) force the software
+/// path. Upstream uses the hardware path on eMMC only, and only for CMD18/CMD25.
+pub const fn plan_set_block_count(
+    opcode: u32,
+    card_is_mmc: bool,
+    sbc_arg: Option<u32>,
+) -> SetBlockCountPlan {
+    match sbc_arg {
+        None => SetBlockCountPlan::None,
+        Some(arg) => {
+            let multi_block =
+                opcode == MMC_READ_MULTIPLE_BLOCK || opcode == MMC_WRITE_MULTIPLE_BLOCK;
+            if card_is_mmc && multi_block && arg & 0xFFFF_0000 == 0 {
+                SetBlockCountPlan::Hardware
+            } else {
+                SetBlockCountPlan::Software
+            }
+        }
+    }
+}
+
+/// A command to issue, as the controller needs it described.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Command {
+    /// Command index (`mmc_command.opcode`).
+    pub opcode: u32,
+    /// Response format.
+    pub response: ResponseType,
+    /// The data phase, if the command transfers data.
+    pub data: Option<DataTransfer>,
+    /// Command the controller adds by itself.
+    pub auto_command: AutoCommand,
+}
+
+impl Command {
+    /// A command without data.
+    pub const fn new(opcode: u32, response: ResponseType) -> Self {
+        Self {
+            opcode,
+            response,
+            data: None,
+            auto_command: AutoCommand::None,
+        }
+    }
+
+    /// The same command with a data phase.
+    pub const fn with_data(self, data: DataTransfer) -> Self {
+        Self {
+            data: Some(data),
+            ..self
+        }
+    }
+
+    /// The same command with an automatic command.
+    pub const fn with_auto_command(self, auto_command: AutoCommand) -> Self {
+        Self {
+            auto_command,
+            ..self
+        }
+    }
+
+    /// The `SDC_CMD` value that issues this command.
+    ///
+    /// Writing it starts the command, so `SDC_ARG` (and for data, `SDC_BLK_NUM`, the DMA
+    /// setup and the timeout) must be programmed first.
+    pub fn sdc_cmd(&self) -> Result<SDC_CMD, CommandError> {
+        if self.opcode > SDC_CMD::OPC.max_value() {
+            return Err(CommandError::InvalidOpcode(self.opcode));
+        }
+        let mut word = SDC_CMD::default()
+            .with(SDC_CMD::OPC, self.opcode)?
+            .with(SDC_CMD::RSPTYP, self.response.hardware_code())?;
+
+        match self.opcode {
+            MMC_STOP_TRANSMISSION => word = word.with_flag(SDC_CMD::STOP, true),
+            SD_SWITCH_VOLTAGE if self.data.is_none() => {
+                word = word.with_flag(SDC_CMD::VOLSWTH, true)
+            }
+            MMC_GO_IRQ_STATE if self.data.is_none() => word = word.with_flag(SDC_CMD::GOIRQ, true),
+            _ => {}
+        }
+
+        match self.data {
+            None => {
+                if self.auto_command != AutoCommand::None {
+                    return Err(CommandError::AutoCommandWithoutMultiBlock);
+                }
+            }
+            Some(data) => word = Self::with_data_phase(word, data, self.auto_command)?,
+        }
+        Ok(word)
+    }
+
+    fn with_data_phase(
+        word: SDC_CMD,
+        data: DataTransfer,
+        auto_command: AutoCommand,
+    ) -> Result<SDC_CMD, CommandError> {
+        if data.block_size == 0 || data.block_size > SDC_CMD::BLKLEN.max_value() {
+            return Err(CommandError::InvalidBlockSize(data.block_size));
+        }
+        if data.blocks == 0 {
+            return Err(CommandError::NoBlocks);
+        }
+        let mode = data.mode();
+        if auto_command != AutoCommand::None && mode != TransferMode::MultiBlock {
+            return Err(CommandError::AutoCommandWithoutMultiBlock);
+        }
+        Ok(word
+            .with(SDC_CMD::BLKLEN, data.block_size)?
+            .with(SDC_CMD::DTYPE, mode as u32)?
+            .with_flag(SDC_CMD::RW, data.direction == DataDirection::Write)
+            .with(SDC_CMD::AUTOCMD, auto_command as u32)?)
+    }
+}
+
+/// The response in `mmc_command.resp` order, from `SDC_RESP0..3` in register order.
+///
+/// A 136-bit response has its most significant word in `SDC_RESP3`, while the MMC core
+/// expects it in `resp[0]`, so the words are reversed. Words the response does not use are
+/// zero, whatever the registers hold.
+pub const fn response_words(response: ResponseType, registers: [u32; 4]) -> [u32; 4] {
+    match response {
+        ResponseType::None => [0; 4],
+        ResponseType::R2 => [registers[3], registers[2], registers[1], registers[0]],
+        _ => [registers[0], 0, 0, 0],
+    }
+}

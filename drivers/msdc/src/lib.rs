@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Hardware-independent logic of the MediaTek MSDC (eMMC/SD/SDIO) host driver.
+//!
+//! Every module computes register values and descriptor bytes without touching hardware,
+//! so the same code runs in `cargo test`, in KUnit and in the kernel driver, which
+//! includes the modules into its own crate (see `README.md`, "Kernel inclusion"). For that
+//! reason the modules refer to each other through `super::` and this file holds nothing
+//! but the crate attributes and the module list.
+
+#![no_std]
+
+pub mod arith;
+pub mod clock;
+pub mod command;
+pub mod dma;
+pub mod errors;
+pub mod regs;
+pub mod timeout;

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Tests of the eMMC card model on its own: identification, EXT_CSD, legacy transfers and the
+//! command queue commands, checked against JESD84-B51 behaviour.
+
+use sim::emmc::{status, Card, CardState, Command, NoResponse, ReadyOrder, Response};
+
+fn card(storage: &mut [u8]) -> Card<'_> {
+    let mut c = Card::new(storage, 8, ReadyOrder::Immediate);
+    c.initialize(3, false).unwrap();
+    c
+}
+
+fn cmd(c: &mut Card<'_>, index: u8, argument: u32) -> Result<Response, NoResponse> {
+    c.command(Command::new(index, argument))
+}
+
+fn enable_queue(c: &mut Card<'_>) {
+    let r = cmd(c, 6, (3 << 24) | (15 << 16) | (1 << 8)).unwrap();
+    assert_eq!(r.value() & 0xFDF9_A080, 0);
+    assert!(c.ext_csd().cmdq_enabled());
+}
+
+#[test]
+fn identification_reaches_transfer_state() {
+    let mut storage = vec![0u8; 16 * 512];
+    let mut c = Card::new(&mut storage, 8, ReadyOrder::Immediate);
+    assert_eq!(c.state(), CardState::Idle);
+    // The first CMD1 answer is still busy.
+    assert_eq!(cmd(&mut c, 1, 0x40FF_8080), Ok(Response::R3(0x40FF_8080)));
+    assert_eq!(cmd(&mut c, 1, 0x40FF_8080), Ok(Response::R3(0xC0FF_8080)));
+    assert!(matches!(cmd(&mut c, 2, 0), Ok(Response::R2(_))));
+    assert!(cmd(&mut c, 3, 5 << 16).is_ok());
+    assert_eq!(c.rca(), 5);
+    // Addressed commands ignore other RCAs.
+    assert_eq!(cmd(&mut c, 13, 4 << 16), Err(NoResponse));
+    assert!(matches!(cmd(&mut c, 9, 5 << 16), Ok(Response::R2(_))));
+    assert!(matches!(cmd(&mut c, 7, 5 << 16), Ok(Response::R1b(_))));
+    assert_eq!(c.state(), CardState::Tran);
+    let s = cmd(&mut c, 13, 5 << 16).unwrap().value();
+    assert_eq!((s >> status::STATE_SHIFT) & 0xF, 4);
+    assert_ne!(s & status::READY_FOR_DATA, 0);
+}
+
+#[test]
+fn ext_csd_reports_queue_and_capacity() {
+    let mut storage = vec![0u8; 16 * 512];
+    let mut c = card(&mut storage);
+    assert!(cmd(&mut c, 8, 0).is_ok());
+    let mut ext = [0u8; 512];
+    c.read_data(&mut ext[..200]).unwrap();
+    c.read_data(&mut ext[200..]).unwrap();
+    assert_eq!(c.state(), CardState::Tran);
+    assert_eq!(ext[192], 8);
+    assert_eq!(u32::from_le_bytes(ext[212..216].try_into().unwrap()), 16);
+    assert_eq!(ext[308] & 1, 1);
+    assert_eq!(ext[307], 7);
+    assert_eq!(c.ext_csd().cmdq_depth(), 8);
+    // Properties are read-only.
+    let r = cmd(&mut c, 6, (3 << 24) | (200 << 16) | (1 << 8)).unwrap();
+    assert_ne!(r.value() & status::SWITCH_ERROR, 0);
+}
+
+#[test]
+fn legacy_transfers() {
+    let mut storage = vec![0u8; 16 * 512];
+    let mut c = card(&mut storage);
+    let block: Vec<u8> = (0..1024).map(|i| i as u8).collect();
+    assert!(cmd(&mut c, 23, 2).is_ok());
+    assert!(cmd(&mut c, 25, 3).is_ok());
+    assert_eq!(c.state(), CardState::Rcv);
+    c.write_data(&block).unwrap();
+    assert_eq!(c.state(), CardState::Tran);
+    assert_eq!(&c.storage()[1536..2560], &block[..]);
+    assert!(cmd(&mut c, 17, 4).is_ok());
+    let mut one = [0u8; 512];
+    c.read_data(&mut one).unwrap();
+    assert_eq!(&one[..], &block[512..]);
+    assert_eq!(c.read_data(&mut one), Err(sim::emmc::DataError::NoTransfer));
+    // Open-ended read stopped by CMD12.
+    assert!(cmd(&mut c, 18, 0).is_ok());
+    c.read_data(&mut one).unwrap();
+    c.read_data(&mut one).unwrap();
+    assert!(matches!(cmd(&mut c, 12, 0), Ok(Response::R1b(_))));
+    assert_eq!(c.state(), CardState::Tran);
+    let r = cmd(&mut c, 17, 16).unwrap();
+    assert_ne!(r.value() & status::ADDRESS_OUT_OF_RANGE, 0);
+    let r = cmd(&mut c, 16, 1024).unwrap();
+    assert_ne!(r.value() & status::BLOCK_LEN_ERROR, 0);
+}
+
+#[test]
+fn command_queue_tasks() {
+    let mut storage = vec![0u8; 16 * 512];
+    storage[4 * 512] = 0xAB;
+    let mut c = card(&mut storage);
+    // Queue commands are illegal until CMDQ_MODE_EN is set.
+    let r = cmd(&mut c, 44, (1 << 30) | (2 << 16) | 1).unwrap();
+    assert_ne!(r.value() & status::ILLEGAL_COMMAND, 0);
+    enable_queue(&mut c);
+    assert_eq!(
+        cmd(&mut c, 44, (1 << 30) | (2 << 16) | 1).unwrap().value() & 0xFDF9_A080,
+        0
+    );
+    assert_eq!(cmd(&mut c, 45, 4).unwrap().value() & 0xFDF9_A080, 0);
+    let task = c.queued_task(2).unwrap();
+    assert!(task.read);
+    assert_eq!((task.blocks, task.address), (1, 4));
+    assert_eq!(task.cmd44_argument(2), (1 << 30) | (2 << 16) | 1);
+    // A write task with every flag.
+    let arg = (1 << 31) | (1 << 29) | (3 << 25) | (1 << 24) | (1 << 23) | (5 << 16) | 2;
+    assert_eq!(cmd(&mut c, 44, arg).unwrap().value() & 0xFDF9_A080, 0);
+    assert_eq!(cmd(&mut c, 45, 8).unwrap().value() & 0xFDF9_A080, 0);
+    let w = c.queued_task(5).unwrap();
+    assert!(w.reliable_write && w.tag_request && w.forced_programming && w.priority && !w.read);
+    assert_eq!(w.context, 3);
+    assert_eq!(w.cmd44_argument(5), arg);
+    // Legacy transfers and a flush are refused while tasks are queued.
+    assert_ne!(
+        cmd(&mut c, 17, 0).unwrap().value() & status::ILLEGAL_COMMAND,
+        0
+    );
+    let flush = (3 << 24) | (32 << 16) | (1 << 8);
+    assert_ne!(
+        cmd(&mut c, 6, flush).unwrap().value() & status::ILLEGAL_COMMAND,
+        0
+    );
+    // Not ready before a status poll.
+    assert_ne!(cmd(&mut c, 46, 2 << 16).unwrap().value() & status::ERROR, 0);
+    assert_eq!(
+        cmd(&mut c, 13, (3 << 16) | (1 << 15)),
+        Ok(Response::QueueStatus(0x24))
+    );
+    // Direction must match.
+    assert_ne!(cmd(&mut c, 47, 2 << 16).unwrap().value() & status::ERROR, 0);
+    assert!(cmd(&mut c, 46, 2 << 16).is_ok());
+    let mut buf = [0u8; 512];
+    c.read_data(&mut buf).unwrap();
+    assert_eq!(buf[0], 0xAB);
+    assert_eq!(c.queued_tasks(), 1 << 5);
+    assert!(cmd(&mut c, 47, 5 << 16).is_ok());
+    c.write_data(&[0x5A; 1024]).unwrap();
+    assert_eq!(c.stats().reliable_writes, 1);
+    assert_eq!(c.stats().tasks_completed, 2);
+    assert_eq!(c.queued_tasks(), 0);
+    assert!(cmd(&mut c, 6, flush).is_ok());
+    assert_eq!(c.stats().flushes, 1);
+}
+
+#[test]
+fn queue_errors_and_discard() {
+    let mut storage = vec![0u8; 16 * 512];
+    let mut c = card(&mut storage);
+    enable_queue(&mut c);
+    // Task ID beyond the depth, zero blocks, CMD45 without CMD44, address out of range.
+    assert_ne!(
+        cmd(&mut c, 44, (9 << 16) | 1).unwrap().value() & status::ERROR,
+        0
+    );
+    assert_ne!(cmd(&mut c, 44, 1 << 16).unwrap().value() & status::ERROR, 0);
+    assert_ne!(
+        cmd(&mut c, 45, 0).unwrap().value() & status::ILLEGAL_COMMAND,
+        0
+    );
+    assert!(cmd(&mut c, 44, (1 << 16) | 2).is_ok());
+    assert_ne!(
+        cmd(&mut c, 45, 15).unwrap().value() & status::ADDRESS_OUT_OF_RANGE,
+        0
+    );
+    for id in 0..3 {
+        assert!(cmd(&mut c, 44, (id << 16) | 1).is_ok());
+        assert!(cmd(&mut c, 45, id).is_ok());
+    }
+    // Busy task ID.
+    assert_ne!(cmd(&mut c, 44, 1).unwrap().value() & status::ERROR, 0);
+    assert_eq!(c.queued_tasks(), 0b111);
+    assert!(matches!(
+        cmd(&mut c, 48, (1 << 16) | 2),
+        Ok(Response::R1b(_))
+    ));
+    assert_eq!(c.queued_tasks(), 0b101);
+    // Queue mode cannot change while tasks are queued.
+    let off = (3 << 24) | (15 << 16);
+    assert_ne!(
+        cmd(&mut c, 6, off).unwrap().value() & status::SWITCH_ERROR,
+        0
+    );
+    assert!(cmd(&mut c, 48, 1).is_ok());
+    assert_eq!(c.queued_tasks(), 0);
+    assert_eq!(c.stats().discards, 2);
+    assert_ne!(cmd(&mut c, 48, 3).unwrap().value() & status::ERROR, 0);
+    assert!(cmd(&mut c, 6, off).is_ok());
+    assert!(!c.ext_csd().cmdq_enabled());
+}
+
+#[test]
+fn stop_aborts_a_queued_transfer() {
+    let mut storage = vec![0u8; 16 * 512];
+    let mut c = card(&mut storage);
+    enable_queue(&mut c);
+    assert!(cmd(&mut c, 44, (4 << 16) | 2).is_ok());
+    assert!(cmd(&mut c, 45, 0).is_ok());
+    assert!(cmd(&mut c, 13, (3 << 16) | (1 << 15)).is_ok());
+    assert!(cmd(&mut c, 47, 4 << 16).is_ok());
+    c.write_data(&[1; 512]).unwrap();
+    assert_eq!(c.data_remaining(), 512);
+    assert_eq!(c.write_data(&[1; 1024]), Err(sim::emmc::DataError::Overrun));
+    assert!(cmd(&mut c, 12, 0).is_ok());
+    assert_eq!(c.queued_tasks(), 0);
+    assert_eq!(c.data_remaining(), 0);
+    assert_eq!(c.stats().tasks_completed, 0);
+}
+
+#[test]
+fn shuffled_readiness_is_out_of_order() {
+    let mut storage = vec![0u8; 64 * 512];
+    let mut c = Card::new(&mut storage, 32, ReadyOrder::Shuffled(42));
+    c.initialize(3, true).unwrap();
+    for id in 0..16 {
+        assert!(cmd(&mut c, 44, (id << 16) | 1).is_ok());
+        assert!(cmd(&mut c, 45, id).is_ok());
+    }
+    let mut first_ready = Vec::new();
+    for _ in 0..4 {
+        let Response::QueueStatus(q) = cmd(&mut c, 13, (3 << 16) | (1 << 15)).unwrap() else {
+            panic!("no queue status")
+        };
+        first_ready.push(q);
+    }
+    assert_eq!(first_ready[3], 0xFFFF, "every task ready after four polls");
+    assert!(
+        first_ready[0] != 0 && first_ready[0] != 0xFFFF,
+        "readiness must be staggered"
+    );
+}
