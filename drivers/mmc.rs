@@ -8,5 +8,19 @@
 
 mod bindings;
 mod host;
+mod ios;
+mod ops;
+mod request;
 
-pub(crate) use host::HostAllocation;
+pub use host::{HostAllocation, HostSettings, Registration};
+pub use ios::{Ios, PowerMode};
+pub use ops::HostOps;
+pub use request::Request;
+
+/// Card voltage window bits of `ocr_avail` (`MMC_VDD_*`).
+pub mod vdd {
+    /// 3.2 V to 3.3 V.
+    pub const VDD_32_33: u32 = super::bindings::MMC_VDD_32_33;
+    /// 3.3 V to 3.4 V.
+    pub const VDD_33_34: u32 = super::bindings::MMC_VDD_33_34;
+}

@@ -6,7 +6,7 @@
 //! queue engine (`cqhci/`) and the host software queue (`hsq/`) compile into
 //! this crate as modules, exactly as they compile on the host for `cargo test`.
 
-mod mmc;
+pub mod mmc;
 mod platform_driver;
 mod soc;
 

@@ -45,7 +45,10 @@ impl platform::Driver for MsdcDriver {
     ) -> impl PinInit<Self, Error> + 'bound {
         let dev = pdev.as_ref();
         let Some(soc) = info else {
-            dev_err!(dev, "no per-SoC data: the device did not match a known compatible\n");
+            dev_err!(
+                dev,
+                "no per-SoC data: the device did not match a known compatible\n"
+            );
             return Err(ENODEV);
         };
         dev_info!(
@@ -57,7 +60,7 @@ impl platform::Driver for MsdcDriver {
             },
             soc.pad_tune_reg
         );
-        let host = HostAllocation::new(dev)
+        let host = HostAllocation::new(dev, 0)
             .inspect_err(|e| dev_err!(dev, "cannot allocate an MMC host: {:?}\n", e))?;
         // The request path lands with the first-light work; until then binding must
         // fail loudly (and free the host) rather than leave a dead slot behind.

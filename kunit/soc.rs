@@ -14,7 +14,9 @@ mod tests {
             assert_eq!(old.clock_divider.max_divider(), 0xff);
             assert_eq!(old.pad_tune_reg, MSDC_PAD_TUNE);
         }
-        for new in [MT2701, MT2712, MT6779, MT7622, MT7986, MT8183, MT8189, MT8196, MT8516] {
+        for new in [
+            MT2701, MT2712, MT6779, MT7622, MT7986, MT8183, MT8189, MT8196, MT8516,
+        ] {
             assert_eq!(new.clock_divider, DividerWidth::Bits12);
             assert_eq!(new.clock_divider.max_divider(), 0xfff);
             assert_eq!(new.pad_tune_reg, MSDC_PAD_TUNE0);
