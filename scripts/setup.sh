@@ -53,28 +53,31 @@ install_cargo_tool() {
 debian_mirror() {
 	if [[ -n ${DEBIAN_MIRROR:-} ]]; then echo "$DEBIAN_MIRROR"; return; fi
 	local codenames='^(bullseye|bookworm|trixie|forky|sid|stable|testing|unstable|oldstable)$'
-	{
-		for f in /etc/apt/sources.list.d/*.sources; do
-			[[ -e $f ]] || continue
-			awk -v re="$codenames" '
-				BEGIN { RS = ""; FS = "\n" }
-				{
-					uri = ""; ok = 0
-					for (i = 1; i <= NF; i++) {
-						if ($i ~ /^URIs:/) { split($i, a, /[ \t]+/); uri = a[2] }
-						if ($i ~ /^Suites:/) {
-							n = split($i, s, /[ \t]+/)
-							for (j = 2; j <= n; j++) if (s[j] ~ re) ok = 1
-						}
+	local f uris=""
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[[ -f $f ]] || continue
+		uris+=$(awk -v re="$codenames" '
+			BEGIN { RS = ""; FS = "\n" }
+			{
+				uri = ""; ok = 0
+				for (i = 1; i <= NF; i++) {
+					if ($i ~ /^URIs:/) { split($i, a, /[ \t]+/); uri = a[2] }
+					if ($i ~ /^Suites:/) {
+						n = split($i, s, /[ \t]+/)
+						for (j = 2; j <= n; j++) if (s[j] ~ re) ok = 1
 					}
-					if (ok && uri != "") print uri
-				}' "$f"
-		done
-		cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-			awk -v re="$codenames" '$1 == "deb" {
-				i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
-				if ($(i + 1) ~ re) print $i }'
-	} | head -n 1
+				}
+				if (ok && uri != "") print uri
+			}' "$f")$'\n'
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[[ -f $f ]] || continue
+		uris+=$(awk -v re="$codenames" '$1 == "deb" {
+			i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+			if ($(i + 1) ~ re) print $i }' "$f")$'\n'
+	done
+	uris=${uris#"${uris%%[![:space:]]*}"}
+	echo "${uris%%$'\n'*}"
 }
 
 fetch_kernel_source() {
