@@ -80,6 +80,10 @@ impl<T: HostOps> OpsTable<T> {
         unsafe { &*(*host).private.as_ptr().cast::<*const T>().read() }
     }
 
+    /// # Safety
+    ///
+    /// Called by the MMC core only, for a host set up by `Registration::<T>::new` and
+    /// not yet removed, with arguments valid for the duration of the call.
     unsafe extern "C" fn request(host: *mut bindings::mmc_host, mrq: *mut bindings::mmc_request) {
         let (Some(host_ptr), Some(mrq)) = (NonNull::new(host), NonNull::new(mrq)) else {
             return;
@@ -90,6 +94,10 @@ impl<T: HostOps> OpsTable<T> {
         data.request(unsafe { Request::from_raw(host_ptr, mrq) });
     }
 
+    /// # Safety
+    ///
+    /// Called by the MMC core only, for a host set up by `Registration::<T>::new` and
+    /// not yet removed, with arguments valid for the duration of the call.
     unsafe extern "C" fn set_ios(host: *mut bindings::mmc_host, ios: *mut bindings::mmc_ios) {
         // SAFETY: `ios` is valid for the duration of the callback.
         let Some(ios) = (unsafe { ios.as_ref() }) else {
@@ -99,16 +107,28 @@ impl<T: HostOps> OpsTable<T> {
         unsafe { Self::data(host) }.set_ios(&Ios::from_raw(ios));
     }
 
+    /// # Safety
+    ///
+    /// Called by the MMC core only, for a host set up by `Registration::<T>::new` and
+    /// not yet removed, with arguments valid for the duration of the call.
     unsafe extern "C" fn get_cd(host: *mut bindings::mmc_host) -> ffi::c_int {
         // SAFETY: the MMC core calls this only for a registered host of type `T`.
         ffi::c_int::from(unsafe { Self::data(host) }.get_cd())
     }
 
+    /// # Safety
+    ///
+    /// Called by the MMC core only, for a host set up by `Registration::<T>::new` and
+    /// not yet removed, with arguments valid for the duration of the call.
     unsafe extern "C" fn get_ro(host: *mut bindings::mmc_host) -> ffi::c_int {
         // SAFETY: the MMC core calls this only for a registered host of type `T`.
         ffi::c_int::from(unsafe { Self::data(host) }.get_ro())
     }
 
+    /// # Safety
+    ///
+    /// Called by the MMC core only, for a host set up by `Registration::<T>::new` and
+    /// not yet removed, with arguments valid for the duration of the call.
     unsafe extern "C" fn card_busy(host: *mut bindings::mmc_host) -> ffi::c_int {
         // SAFETY: the MMC core calls this only for a registered host of type `T`.
         ffi::c_int::from(unsafe { Self::data(host) }.card_busy())
