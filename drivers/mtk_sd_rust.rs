@@ -32,14 +32,16 @@ pub mod hsq {
     pub mod tag;
 }
 
-/// Hardware models (CQHCI block, eMMC card) that the KUnit suites drive the engines
-/// against. Test-only: a production configuration contains no simulation code.
+/// Hardware models (CQHCI block, MSDC controller, eMMC and SD cards) that the KUnit
+/// suites drive the engines against. Test-only: a production configuration contains no simulation code.
 #[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
 #[path = "../sim/src"]
 pub mod sim {
     pub mod cqhci;
     pub mod emmc;
     pub mod memory;
+    pub mod msdc;
+    pub mod sd;
 }
 
 /// The MSDC's hardware-independent logic: registers, commands, clocks, DMA descriptors.

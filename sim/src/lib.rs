@@ -11,5 +11,7 @@
 pub mod cqhci;
 pub mod emmc;
 pub mod memory;
+pub mod msdc;
+pub mod sd;
 
 pub use memory::{BusFault, BusMemory, Ram};

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The card slot: the command and data interface through which the MSDC model drives an
+//! attached eMMC or SD card model.
+
+use super::super::emmc::{Card, Command, DataError, NoResponse, Response};
+use super::super::sd::SdCard;
+
+/// A card on the MSDC bus: the command and data interface both card models offer.
+pub trait CardSlot {
+    /// Sends a command; `Err` means no response (the host sees a command timeout).
+    fn command(&mut self, cmd: Command) -> Result<Response, NoResponse>;
+    /// Data phase, card to host.
+    fn read_data(&mut self, buf: &mut [u8]) -> Result<(), DataError>;
+    /// Data phase, host to card.
+    fn write_data(&mut self, data: &[u8]) -> Result<(), DataError>;
+    /// The data bus width the card expects, if the card model tracks it.
+    fn bus_width(&self) -> Option<u8> {
+        None
+    }
+    /// The fastest bus clock the card allows in its current state and mode, if the card
+    /// model tracks it.
+    fn max_clock_hz(&self) -> Option<u32> {
+        None
+    }
+}
+
+impl CardSlot for Card<'_> {
+    fn command(&mut self, cmd: Command) -> Result<Response, NoResponse> {
+        Card::command(self, cmd)
+    }
+
+    fn read_data(&mut self, buf: &mut [u8]) -> Result<(), DataError> {
+        Card::read_data(self, buf)
+    }
+
+    fn write_data(&mut self, data: &[u8]) -> Result<(), DataError> {
+        Card::write_data(self, data)
+    }
+}
+
+impl CardSlot for SdCard<'_> {
+    fn command(&mut self, cmd: Command) -> Result<Response, NoResponse> {
+        SdCard::command(self, cmd)
+    }
+
+    fn read_data(&mut self, buf: &mut [u8]) -> Result<(), DataError> {
+        SdCard::read_data(self, buf)
+    }
+
+    fn write_data(&mut self, data: &[u8]) -> Result<(), DataError> {
+        SdCard::write_data(self, data)
+    }
+
+    fn bus_width(&self) -> Option<u8> {
+        Some(SdCard::bus_width(self))
+    }
+
+    fn max_clock_hz(&self) -> Option<u32> {
+        Some(SdCard::max_clock_hz(self))
+    }
+}

@@ -1,0 +1,686 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The SD card model: card states, identification, ACMD41 power-up, CMD6 switch function,
+//! CMD11 voltage switch and 512-byte block transfers over caller-provided storage.
+//!
+//! Behaviour follows the SD Physical Layer Simplified Specification (v3.01 and later):
+//!
+//! * States idle → ready → ident → stby → tran → data/rcv (§4.3, Table 4-35). The
+//!   programming state is not modelled: a write returns to tran at once.
+//! * Illegal commands (not defined, or not legal in the current state) get no response and
+//!   set ILLEGAL_COMMAND, which the next answered command reports and then clears
+//!   (clear condition B, §4.10.1).
+//! * OUT_OF_RANGE is set (and reported in that command's response) when a transfer starts
+//!   beyond the capacity; a multiple block read or write that runs past the end stops the
+//!   data and reports OUT_OF_RANGE with the next command (usually CMD12).
+//! * ADDRESS_ERROR flags a misaligned address; with block addressing (SDHC/SDXC) every
+//!   address is aligned, so it is raised only for a CMD16 block length that is not 512 on
+//!   a transfer (the model refuses such a transfer with ADDRESS_ERROR instead of
+//!   BLOCK_LEN_ERROR, which SDHC does not define for reads).
+//! * Addressed commands with another card's RCA get no response and change nothing.
+//! * Application commands: ACMD6 (bus width), ACMD13 (SD status, bus width field only),
+//!   ACMD22 (well-written blocks), ACMD23 and ACMD42 (accepted, no effect), ACMD41, ACMD51.
+//! * An SDHC card completes ACMD41 power-up only for a host that sent CMD8 and sets HCS;
+//!   otherwise it stays busy forever (§4.2.3.1). An ACMD41 whose voltage window misses the
+//!   card's puts it in the inactive state.
+//! * Not modelled: SDSC byte addressing, CMD42 lock/unlock, erase (CMD32/33/38), write
+//!   protection, the programming state and its busy time, SDIO, SPI mode, CRC checking of
+//!   what the host sends (the MSDC model injects CRC faults instead).
+
+use super::super::emmc::{CardState, Command, DataError, NoResponse, Response};
+
+/// Bytes per block: SDHC/SDXC block addressing fixes memory access at 512 bytes.
+pub const BLOCK_SIZE: usize = 512;
+
+/// Length of the CMD6 switch function status and of the ACMD13 SD status (512 bits).
+pub const SWITCH_STATUS_LEN: usize = 64;
+
+/// RCA the card publishes with CMD3 unless [`SdConfig::rca`] says otherwise.
+pub const DEFAULT_RCA: u16 = 0xB368;
+
+/// Timing model: the number of ACMD41 polls (with a non-zero voltage window) that answer
+/// busy (OCR bit 31 clear) before power-up completes. Real cards take up to one second;
+/// the host must keep polling, so a driver that gives up after one poll fails here.
+pub const ACMD41_BUSY_POLLS: u32 = 3;
+
+/// OCR voltage window the card supports: 2.7–3.6 V (bits 23:15).
+pub const OCR_VOLTAGE_WINDOW: u32 = 0x00FF_8000;
+
+/// OCR / ACMD41 bits (§5.1).
+mod ocr {
+    /// Power-up complete (card not busy).
+    pub(super) const BUSY_DONE: u32 = 1 << 31;
+    /// Card capacity status (response) / host capacity support (argument).
+    pub(super) const CCS: u32 = 1 << 30;
+    /// Switching to 1.8 V requested (argument) / accepted (response).
+    pub(super) const S18: u32 = 1 << 24;
+}
+
+/// R1 card status bits as the SD specification names them (§4.10.1).
+pub mod status {
+    /// The argument was out of the allowed range.
+    pub const OUT_OF_RANGE: u32 = 1 << 31;
+    /// A misaligned address.
+    pub const ADDRESS_ERROR: u32 = 1 << 30;
+    /// The block length is not allowed.
+    pub const BLOCK_LEN_ERROR: u32 = 1 << 29;
+    /// CRC check of the previous command failed.
+    pub const COM_CRC_ERROR: u32 = 1 << 23;
+    /// The previous command was not legal in the card state.
+    pub const ILLEGAL_COMMAND: u32 = 1 << 22;
+    /// General error.
+    pub const ERROR: u32 = 1 << 19;
+    /// The buffer is empty and the card accepts data.
+    pub const READY_FOR_DATA: u32 = 1 << 8;
+    /// The card expects an application command.
+    pub const APP_CMD: u32 = 1 << 5;
+    /// Position of CURRENT_STATE.
+    pub const STATE_SHIFT: u32 = 9;
+}
+
+/// Card properties a test may vary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SdConfig {
+    /// RCA published by CMD3.
+    pub rca: u16,
+    /// The card accepts S18R and switches to 1.8 V signalling with CMD11 (UHS-I).
+    pub uhs: bool,
+    /// ACMD41 polls that answer busy, see [`ACMD41_BUSY_POLLS`].
+    pub busy_polls: u32,
+}
+
+impl Default for SdConfig {
+    fn default() -> Self {
+        Self {
+            rca: DEFAULT_RCA,
+            uhs: true,
+            busy_polls: ACMD41_BUSY_POLLS,
+        }
+    }
+}
+
+/// What the open data phase transfers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DataPhase {
+    None,
+    /// Blocks from storage; `remaining` is `None` for an open-ended CMD18.
+    Read {
+        offset: usize,
+        remaining: Option<usize>,
+    },
+    /// Blocks to storage; `remaining` is `None` for an open-ended CMD25.
+    Write {
+        offset: usize,
+        remaining: Option<usize>,
+    },
+    /// `len` bytes of the register buffer (SCR, switch status, SD status).
+    Register {
+        sent: usize,
+        len: usize,
+    },
+}
+
+/// An SD memory card (SDHC/SDXC) over caller-provided storage.
+#[derive(Debug)]
+pub struct SdCard<'a> {
+    storage: &'a mut [u8],
+    config: SdConfig,
+    state: CardState,
+    rca: u16,
+    app_cmd: bool,
+    /// Error bits waiting to be reported with the next response.
+    pending: u32,
+    cmd8_seen: bool,
+    acmd41_polls: u32,
+    s18a: bool,
+    signal_1v8: bool,
+    bus_width: u8,
+    access_mode: u8,
+    block_count: Option<u32>,
+    block_len: u32,
+    data: DataPhase,
+    register: [u8; SWITCH_STATUS_LEN],
+    inactive: bool,
+    /// Blocks written by the last write command (for ACMD22).
+    written_blocks: u32,
+}
+
+impl<'a> SdCard<'a> {
+    /// A card in the idle state over `storage` (whole 512-byte blocks are addressable).
+    pub fn new(storage: &'a mut [u8], config: SdConfig) -> Self {
+        Self {
+            storage,
+            config,
+            state: CardState::Idle,
+            rca: 0,
+            app_cmd: false,
+            pending: 0,
+            cmd8_seen: false,
+            acmd41_polls: 0,
+            s18a: false,
+            signal_1v8: false,
+            bus_width: 1,
+            access_mode: 0,
+            block_count: None,
+            block_len: BLOCK_SIZE as u32,
+            data: DataPhase::None,
+            register: [0; SWITCH_STATUS_LEN],
+            inactive: false,
+            written_blocks: 0,
+        }
+    }
+
+    /// The storage.
+    pub fn storage(&self) -> &[u8] {
+        self.storage
+    }
+
+    /// The storage, for tests to preload.
+    pub fn storage_mut(&mut self) -> &mut [u8] {
+        self.storage
+    }
+
+    /// Capacity in 512-byte blocks.
+    pub fn blocks(&self) -> u32 {
+        u32::try_from(self.storage.len() / BLOCK_SIZE).unwrap_or(u32::MAX)
+    }
+
+    /// Current state.
+    pub fn state(&self) -> CardState {
+        self.state
+    }
+
+    /// The RCA published so far (0 before CMD3).
+    pub fn rca(&self) -> u16 {
+        self.rca
+    }
+
+    /// Data bus width set by ACMD6 (1 or 4).
+    pub fn bus_width(&self) -> u8 {
+        self.bus_width
+    }
+
+    /// Whether CMD11 switched the card to 1.8 V signalling.
+    pub fn signal_1v8(&self) -> bool {
+        self.signal_1v8
+    }
+
+    /// Function group 1 (access mode) selected by CMD6: 0 SDR12, 1 SDR25/HS, 2 SDR50,
+    /// 3 SDR104, 4 DDR50.
+    pub fn access_mode(&self) -> u8 {
+        self.access_mode
+    }
+
+    /// The fastest bus clock the card accepts now: 400 kHz in identification mode
+    /// (idle, ready, ident; §4.2), then 25 MHz (default speed), 50 MHz (high speed / SDR25,
+    /// DDR50), 100 MHz (SDR50) or 208 MHz (SDR104) after CMD6.
+    pub fn max_clock_hz(&self) -> u32 {
+        if matches!(
+            self.state,
+            CardState::Idle | CardState::Ready | CardState::Ident
+        ) {
+            return 400_000;
+        }
+        match self.access_mode {
+            0 => 25_000_000,
+            1 | 4 => 50_000_000,
+            2 => 100_000_000,
+            _ => 208_000_000,
+        }
+    }
+
+    /// Bytes left in the open data phase (0 if none, `usize::MAX` if open-ended).
+    pub fn data_remaining(&self) -> usize {
+        match self.data {
+            DataPhase::None => 0,
+            DataPhase::Read { remaining, .. } | DataPhase::Write { remaining, .. } => {
+                remaining.unwrap_or(usize::MAX)
+            }
+            DataPhase::Register { sent, len } => len.saturating_sub(sent),
+        }
+    }
+
+    /// Whether the card was put in the inactive state (unsupported voltage); it answers
+    /// nothing until power cycled (a new model).
+    pub fn inactive(&self) -> bool {
+        self.inactive
+    }
+
+    fn status(&self, state: CardState) -> u32 {
+        let mut s = self.pending | ((state as u32) << status::STATE_SHIFT);
+        if matches!(state, CardState::Tran | CardState::Rcv) || self.data == DataPhase::None {
+            s |= status::READY_FOR_DATA;
+        }
+        if self.app_cmd {
+            s |= status::APP_CMD;
+        }
+        s
+    }
+
+    /// R1 for a command received in `state`; reported errors are cleared.
+    fn r1(&mut self, state: CardState, extra: u32) -> Response {
+        let s = self.status(state) | extra;
+        self.pending = 0;
+        Response::R1(s)
+    }
+
+    fn illegal(&mut self) -> Result<Response, NoResponse> {
+        self.pending |= status::ILLEGAL_COMMAND;
+        self.app_cmd = false;
+        Err(NoResponse)
+    }
+
+    fn addressed(&self, arg: u32) -> bool {
+        (arg >> 16) as u16 == self.rca && self.rca != 0
+    }
+
+    fn reset(&mut self) {
+        self.state = CardState::Idle;
+        self.rca = 0;
+        self.app_cmd = false;
+        self.pending = 0;
+        self.cmd8_seen = false;
+        self.acmd41_polls = 0;
+        self.s18a = false;
+        self.bus_width = 1;
+        self.access_mode = 0;
+        self.block_count = None;
+        self.block_len = BLOCK_SIZE as u32;
+        self.data = DataPhase::None;
+        // The signalling level survives CMD0 (§4.2.4.2): only a power cycle resets it.
+    }
+
+    /// Handles one command. `Err(NoResponse)` means the card stays silent (illegal
+    /// command, another card's RCA, or the inactive state): the host sees a timeout.
+    pub fn command(&mut self, cmd: Command) -> Result<Response, NoResponse> {
+        if self.inactive {
+            return Err(NoResponse);
+        }
+        if cmd.index == 0 {
+            self.reset();
+            return Ok(Response::None);
+        }
+        if self.app_cmd && cmd.index != 55 {
+            let handled = self.app_command(cmd);
+            self.app_cmd = false;
+            if let Some(result) = handled {
+                return result;
+            }
+            // Not an application command: the card treats it as a regular one (§4.3.9.1).
+        }
+        self.regular_command(cmd)
+    }
+
+    fn regular_command(&mut self, cmd: Command) -> Result<Response, NoResponse> {
+        let state = self.state;
+        let arg = cmd.argument;
+        match (cmd.index, state) {
+            (8, CardState::Idle) => {
+                // VHS 0001b: 2.7–3.6 V. Any other voltage: the card does not answer.
+                if (arg >> 8) & 0xF != 1 {
+                    return Err(NoResponse);
+                }
+                self.cmd8_seen = true;
+                self.pending = 0;
+                Ok(Response::R1(arg & 0xFFF))
+            }
+            (55, CardState::Idle) => {
+                self.app_cmd = true;
+                Ok(self.r1(state, 0))
+            }
+            (55, _) if !matches!(state, CardState::Ready | CardState::Ident) => {
+                if !self.addressed(arg) {
+                    return Err(NoResponse);
+                }
+                self.app_cmd = true;
+                Ok(self.r1(state, 0))
+            }
+            (11, CardState::Ready) if self.s18a && !self.signal_1v8 => {
+                self.signal_1v8 = true;
+                Ok(self.r1(state, 0))
+            }
+            (2, CardState::Ready) => {
+                self.state = CardState::Ident;
+                Ok(Response::R2(Self::cid()))
+            }
+            (3, CardState::Ident | CardState::Stby) => {
+                self.rca = self.config.rca;
+                self.state = CardState::Stby;
+                let s = self.status(state);
+                self.pending = 0;
+                // R6: bits 23, 22, 19 and 12:0 of the status, packed into 15:0.
+                let packed =
+                    ((s >> 8) & 0x8000) | ((s >> 8) & 0x4000) | ((s >> 6) & 0x2000) | (s & 0x1FFF);
+                Ok(Response::R1((u32::from(self.rca) << 16) | packed))
+            }
+            (9 | 10, CardState::Stby) => {
+                if !self.addressed(arg) {
+                    return Err(NoResponse);
+                }
+                self.pending = 0;
+                Ok(Response::R2(if cmd.index == 9 {
+                    self.csd()
+                } else {
+                    Self::cid()
+                }))
+            }
+            (7, CardState::Stby) => {
+                if !self.addressed(arg) {
+                    return Err(NoResponse);
+                }
+                self.state = CardState::Tran;
+                Ok(Response::R1b(self.status_taken(state)))
+            }
+            (7, CardState::Tran | CardState::Data) => {
+                if self.addressed(arg) {
+                    return self.illegal();
+                }
+                // Deselected by another card's (or the null) RCA: no response.
+                self.state = CardState::Stby;
+                self.data = DataPhase::None;
+                Err(NoResponse)
+            }
+            (13, CardState::Stby | CardState::Tran | CardState::Data | CardState::Rcv) => {
+                if !self.addressed(arg) {
+                    return Err(NoResponse);
+                }
+                Ok(self.r1(state, 0))
+            }
+            (15, s) if !matches!(s, CardState::Idle | CardState::Ready | CardState::Ident) => {
+                if !self.addressed(arg) {
+                    return Err(NoResponse);
+                }
+                self.state = CardState::Dis;
+                self.inactive = true;
+                Err(NoResponse)
+            }
+            (12, CardState::Data | CardState::Rcv) => {
+                self.data = DataPhase::None;
+                self.block_count = None;
+                self.state = CardState::Tran;
+                Ok(Response::R1b(self.status_taken(state)))
+            }
+            (16, CardState::Tran) => {
+                if arg == 0 || arg > BLOCK_SIZE as u32 {
+                    self.pending |= status::BLOCK_LEN_ERROR;
+                } else {
+                    self.block_len = arg;
+                }
+                Ok(self.r1(state, 0))
+            }
+            (23, CardState::Tran) => {
+                if arg == 0 {
+                    return Ok(self.r1(state, status::OUT_OF_RANGE));
+                }
+                self.block_count = Some(arg);
+                Ok(self.r1(state, 0))
+            }
+            (17 | 18 | 24 | 25, CardState::Tran) => self.block_transfer(cmd),
+            (6, CardState::Tran) => {
+                self.switch_function(arg);
+                self.start_register(SWITCH_STATUS_LEN);
+                Ok(self.r1(state, 0))
+            }
+            _ => self.illegal(),
+        }
+    }
+
+    fn status_taken(&mut self, state: CardState) -> u32 {
+        let s = self.status(state);
+        self.pending = 0;
+        s
+    }
+
+    /// `Some` if `cmd` is an application command the card knows in the current state.
+    fn app_command(&mut self, cmd: Command) -> Option<Result<Response, NoResponse>> {
+        let state = self.state;
+        let arg = cmd.argument;
+        match (cmd.index, state) {
+            (41, CardState::Idle) => Some(self.acmd41(arg)),
+            (6, CardState::Tran) => {
+                match arg & 3 {
+                    0 => self.bus_width = 1,
+                    2 => self.bus_width = 4,
+                    _ => {
+                        self.pending |= status::ERROR;
+                    }
+                }
+                Some(Ok(self.r1(state, 0)))
+            }
+            (51, CardState::Tran) => {
+                self.register = [0; SWITCH_STATUS_LEN];
+                // SCR: structure 0, SD_SPEC 2 + SD_SPEC3, 1- and 4-bit bus, CMD23 support.
+                let scr = [0x02, 0x05, 0x80, 0x02, 0, 0, 0, 0];
+                if let Some(dst) = self.register.get_mut(..scr.len()) {
+                    dst.copy_from_slice(&scr);
+                }
+                self.start_register(scr.len());
+                Some(Ok(self.r1(state, 0)))
+            }
+            (13, CardState::Tran) => {
+                self.register = [0; SWITCH_STATUS_LEN];
+                // SD status: DAT_BUS_WIDTH (bits 511:510) = 10b for 4-bit, 00b for 1-bit.
+                self.register[0] = if self.bus_width == 4 { 0x80 } else { 0 };
+                self.start_register(SWITCH_STATUS_LEN);
+                Some(Ok(self.r1(state, 0)))
+            }
+            (22, CardState::Tran) => {
+                // SEND_NUM_WR_BLOCKS: 32 bits, big-endian, of well-written blocks.
+                self.register = [0; SWITCH_STATUS_LEN];
+                let count = self.written_blocks.to_be_bytes();
+                if let Some(dst) = self.register.get_mut(..count.len()) {
+                    dst.copy_from_slice(&count);
+                }
+                self.start_register(count.len());
+                Some(Ok(self.r1(state, 0)))
+            }
+            (42 | 23, CardState::Tran) => Some(Ok(self.r1(state, 0))),
+            _ => None,
+        }
+    }
+
+    fn acmd41(&mut self, arg: u32) -> Result<Response, NoResponse> {
+        let window = arg & OCR_VOLTAGE_WINDOW;
+        let mut ocr_value = OCR_VOLTAGE_WINDOW;
+        if arg & 0x00FF_FFFF == 0 {
+            // Inquiry: report the OCR without starting initialisation.
+            return Ok(Response::R3(ocr_value));
+        }
+        if window == 0 {
+            self.inactive = true;
+            return Err(NoResponse);
+        }
+        // A high capacity card completes power-up only for a host that sent CMD8 and sets
+        // HCS; otherwise it stays busy forever (§4.2.3.1).
+        let hcs = arg & ocr::CCS != 0 && self.cmd8_seen;
+        if hcs && self.acmd41_polls >= self.config.busy_polls {
+            ocr_value |= ocr::BUSY_DONE | ocr::CCS;
+            if arg & ocr::S18 != 0 && self.config.uhs && !self.signal_1v8 {
+                self.s18a = true;
+                ocr_value |= ocr::S18;
+            }
+            self.state = CardState::Ready;
+        } else {
+            self.acmd41_polls = self.acmd41_polls.saturating_add(1);
+        }
+        Ok(Response::R3(ocr_value))
+    }
+
+    fn start_register(&mut self, len: usize) {
+        self.data = DataPhase::Register { sent: 0, len };
+        self.state = CardState::Data;
+    }
+
+    fn block_transfer(&mut self, cmd: Command) -> Result<Response, NoResponse> {
+        let state = self.state;
+        let start = cmd.argument;
+        if start >= self.blocks() {
+            return Ok(self.r1(state, status::OUT_OF_RANGE));
+        }
+        if self.block_len != BLOCK_SIZE as u32 {
+            return Ok(self.r1(state, status::ADDRESS_ERROR));
+        }
+        let multi = matches!(cmd.index, 18 | 25);
+        let remaining = if multi {
+            self.block_count
+                .take()
+                .map(|n| (n as usize).saturating_mul(BLOCK_SIZE))
+        } else {
+            Some(BLOCK_SIZE)
+        };
+        let offset = (start as usize).saturating_mul(BLOCK_SIZE);
+        if matches!(cmd.index, 17 | 18) {
+            self.data = DataPhase::Read { offset, remaining };
+            self.state = CardState::Data;
+        } else {
+            self.data = DataPhase::Write { offset, remaining };
+            self.state = CardState::Rcv;
+            self.written_blocks = 0;
+        }
+        Ok(self.r1(state, 0))
+    }
+
+    /// CMD6: fills the 64-byte switch status and, in switch mode, selects the functions.
+    fn switch_function(&mut self, arg: u32) {
+        let switch = arg & (1 << 31) != 0;
+        let uhs = self.signal_1v8;
+        let group1_support: u8 = if uhs { 0x1F } else { 0x03 };
+        let mut results = [0u8; 6];
+        let mut error = false;
+        for (group, result) in results.iter_mut().enumerate() {
+            let requested = ((arg >> (4 * group)) & 0xF) as u8;
+            let current = if group == 0 { self.access_mode } else { 0 };
+            let support = if group == 0 { group1_support } else { 0x01 };
+            *result = if requested == 0xF {
+                current
+            } else if requested < 8 && support & (1 << requested) != 0 {
+                requested
+            } else {
+                error = true;
+                0xF
+            };
+        }
+        if switch && !error {
+            self.access_mode = results[0];
+        }
+        let mut reg = [0u8; SWITCH_STATUS_LEN];
+        // Maximum current: 200 mA.
+        reg[1] = 200;
+        // Support bits, groups 6..1 at bytes 2..13 (bit 15 of each field is set).
+        for group in 0..6usize {
+            let at = 2 + 2 * (5 - group);
+            if let Some(field) = reg.get_mut(at..at + 2) {
+                field[0] = 0x80;
+                field[1] = if group == 0 { group1_support } else { 0x01 };
+            }
+        }
+        // Function selection: byte 14 = g6|g5, 15 = g4|g3, 16 = g2|g1.
+        reg[14] = (results[5] << 4) | results[4];
+        reg[15] = (results[3] << 4) | results[2];
+        reg[16] = (results[1] << 4) | results[0];
+        // Data structure version 1: busy status (bytes 18..29) present, all zero.
+        reg[17] = 1;
+        self.register = reg;
+    }
+
+    fn cid() -> [u32; 4] {
+        let psn: u32 = 0x1234_5678;
+        [
+            (0x03 << 24) | (u32::from(b'S') << 16) | (u32::from(b'D') << 8) | u32::from(b'S'),
+            u32::from_be_bytes(*b"IM01"),
+            (0x10 << 24) | (psn >> 8),
+            ((psn & 0xFF) << 24) | (0x1A1 << 8) | 1,
+        ]
+    }
+
+    /// CSD version 2.0 (§5.3.3), most significant word first.
+    fn csd(&self) -> [u32; 4] {
+        // C_SIZE counts 512 KiB units, minus one.
+        let c_size = (self.blocks() / 1024).saturating_sub(1) & 0x3F_FFFF;
+        let tran_speed = if self.access_mode == 0 { 0x32 } else { 0x5A };
+        [
+            (1 << 30) | (0x0E << 16) | tran_speed,
+            (0x5B5 << 20) | (9 << 16) | (c_size >> 16),
+            ((c_size & 0xFFFF) << 16) | (1 << 14) | (0x7F << 7),
+            (2 << 26) | (9 << 22) | 1,
+        ]
+    }
+
+    fn end_data(&mut self) {
+        self.data = DataPhase::None;
+        self.state = CardState::Tran;
+    }
+
+    /// Data phase, card to host: fills `buf` with the next bytes of the transfer.
+    pub fn read_data(&mut self, buf: &mut [u8]) -> Result<(), DataError> {
+        match self.data {
+            DataPhase::Read { offset, remaining } => {
+                if remaining.is_some_and(|r| buf.len() > r) {
+                    return Err(DataError::Overrun);
+                }
+                let end = offset.checked_add(buf.len()).ok_or(DataError::Overrun)?;
+                let Some(src) = self.storage.get(offset..end) else {
+                    // Ran past the last block: the card stops sending.
+                    self.pending |= status::OUT_OF_RANGE;
+                    return Err(DataError::Overrun);
+                };
+                buf.copy_from_slice(src);
+                match remaining.map(|r| r.saturating_sub(buf.len())) {
+                    Some(0) => self.end_data(),
+                    left => {
+                        self.data = DataPhase::Read {
+                            offset: end,
+                            remaining: left,
+                        }
+                    }
+                }
+                Ok(())
+            }
+            DataPhase::Register { sent, len } => {
+                let end = sent.checked_add(buf.len()).ok_or(DataError::Overrun)?;
+                if end > len {
+                    return Err(DataError::Overrun);
+                }
+                let src = self.register.get(sent..end).ok_or(DataError::Overrun)?;
+                buf.copy_from_slice(src);
+                if end == len {
+                    self.end_data();
+                } else {
+                    self.data = DataPhase::Register { sent: end, len };
+                }
+                Ok(())
+            }
+            _ => Err(DataError::NoTransfer),
+        }
+    }
+
+    /// Data phase, host to card: stores `data` as the next bytes of the transfer.
+    pub fn write_data(&mut self, data: &[u8]) -> Result<(), DataError> {
+        let DataPhase::Write { offset, remaining } = self.data else {
+            return Err(DataError::NoTransfer);
+        };
+        if remaining.is_some_and(|r| data.len() > r) {
+            return Err(DataError::Overrun);
+        }
+        let end = offset.checked_add(data.len()).ok_or(DataError::Overrun)?;
+        let Some(dst) = self.storage.get_mut(offset..end) else {
+            self.pending |= status::OUT_OF_RANGE;
+            return Err(DataError::Overrun);
+        };
+        dst.copy_from_slice(data);
+        // A block counts once its last byte has arrived.
+        let blocks_done = end / BLOCK_SIZE - offset / BLOCK_SIZE;
+        self.written_blocks = self
+            .written_blocks
+            .saturating_add(u32::try_from(blocks_done).unwrap_or(u32::MAX));
+        match remaining.map(|r| r.saturating_sub(data.len())) {
+            Some(0) => self.end_data(),
+            left => {
+                self.data = DataPhase::Write {
+                    offset: end,
+                    remaining: left,
+                }
+            }
+        }
+        Ok(())
+    }
+}
