@@ -8,7 +8,7 @@
 
 pub mod mmc;
 mod platform_driver;
-mod soc;
+pub mod soc;
 
 /// The eMMC 5.1 command queue engine (CQHCI), shared with other host drivers.
 #[path = "../cqhci/src"]

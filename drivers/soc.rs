@@ -11,47 +11,47 @@
 use crate::msdc::clock::DividerWidth;
 
 /// Offset of `MSDC_PAD_TUNE`, the pad tuning register of the older SoCs.
-pub(crate) const MSDC_PAD_TUNE: u32 = 0xec;
+pub const MSDC_PAD_TUNE: u32 = 0xec;
 /// Offset of `MSDC_PAD_TUNE0`, where newer SoCs moved pad tuning.
-pub(crate) const MSDC_PAD_TUNE0: u32 = 0xf0;
+pub const MSDC_PAD_TUNE0: u32 = 0xf0;
 
 /// What distinguishes one MSDC generation from another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct SocData {
+pub struct SocData {
     /// Width of the source clock divider: 8 bits (MT8135, MT8173, MT6795, MT7620) or 12.
-    pub(crate) clock_divider: DividerWidth,
+    pub clock_divider: DividerWidth,
     /// SDIO interrupts can be lost: check the SDIO IRQ bit again after enabling it.
-    pub(crate) recheck_sdio_irq: bool,
+    pub recheck_sdio_irq: bool,
     /// HS400 needs command-line tuning through `PAD_CMD_TUNE` (MT8173 style).
-    pub(crate) hs400_tune: bool,
+    pub hs400_tune: bool,
     /// Tuning registers live in a second "top" region, `reg[1]`, which must exist.
-    pub(crate) needs_top_base: bool,
+    pub needs_top_base: bool,
     /// Offset of the pad tuning register: [`MSDC_PAD_TUNE`] or [`MSDC_PAD_TUNE0`].
-    pub(crate) pad_tune_reg: u32,
+    pub pad_tune_reg: u32,
     /// The controller has the asynchronous FIFO and its response/CRC sampling options.
-    pub(crate) async_fifo: bool,
+    pub async_fifo: bool,
     /// Data lines can be tuned separately from the command line.
-    pub(crate) data_tune: bool,
+    pub data_tune: bool,
     /// The controller can check card busy on DAT0 by itself after a write.
-    pub(crate) busy_check: bool,
+    pub busy_check: bool,
     /// Stopping the clock needs the stop-delay fix in `PATCH_BIT1`.
-    pub(crate) stop_clk_fix: bool,
+    pub stop_clk_fix: bool,
     /// Stop delay selection written with the stop-clock fix (0 when there is none).
-    pub(crate) stop_dly_sel: u8,
+    pub stop_dly_sel: u8,
     /// Pop enable count for the new data path (0: leave the hardware default).
-    pub(crate) pop_en_cnt: u8,
+    pub pop_en_cnt: u8,
     /// Enhanced receive path (`SDC_ADV_CFG0.SDC_RX_ENHANCE`).
-    pub(crate) enhance_rx: bool,
+    pub enhance_rx: bool,
     /// DMA descriptors carry address bits 35:32, so buffers may sit above 4 GiB.
-    pub(crate) support_64g: bool,
+    pub support_64g: bool,
     /// Card detect comes from the controller's own pin, not a GPIO.
-    pub(crate) use_internal_cd: bool,
+    pub use_internal_cd: bool,
     /// The SoC has the new transmit path (`SDC_ADV_CFG0`/`EMMC50_CFG0` variants).
-    pub(crate) support_new_tx: bool,
+    pub support_new_tx: bool,
     /// The SoC has the new receive path (`MSDC_NEW_RX_CFG`).
-    pub(crate) support_new_rx: bool,
+    pub support_new_rx: bool,
     /// The SoC's power manager must be told when MSDC releases its resources.
-    pub(crate) support_spm_res_release: bool,
+    pub support_spm_res_release: bool,
 }
 
 /// Everything off: the starting point each SoC below overrides.
@@ -93,7 +93,7 @@ const MODERN_12BIT: SocData = SocData {
 };
 
 /// MT2701 and MT7623.
-pub(crate) const MT2701: SocData = SocData {
+pub const MT2701: SocData = SocData {
     recheck_sdio_irq: true,
     async_fifo: true,
     data_tune: true,
@@ -101,37 +101,37 @@ pub(crate) const MT2701: SocData = SocData {
 };
 
 /// MT2712.
-pub(crate) const MT2712: SocData = SocData {
+pub const MT2712: SocData = SocData {
     enhance_rx: true,
     support_64g: true,
     ..MODERN_12BIT
 };
 
 /// MT6779.
-pub(crate) const MT6779: SocData = MT2712;
+pub const MT6779: SocData = MT2712;
 
 /// MT6795.
-pub(crate) const MT6795: SocData = SocData {
+pub const MT6795: SocData = SocData {
     hs400_tune: true,
     ..LEGACY_8BIT
 };
 
 /// MT7620 (MIPS): internal card detect.
-pub(crate) const MT7620: SocData = SocData {
+pub const MT7620: SocData = SocData {
     recheck_sdio_irq: true,
     use_internal_cd: true,
     ..LEGACY_8BIT
 };
 
 /// MT7622.
-pub(crate) const MT7622: SocData = SocData {
+pub const MT7622: SocData = SocData {
     recheck_sdio_irq: true,
     enhance_rx: true,
     ..MODERN_12BIT
 };
 
 /// MT7986 and MT7988.
-pub(crate) const MT7986: SocData = SocData {
+pub const MT7986: SocData = SocData {
     recheck_sdio_irq: true,
     needs_top_base: true,
     enhance_rx: true,
@@ -140,20 +140,20 @@ pub(crate) const MT7986: SocData = SocData {
 };
 
 /// MT8135.
-pub(crate) const MT8135: SocData = SocData {
+pub const MT8135: SocData = SocData {
     recheck_sdio_irq: true,
     ..LEGACY_8BIT
 };
 
 /// MT8173.
-pub(crate) const MT8173: SocData = SocData {
+pub const MT8173: SocData = SocData {
     recheck_sdio_irq: true,
     hs400_tune: true,
     ..LEGACY_8BIT
 };
 
 /// MT8183, and through DT fallback MT6893, MT8186, MT8188, MT8192, MT8195, MT8365.
-pub(crate) const MT8183: SocData = SocData {
+pub const MT8183: SocData = SocData {
     needs_top_base: true,
     enhance_rx: true,
     support_64g: true,
@@ -161,7 +161,7 @@ pub(crate) const MT8183: SocData = SocData {
 };
 
 /// MT8189: no separate data tuning, pop enable count 8, SPM resource release.
-pub(crate) const MT8189: SocData = SocData {
+pub const MT8189: SocData = SocData {
     data_tune: false,
     pop_en_cnt: 8,
     support_spm_res_release: true,
@@ -169,7 +169,7 @@ pub(crate) const MT8189: SocData = SocData {
 };
 
 /// MT8196: new TX and RX paths, stop delay 1, pop enable count 2.
-pub(crate) const MT8196: SocData = SocData {
+pub const MT8196: SocData = SocData {
     stop_dly_sel: 1,
     pop_en_cnt: 2,
     support_new_tx: true,
@@ -178,7 +178,7 @@ pub(crate) const MT8196: SocData = SocData {
 };
 
 /// MT8516.
-pub(crate) const MT8516: SocData = SocData {
+pub const MT8516: SocData = SocData {
     recheck_sdio_irq: true,
     ..MODERN_12BIT
 };
