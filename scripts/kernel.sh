@@ -55,11 +55,39 @@ build_module() {
 	log "kernel $ARCH: $(basename "$ko") built, $modinfo_alias OF aliases"
 }
 
+# The driver as a production kernel builds it: the same rustc command kbuild just ran,
+# with the KUnit option removed from the configuration cfgs. It must compile clean
+# (no dead code once the suites are gone) and carry no simulation code.
+check_production_build() {
+	local out=$CACHE/module-$(basename "$OBJ") prod=$CACHE/production-$(basename "$OBJ")
+	local cmdfile=$out/drivers/.mtk_sd_rust.o.cmd cfgs=$OBJ/include/generated/rustc_cfg
+	[[ -f $cmdfile ]] || die "no $cmdfile: build the module first"
+	mkdir -p "$prod"
+	grep -v 'CONFIG_MMC_MTK_RUST_KUNIT_TEST' "$cfgs" >"$prod/rustc_cfg"
+	local cmd
+	cmd=$(sed -n 's/^savedcmd_drivers\/mtk_sd_rust.o := //p' "$cmdfile")
+	cmd=${cmd%%;*}
+	cmd=${cmd//@$cfgs/@$prod/rustc_cfg}
+	cmd=$(sed -E "s#--out-dir [^ ]+#--out-dir $prod#; s#--emit=dep-info=[^ ]+#--emit=dep-info=$prod/mtk_sd_rust.d#; s#--emit=obj=[^ ]+#--emit=obj=$prod/mtk_sd_rust.o#" <<<"$cmd")
+	[[ $cmd == *"$prod/rustc_cfg"* && $cmd == *"--emit=obj=$prod/"* ]] ||
+		die "could not derive the production rustc command from $cmdfile"
+	log "kernel $ARCH: driver without KUnit suites (production configuration)"
+	(cd "$out" && RUSTC_BOOTSTRAP=1 MTK_SD_RUST_MMC_BINDINGS="$out/drivers/mmc_bindings_generated.rs" \
+		bash -c "$cmd") || die "the driver does not build without its KUnit suites ($ARCH)"
+	if llvm-nm-19 "$prod/mtk_sd_rust.o" | grep -q 'sim[0-9]'; then
+		die "simulation code is linked into the production driver ($ARCH)"
+	fi
+}
+
 LLVM_READELF=llvm-readelf-19
 
 case $WHAT in
 builtin) with_lock "kunit-$ARCH" build_builtin ;;
-module) with_lock "kunit-$ARCH" build_module ;;
-all) with_lock "kunit-$ARCH" build_builtin && with_lock "kunit-$ARCH" build_module ;;
+module) with_lock "kunit-$ARCH" build_module && with_lock "kunit-$ARCH" check_production_build ;;
+all)
+	with_lock "kunit-$ARCH" build_builtin
+	with_lock "kunit-$ARCH" build_module
+	with_lock "kunit-$ARCH" check_production_build
+	;;
 *) die "unknown target $WHAT" ;;
 esac
