@@ -883,7 +883,7 @@ impl Cqhci {
     ) -> Step {
         loop {
             match (stage, waited) {
-                (FinishStage::FirstHalt, false) => {
+                (FinishStage::FirstHalt | FinishStage::SecondHalt, false) => {
                     if Self::request_halt(host) {
                         return self.wait_for(
                             Operation::RecoveryFinish {
@@ -895,7 +895,14 @@ impl Cqhci {
                             RECOVERY_FINISH_HALT_TIMEOUT_US,
                         );
                     }
-                    stage = FinishStage::Clear;
+                    // Already halted: go straight on, as after a successful wait.
+                    if stage == FinishStage::FirstHalt {
+                        stage = FinishStage::Clear;
+                    } else if ok {
+                        break;
+                    } else {
+                        stage = FinishStage::FinalClear;
+                    }
                 }
                 (FinishStage::FirstHalt, true) => {
                     Self::set_irqs(host, Interrupts::EMPTY);
@@ -933,23 +940,6 @@ impl Cqhci {
                     host.write(Reg::Cfg, cfg.union(Cfg::ENABLE).bits());
                     stage = FinishStage::SecondHalt;
                     waited = false;
-                }
-                (FinishStage::SecondHalt, false) => {
-                    if Self::request_halt(host) {
-                        return self.wait_for(
-                            Operation::RecoveryFinish {
-                                stage,
-                                ok,
-                                warnings,
-                            },
-                            WaitCondition::Halted,
-                            RECOVERY_FINISH_HALT_TIMEOUT_US,
-                        );
-                    }
-                    if ok {
-                        break;
-                    }
-                    stage = FinishStage::FinalClear;
                 }
                 (FinishStage::SecondHalt, true) => {
                     Self::set_irqs(host, Interrupts::EMPTY);

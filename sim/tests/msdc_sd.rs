@@ -330,6 +330,14 @@ fn pattern(storage: &mut [u8]) {
 
 /// Runs the SD initialisation the MMC core performs (mmc_attach_sd) up to the transfer
 /// state at 4-bit UHS SDR104, and checks what the card reported on the way.
+/// A host and a default SD card brought to 4-bit SDR104 transfer state.
+fn initialised_sd(storage: &mut [u8]) -> (Host, SdCard<'_>) {
+    let mut card = SdCard::new(storage, SdConfig::default());
+    let mut h = Host::new();
+    sd_init(&mut h, &mut card);
+    (h, card)
+}
+
 fn sd_init(h: &mut Host, card: &mut SdCard<'_>) {
     use ResponseType::*;
     assert_eq!(h.simple(card, 0, None, 0), Outcome::Done([0; 4]));
@@ -390,9 +398,7 @@ fn sd_init(h: &mut Host, card: &mut SdCard<'_>) {
 #[test]
 fn sd_initialisation_through_the_controller() {
     let mut storage = vec![0u8; 64 * BLOCK_SIZE];
-    let mut card = SdCard::new(&mut storage, SdConfig::default());
-    let mut h = Host::new();
-    sd_init(&mut h, &mut card);
+    let (mut h, mut card) = initialised_sd(&mut storage);
     let status = h.ok(&mut card, 13, ResponseType::R1, rca_arg())[0];
     assert_eq!((status >> 9) & 0xF, 4);
     assert_eq!(h.model.violations().0, 0, "{:?}", h.model.violations());
@@ -403,9 +409,7 @@ fn sd_single_and_multi_block_reads_and_writes() {
     let mut storage = vec![0u8; 64 * BLOCK_SIZE];
     pattern(&mut storage);
     let expect = storage.clone();
-    let mut card = SdCard::new(&mut storage, SdConfig::default());
-    let mut h = Host::new();
-    sd_init(&mut h, &mut card);
+    let (mut h, mut card) = initialised_sd(&mut storage);
 
     // CMD17, one segment.
     let out = h.read(
@@ -517,9 +521,7 @@ fn emmc_multi_block_with_auto_cmd23() {
 #[test]
 fn injected_command_faults() {
     let mut storage = vec![0u8; 64 * BLOCK_SIZE];
-    let mut card = SdCard::new(&mut storage, SdConfig::default());
-    let mut h = Host::new();
-    sd_init(&mut h, &mut card);
+    let (mut h, mut card) = initialised_sd(&mut storage);
     h.model.inject(Fault::CommandTimeout);
     assert_eq!(
         h.simple(&mut card, 13, ResponseType::R1, rca_arg()),
@@ -540,9 +542,7 @@ fn injected_command_faults() {
 #[test]
 fn injected_data_faults() {
     let mut storage = vec![0u8; 64 * BLOCK_SIZE];
-    let mut card = SdCard::new(&mut storage, SdConfig::default());
-    let mut h = Host::new();
-    sd_init(&mut h, &mut card);
+    let (mut h, mut card) = initialised_sd(&mut storage);
     h.model.inject(Fault::DataCrc);
     let out = h.read(
         &mut card,
@@ -584,9 +584,7 @@ fn injected_data_faults() {
 #[test]
 fn descriptor_checksum_errors() {
     let mut storage = vec![0u8; 64 * BLOCK_SIZE];
-    let mut card = SdCard::new(&mut storage, SdConfig::default());
-    let mut h = Host::new();
-    sd_init(&mut h, &mut card);
+    let (mut h, mut card) = initialised_sd(&mut storage);
     // Byte 4 of the GPD (its `next` field) is covered by the checksum.
     h.corrupt_descriptor = Some(4);
     let out = h.read(
@@ -622,9 +620,7 @@ fn descriptor_checksum_errors() {
 #[test]
 fn bus_width_mismatch_is_a_data_crc_error() {
     let mut storage = vec![0u8; 64 * BLOCK_SIZE];
-    let mut card = SdCard::new(&mut storage, SdConfig::default());
-    let mut h = Host::new();
-    sd_init(&mut h, &mut card);
+    let (mut h, mut card) = initialised_sd(&mut storage);
     h.set_bus_width(0);
     let out = h.read(
         &mut card,
@@ -640,9 +636,7 @@ fn bus_width_mismatch_is_a_data_crc_error() {
 #[test]
 fn illegal_and_out_of_range_commands() {
     let mut storage = vec![0u8; 64 * BLOCK_SIZE];
-    let mut card = SdCard::new(&mut storage, SdConfig::default());
-    let mut h = Host::new();
-    sd_init(&mut h, &mut card);
+    let (mut h, mut card) = initialised_sd(&mut storage);
     // CMD2 in tran: illegal, no response; the next status reports ILLEGAL_COMMAND once.
     assert_eq!(
         h.simple(&mut card, 2, ResponseType::R2, 0),
@@ -807,9 +801,7 @@ fn clock_settings_agree_with_the_model() {
 #[test]
 fn data_above_the_card_clock_limit_fails() {
     let mut storage = vec![0u8; 64 * BLOCK_SIZE];
-    let mut card = SdCard::new(&mut storage, SdConfig::default());
-    let mut h = Host::new();
-    sd_init(&mut h, &mut card);
+    let (mut h, mut card) = initialised_sd(&mut storage);
     // Back to default speed on the card, but the host keeps 200 MHz.
     let out = h.read(
         &mut card,
@@ -854,9 +846,7 @@ fn thirty_two_bit_dma_and_long_segments() {
     let mut storage = vec![0u8; 512 * BLOCK_SIZE];
     pattern(&mut storage);
     let expect = storage.clone();
-    let mut card = SdCard::new(&mut storage, SdConfig::default());
-    let mut h = Host::new();
-    sd_init(&mut h, &mut card);
+    let (mut h, mut card) = initialised_sd(&mut storage);
     let out = h.read(
         &mut card,
         18,
@@ -873,9 +863,7 @@ fn thirty_two_bit_dma_and_long_segments() {
 #[test]
 fn a_consumed_gpd_must_be_rearmed() {
     let mut storage = vec![0u8; 64 * BLOCK_SIZE];
-    let mut card = SdCard::new(&mut storage, SdConfig::default());
-    let mut h = Host::new();
-    sd_init(&mut h, &mut card);
+    let (mut h, mut card) = initialised_sd(&mut storage);
     let out = h.read(
         &mut card,
         17,
