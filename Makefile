@@ -9,7 +9,7 @@ SCRIPTS := scripts
 CARGO ?= cargo
 
 .PHONY: run test setup host-test lint fmt-check clippy kernel kernel-arm64 module \
-	module-arm64 kunit kunit-arm64 bench mutants help
+	module-arm64 kunit kunit-arm64 e2e bench mutants help
 
 help:
 	@echo "make run        boot the x86_64 kernel with the driver in QEMU"
@@ -18,13 +18,14 @@ help:
 	@echo "make host-test  cargo test of the workspace"
 	@echo "make lint       rustfmt and clippy, host crates and kernel crate"
 	@echo "make kunit      KUnit on x86_64 (kunit-arm64 for arm64)"
+	@echo "make e2e        short end-to-end run: fio write+verify on the MMC disks in QEMU"
 	@echo "make bench      host benchmarks (hsq, cqhci)"
 	@echo "make mutants    mutation testing of hsq and cqhci"
 
 run: setup
-	$(SCRIPTS)/run.sh
+	$(SCRIPTS)/run.sh full
 
-test: setup host-test lint kernel module kunit kernel-arm64 module-arm64 kunit-arm64
+test: setup host-test lint kernel module kunit e2e kernel-arm64 module-arm64 kunit-arm64
 	@echo "make test: all passed"
 
 setup:
@@ -60,6 +61,10 @@ kunit:
 
 kunit-arm64:
 	$(SCRIPTS)/kunit.sh arm64
+
+# make run's boot with 2 MiB instead of 16 MiB per fio job (scripts/run.sh).
+e2e:
+	$(SCRIPTS)/run.sh short
 
 bench:
 	$(CARGO) bench --workspace --locked

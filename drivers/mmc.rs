@@ -7,15 +7,26 @@
 //! them once. Everything above this module is safe Rust.
 
 mod bindings;
+mod cqe;
+mod dma;
 mod host;
 mod ios;
 mod ops;
+mod pins;
+pub mod pm;
 mod request;
+mod reset;
 
-pub use host::{HostAllocation, HostSettings, Registration};
+pub use cqe::{CqeOps, QueueCard, QueuedRequest};
+pub use dma::{set_dma_mask, DescriptorMemory};
+pub use host::{Host, HostAllocation, HostSettings, Registration, TransferLimits};
 pub use ios::{Ios, PowerMode};
 pub use ops::HostOps;
-pub use request::Request;
+pub use pins::{PinState, Pins};
+pub use request::{
+    CommandInfo, CommandOutcome, DataInfo, DataOutcome, DmaSegment, Request, RequestOutcome,
+};
+pub use reset::pulse_optional_reset;
 
 /// Card voltage window bits of `ocr_avail` (`MMC_VDD_*`).
 pub mod vdd {
@@ -23,4 +34,72 @@ pub mod vdd {
     pub const VDD_32_33: u32 = super::bindings::MMC_VDD_32_33;
     /// 3.3 V to 3.4 V.
     pub const VDD_33_34: u32 = super::bindings::MMC_VDD_33_34;
+}
+
+/// Host capability bits (`MMC_CAP_*`, `MMC_CAP2_*`).
+pub mod caps {
+    use super::bindings as b;
+
+    /// 4-bit data bus.
+    pub const BUS_4_BIT: u32 = b::MMC_CAP_4_BIT_DATA;
+    /// 8-bit data bus.
+    pub const BUS_8_BIT: u32 = b::MMC_CAP_8_BIT_DATA;
+    /// eMMC high speed (52 MHz).
+    pub const MMC_HIGHSPEED: u32 = b::MMC_CAP_MMC_HIGHSPEED;
+    /// SD high speed (50 MHz).
+    pub const SD_HIGHSPEED: u32 = b::MMC_CAP_SD_HIGHSPEED;
+    /// SET_BLOCK_COUNT (CMD23) before multi-block transfers.
+    pub const CMD23: u32 = b::MMC_CAP_CMD23;
+    /// The card cannot be removed.
+    pub const NONREMOVABLE: u32 = b::MMC_CAP_NONREMOVABLE;
+    /// No card-detect signal: the core polls.
+    pub const NEEDS_POLL: u32 = b::MMC_CAP_NEEDS_POLL;
+    /// SDIO card interrupts.
+    pub const SDIO_IRQ: u32 = b::MMC_CAP_SDIO_IRQ;
+    /// eMMC hardware reset (RST_n).
+    pub const HW_RESET: u32 = b::MMC_CAP_HW_RESET;
+    /// Every UHS-I mode.
+    pub const UHS: u32 = b::MMC_CAP_UHS;
+    /// eMMC DDR52 at 1.8 V.
+    pub const DDR_1_8V: u32 = b::MMC_CAP_1_8V_DDR;
+    /// Second word: no SDIO cards on this slot.
+    pub const NO_SDIO: u32 = b::MMC_CAP2_NO_SDIO;
+    /// Second word: eMMC HS200.
+    pub const HS200: u32 = b::MMC_CAP2_HS200;
+    /// Second word: eMMC HS400.
+    pub const HS400: u32 = b::MMC_CAP2_HS400;
+    /// Second word: the SDIO interrupt is signalled without the core's kthread.
+    pub const SDIO_IRQ_NOTHREAD: u32 = b::MMC_CAP2_SDIO_IRQ_NOTHREAD;
+}
+
+/// Bus timing modes (`MMC_TIMING_*`), as in [`Ios::timing`].
+pub mod timing {
+    use super::bindings as b;
+
+    /// Legacy (default speed).
+    pub const LEGACY: u8 = b::MMC_TIMING_LEGACY as u8;
+    /// eMMC high speed.
+    pub const MMC_HS: u8 = b::MMC_TIMING_MMC_HS as u8;
+    /// SD high speed.
+    pub const SD_HS: u8 = b::MMC_TIMING_SD_HS as u8;
+    /// UHS-I DDR50.
+    pub const UHS_DDR50: u8 = b::MMC_TIMING_UHS_DDR50 as u8;
+    /// eMMC DDR52.
+    pub const MMC_DDR52: u8 = b::MMC_TIMING_MMC_DDR52 as u8;
+    /// eMMC HS200.
+    pub const MMC_HS200: u8 = b::MMC_TIMING_MMC_HS200 as u8;
+    /// eMMC HS400.
+    pub const MMC_HS400: u8 = b::MMC_TIMING_MMC_HS400 as u8;
+}
+
+/// Signal voltages (`MMC_SIGNAL_VOLTAGE_*`), as in [`Ios::signal_voltage`].
+pub mod signal_voltage {
+    use super::bindings as b;
+
+    /// 3.3 V.
+    pub const V330: u8 = b::MMC_SIGNAL_VOLTAGE_330 as u8;
+    /// 1.8 V.
+    pub const V180: u8 = b::MMC_SIGNAL_VOLTAGE_180 as u8;
+    /// 1.2 V.
+    pub const V120: u8 = b::MMC_SIGNAL_VOLTAGE_120 as u8;
 }

@@ -1,12 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Binding to MSDC controllers described in the device tree.
+//! Binding to MSDC controllers described in the device tree: resources, clocks, the MMC
+//! host and its interrupt.
 
-use kernel::{device::Core, of, platform, prelude::*};
+use kernel::{
+    clk::{Clk, OptionalClk},
+    device::{Core, Device},
+    irq::{self, IrqReturn},
+    of, platform,
+    prelude::*,
+    sync::Arc,
+};
 
 use crate::{
-    mmc::HostAllocation,
-    msdc::clock::DividerWidth,
+    backend::{RegisterWindow, REGISTER_WINDOW_SIZE},
+    dt::MediatekProperties,
+    host::{CardDetect, Msdc, MsdcSlot, SlotParts, DESCRIPTOR_AREA_LEN},
+    mmc::{
+        self, caps, vdd, DescriptorMemory, HostAllocation, HostSettings, PinState, Pins,
+        TransferLimits,
+    },
+    msdc::{
+        clock::DividerWidth,
+        controller::{HostConfig, PatchDetails},
+        dma::{DmaAddressing, MAX_SEGMENTS},
+    },
     soc::{self, SocData},
 };
 
@@ -34,42 +52,287 @@ kernel::of_device_table!(
     ]
 );
 
+/// Idle time before the controller may runtime-suspend, as upstream.
+const AUTOSUSPEND_DELAY_MS: i32 = 50;
+
+/// Largest request the DMA descriptors describe (upstream's limit as well).
+const MAX_REQUEST_BYTES: u32 = 512 * 1024;
+
+/// The controller's clocks, on while the driver is bound.
+struct Clocks {
+    /// Feeds the bus clock divider.
+    source: Clk,
+    /// Register interface.
+    hclk: Clk,
+    /// Gates of the source and bus clocks, the SoC-level gates and the crypto engine.
+    gates: KVec<OptionalClk>,
+}
+
+impl Clocks {
+    /// Gates the driver turns on when present, besides the two required clocks.
+    const OPTIONAL_GATES: [&'static CStr; 7] = [
+        c"source_cg",
+        c"bus_clk",
+        c"sys_cg",
+        c"pclk_cg",
+        c"axi_cg",
+        c"ahb_cg",
+        c"crypto",
+    ];
+
+    fn get_and_enable(dev: &Device) -> Result<Self> {
+        let source = Clk::get(dev, Some(c"source"))
+            .inspect_err(|e| dev_err!(dev, "no \"source\" clock: {:?}\n", e))?;
+        let hclk = Clk::get(dev, Some(c"hclk"))
+            .inspect_err(|e| dev_err!(dev, "no \"hclk\" clock: {:?}\n", e))?;
+        let mut found = KVec::with_capacity(Self::OPTIONAL_GATES.len(), GFP_KERNEL)?;
+        for name in Self::OPTIONAL_GATES {
+            let gate = OptionalClk::get(dev, Some(name))
+                .inspect_err(|e| dev_err!(dev, "clock \"{}\": {:?}\n", name, e))?;
+            found.push(gate, GFP_KERNEL)?;
+        }
+        let gates = KVec::with_capacity(found.len(), GFP_KERNEL)?;
+        hclk.prepare_enable()
+            .inspect_err(|e| dev_err!(dev, "cannot enable hclk: {:?}\n", e))?;
+        if let Err(e) = source.prepare_enable() {
+            dev_err!(dev, "cannot enable the source clock: {:?}\n", e);
+            hclk.disable_unprepare();
+            return Err(e);
+        }
+        // From here on, dropping `clocks` turns off exactly what is on.
+        let mut clocks = Self {
+            source,
+            hclk,
+            gates,
+        };
+        for gate in found {
+            gate.prepare_enable()
+                .inspect_err(|e| dev_err!(dev, "cannot enable a clock gate: {:?}\n", e))?;
+            if let Err(e) = clocks.gates.push_within_capacity(gate) {
+                // Cannot happen (capacity reserved above); keep the gate balanced anyway.
+                let gate = e.0;
+                gate.disable_unprepare();
+                return Err(ENOMEM);
+            }
+        }
+        Ok(clocks)
+    }
+}
+
+impl Drop for Clocks {
+    fn drop(&mut self) {
+        for gate in self.gates.iter().rev() {
+            gate.disable_unprepare();
+        }
+        self.source.disable_unprepare();
+        self.hclk.disable_unprepare();
+    }
+}
+
+/// The interrupt handler: everything happens in the slot.
+struct MsdcIrq {
+    msdc: Arc<Msdc>,
+}
+
+impl irq::Handler for MsdcIrq {
+    fn handle(&self) -> IrqReturn {
+        if self.msdc.handle_interrupt() {
+            IrqReturn::Handled
+        } else {
+            IrqReturn::None
+        }
+    }
+}
+
+/// Stops the slot's watchdog after the host is gone and the interrupt freed.
+struct Shutdown(Arc<Msdc>);
+
+impl Drop for Shutdown {
+    fn drop(&mut self) {
+        self.0.shutdown();
+    }
+}
+
+/// A bound controller. Fields drop in order: the host leaves the MMC core (finishing its
+/// requests), then the interrupt is freed, the watchdog stopped and the clocks turned off.
+#[pin_data]
+pub(crate) struct MsdcData<'a> {
+    _mmc: mmc::Registration<MsdcSlot>,
+    #[pin]
+    _irq: irq::Registration<'a, MsdcIrq>,
+    _shutdown: Shutdown,
+    _clocks: Clocks,
+}
+
+/// The register window: simulated when the test-only simulation claims the address.
+fn register_window(pdev: &platform::Device<Core<'_>>) -> Result<RegisterWindow> {
+    let dev = pdev.as_ref();
+    let resource = pdev.resource_by_index(0).ok_or_else(|| {
+        dev_err!(dev, "no register window in \"reg\"\n");
+        EINVAL
+    })?;
+    #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
+    if let Some(sim) = crate::simhw::claim(resource.start()) {
+        dev_info!(dev, "registers at {:#x} are simulated\n", resource.start());
+        return Ok(RegisterWindow::Simulated(sim));
+    }
+    let _ = resource;
+    let request = pdev.io_request_by_index(0).ok_or(EINVAL)?;
+    let io = request
+        .iomap_sized::<REGISTER_WINDOW_SIZE>()
+        .inspect_err(|e| dev_err!(dev, "cannot map the registers: {:?}\n", e))?;
+    Ok(RegisterWindow::Mmio(io.into_devres()?))
+}
+
+fn card_detect_mode(host: &HostAllocation, soc: &SocData) -> CardDetect {
+    let caps = host.caps();
+    if caps & caps::NONREMOVABLE != 0 {
+        CardDetect::Fixed
+    } else if host.host().gpio_card_detect().is_some() {
+        CardDetect::Gpio
+    } else if caps & caps::NEEDS_POLL == 0 && soc.use_internal_cd {
+        CardDetect::Internal
+    } else {
+        CardDetect::Polled
+    }
+}
+
 impl platform::Driver for MsdcDriver {
     type IdInfo = &'static SocData;
-    type Data<'bound> = Self;
+    type Data<'bound> = MsdcData<'bound>;
     const OF_ID_TABLE: Option<of::IdTable<Self::IdInfo>> = Some(&OF_TABLE);
 
     fn probe<'bound>(
         pdev: &'bound platform::Device<Core<'_>>,
         info: Option<&'bound Self::IdInfo>,
-    ) -> impl PinInit<Self, Error> + 'bound {
-        let dev = pdev.as_ref();
-        let Some(soc) = info else {
-            dev_err!(
+    ) -> impl PinInit<MsdcData<'bound>, Error> + 'bound {
+        pin_init::pin_init_scope(move || {
+            let dev = pdev.as_ref();
+            let Some(soc) = info.copied() else {
+                dev_err!(
+                    dev,
+                    "no per-SoC data: the device matched no known compatible\n"
+                );
+                return Err(ENODEV);
+            };
+            let props = MediatekProperties::read(dev)?;
+            let clocks = Clocks::get_and_enable(dev)?;
+            let source_hz = u32::try_from(clocks.source.rate().as_hz()).unwrap_or(u32::MAX);
+            if source_hz == 0 {
+                dev_err!(dev, "the source clock runs at 0 Hz\n");
+                return Err(EINVAL);
+            }
+            let regs = register_window(pdev)?;
+            if mmc::pulse_optional_reset(dev, c"hrst")
+                .inspect_err(|e| dev_err!(dev, "reset \"hrst\": {:?}\n", e))?
+            {
+                dev_dbg!(dev, "controller reset through \"hrst\"\n");
+            }
+            let pins = Pins::get(dev).inspect_err(|e| dev_err!(dev, "pin states: {:?}\n", e))?;
+            if !pins.has(PinState::Default) {
+                dev_info!(
+                    dev,
+                    "no \"default\" pin state: pads stay as the firmware set them\n"
+                );
+            }
+            let addressing = DmaAddressing::from_support_64g(soc.support_64g);
+            mmc::set_dma_mask(pdev, addressing.address_bits())
+                .inspect_err(|e| dev_err!(dev, "DMA mask: {:?}\n", e))?;
+            let descriptors = DescriptorMemory::new(dev, DESCRIPTOR_AREA_LEN)
+                .inspect_err(|e| dev_err!(dev, "no memory for DMA descriptors: {:?}\n", e))?;
+
+            let mut host = HostAllocation::for_registration(dev)?;
+            host.parse_device_tree()
+                .inspect_err(|e| dev_err!(dev, "MMC properties: {:?}\n", e))?;
+            host.get_regulators().inspect_err(|e| {
+                if *e != EPROBE_DEFER {
+                    dev_err!(dev, "card supplies: {:?}\n", e);
+                }
+            })?;
+            host.add_caps(caps::CMD23, 0);
+            if host.caps() & caps::SDIO_IRQ != 0 {
+                // The interrupt handler signals SDIO interrupts itself (sdio_signal_irq).
+                host.add_caps(0, caps::SDIO_IRQ_NOTHREAD);
+            }
+            host.set_limits(&TransferLimits {
+                max_segments: MAX_SEGMENTS as u16,
+                max_segment_size: addressing.max_segment_len(),
+                max_block_size: 2048,
+                max_block_count: MAX_REQUEST_BYTES / 512,
+                max_request_size: MAX_REQUEST_BYTES,
+                max_busy_timeout_ms: 0,
+            });
+            let card_detect = card_detect_mode(&host, soc);
+            // The MMC core holds the device active while it uses the host.
+            mmc::pm::enable_autosuspend(dev, AUTOSUSPEND_DELAY_MS)
+                .inspect_err(|e| dev_err!(dev, "runtime PM: {:?}\n", e))?;
+            let max_divider = soc.clock_divider.max_divider();
+            let settings = HostSettings {
+                min_frequency: source_hz.div_ceil(4 * max_divider),
+                max_frequency: source_hz,
+                ocr_avail: vdd::VDD_32_33 | vdd::VDD_33_34,
+                caps: 0,
+                caps2: 0,
+            };
+            let config = HostConfig {
+                divider: soc.clock_divider,
+                addressing,
+                source_hz,
+                auto_cmd23: true,
+                async_fifo: soc.async_fifo,
+                enhance_rx: soc.enhance_rx,
+                data_tune: soc.data_tune,
+                busy_check: soc.busy_check,
+                stop_clk_fix: soc.stop_clk_fix,
+            };
+            let msdc = Msdc::new(
+                SlotParts {
+                    dev: dev.into(),
+                    host: host.host_ref(),
+                    regs,
+                    pins,
+                    descriptors,
+                    card_detect,
+                },
+                config,
+                PatchDetails {
+                    stop_delay_select: soc.stop_dly_sel,
+                    pop_enable_count: soc.pop_en_cnt,
+                    has_top_region: soc.needs_top_base,
+                },
+            )?;
+            dev_info!(
                 dev,
-                "no per-SoC data: the device did not match a known compatible\n"
+                "mmc{}: MSDC, source clock {} Hz, {}-bit divider, {}-bit DMA, card detect {:?}{}\n",
+                host.index(),
+                source_hz,
+                match soc.clock_divider {
+                    DividerWidth::Bits8 => 8,
+                    DividerWidth::Bits12 => 12,
+                },
+                addressing.address_bits(),
+                card_detect,
+                props.summary()
             );
-            return Err(ENODEV);
-        };
-        dev_info!(
-            dev,
-            "MSDC with {}-bit clock divider, pad tune at {:#x}\n",
-            match soc.clock_divider {
-                DividerWidth::Bits8 => 8,
-                DividerWidth::Bits12 => 12,
-            },
-            soc.pad_tune_reg
-        );
-        let host = HostAllocation::new(dev, 0)
-            .inspect_err(|e| dev_err!(dev, "cannot allocate an MMC host: {:?}\n", e))?;
-        // The request path lands with the first-light work; until then binding must
-        // fail loudly (and free the host) rather than leave a dead slot behind.
-        dev_err!(
-            dev,
-            "mmc{} (caps {:#x}): the Rust MSDC host is not supported yet\n",
-            host.index(),
-            host.caps()
-        );
-        Err(ENODEV)
+            let irq_handler = MsdcIrq { msdc: msdc.clone() };
+            let slot = MsdcSlot { msdc: msdc.clone() };
+            Ok(try_pin_init!(MsdcData {
+                _clocks: clocks,
+                _shutdown: Shutdown(msdc),
+                // SAFETY: the registration lives in the driver data, which the platform
+                // core drops on unbind; it is never leaked.
+                _irq <- unsafe {
+                    pdev.request_irq_by_index(
+                        irq::Flags::SHARED,
+                        0,
+                        c"mtk_sd_rust",
+                        Ok::<_, Error>(irq_handler),
+                    )
+                },
+                // Last: the core starts sending commands from here on.
+                _mmc: mmc::Registration::add(host, &settings, Ok::<_, Error>(slot))
+                    .inspect_err(|e| dev_err!(dev, "cannot add the MMC host: {:?}\n", e))?,
+            }? Error))
+        })
     }
 }

@@ -7,7 +7,8 @@ mod tests {
     use core::sync::atomic::{AtomicU32, Ordering};
 
     use crate::mmc::{
-        vdd, HostAllocation, HostOps, HostSettings, Ios, PowerMode, Registration, Request,
+        caps, pm, pulse_optional_reset, vdd, Host, HostAllocation, HostOps, HostSettings, Ios,
+        PinState, Pins, PowerMode, Registration, Request, TransferLimits,
     };
     use kernel::{
         device::{Bound, Device},
@@ -25,12 +26,12 @@ mod tests {
 
     #[vtable]
     impl HostOps for EmptySlot {
-        fn request(&self, request: Request) {
+        fn request(&self, _host: &Host, request: Request) {
             REQUESTS.fetch_add(1, Ordering::Relaxed);
             request.fail(ENOMEDIUM);
         }
 
-        fn set_ios(&self, ios: &Ios) {
+        fn set_ios(&self, _host: &Host, ios: &Ios) {
             match ios.power_mode {
                 PowerMode::On => POWER_ON_CALLS.fetch_add(1, Ordering::Relaxed),
                 PowerMode::Off => POWER_OFF_CALLS.fetch_add(1, Ordering::Relaxed),
@@ -38,7 +39,7 @@ mod tests {
             };
         }
 
-        fn get_cd(&self) -> bool {
+        fn get_cd(&self, _host: &Host) -> bool {
             false
         }
     }
@@ -81,6 +82,84 @@ mod tests {
         assert!(POWER_OFF_CALLS.load(Ordering::Relaxed) > offs);
         // With no card detected the core never sent a command.
         assert_eq!(REQUESTS.load(Ordering::Relaxed), 0);
+        Ok(())
+    }
+
+    #[test]
+    fn host_reference_outlives_the_allocation() -> Result {
+        let registration = faux::Registration::new(c"mtk_sd_rust_kunit_ref", None)?;
+        let faux_device: &faux::Device<Bound> = registration.as_ref();
+        let parent: &Device<Bound> = faux_device.as_ref();
+        let allocation = HostAllocation::for_registration(parent)?;
+        let index = allocation.index();
+        let host = allocation.host_ref();
+        // mmc_free_host() drops the core's reference; ours keeps the memory (KASAN would
+        // report a use after free otherwise).
+        drop(allocation);
+        assert_eq!(host.index(), index);
+        Ok(())
+    }
+
+    #[test]
+    fn a_node_without_properties_gives_defaults() -> Result {
+        let registration = faux::Registration::new(c"mtk_sd_rust_kunit_props", None)?;
+        let faux_device: &faux::Device<Bound> = registration.as_ref();
+        let parent: &Device<Bound> = faux_device.as_ref();
+        let mut allocation = HostAllocation::for_registration(parent)?;
+        // No firmware node: nothing to parse, no supplies, and that is not an error.
+        allocation.parse_device_tree()?;
+        allocation.get_regulators()?;
+        let host: &Host = allocation.host();
+        assert!(!host.has_vmmc());
+        assert!(!host.has_vqmmc());
+        host.set_vmmc(Some(21))?;
+        assert!(!host.switch_vqmmc_to_ios()?);
+        assert_eq!(host.gpio_card_detect(), None);
+        assert_eq!(host.gpio_write_protect(), None);
+        // No pin states and no reset line: both optional.
+        let pins = Pins::get(parent)?;
+        assert!(!pins.has(PinState::Default));
+        pins.select(PinState::Uhs)?;
+        assert!(!pulse_optional_reset(parent, c"hrst")?);
+        Ok(())
+    }
+
+    #[test]
+    fn capabilities_and_limits_reach_the_host() -> Result {
+        let registration = faux::Registration::new(c"mtk_sd_rust_kunit_caps", None)?;
+        let faux_device: &faux::Device<Bound> = registration.as_ref();
+        let parent: &Device<Bound> = faux_device.as_ref();
+        let mut allocation = HostAllocation::for_registration(parent)?;
+        allocation.add_caps(caps::BUS_4_BIT | caps::CMD23, caps::NO_SDIO);
+        allocation.remove_caps(caps::BUS_4_BIT, 0);
+        allocation.set_limits(&TransferLimits {
+            max_segments: 128,
+            max_segment_size: 65_536,
+            max_block_size: 512,
+            max_block_count: 1024,
+            max_request_size: 512 * 1024,
+            max_busy_timeout_ms: 0,
+        });
+        let host = allocation.host();
+        assert_eq!(host.caps(), caps::CMD23);
+        assert_eq!(host.caps2(), caps::NO_SDIO);
+        Ok(())
+    }
+
+    #[test]
+    fn runtime_pm_reference_keeps_the_device_active() -> Result {
+        let registration = faux::Registration::new(c"mtk_sd_rust_kunit_pm", None)?;
+        let faux_device: &faux::Device<Bound> = registration.as_ref();
+        let dev: &Device<Bound> = faux_device.as_ref();
+        pm::enable_autosuspend(dev, 0)?;
+        {
+            let _active = pm::ActiveReference::get(dev)?;
+            assert!(pm::is_active(dev));
+        }
+        // Dropping the last reference with no autosuspend delay lets the device suspend;
+        // taking one again resumes it.
+        let _active = pm::ActiveReference::get(dev)?;
+        assert!(pm::is_active(dev));
         Ok(())
     }
 }

@@ -1,21 +1,214 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash
 # /init of the QEMU guest: mounts the pseudo file systems, reports the MSDC
-# driver's state in a form scripts/run.sh checks, and reboots (ending QEMU).
+# driver's state, runs the end-to-end fio test on the MMC disks, prints lines that
+# scripts/e2e-check.sh parses, and reboots (ending QEMU).
+#
+# Kernel command-line parameters (scripts/run.sh sets them):
+#   msdc_e2e=short|full      fio size per job: 2 or 16 MiB; absent: report only
+#   msdc_e2e_disks=N         whole-disk mmcblk devices to wait for (default 2)
+#   msdc_e2e_wait=S          how long to wait for them (default 60 s)
+#   msdc_e2e_size=MiB        overrides the size per job
+#   msdc_e2e_target=file     test hook: the same jobs on a file in tmpfs
+#   msdc_e2e_fault=corrupt   test hook: zero 4 KiB between writing and verifying
+#
+# No `set -e`: this is PID 1, and an exiting init panics the kernel; every step
+# reports its own failure and the script always reaches the reboot.
 
 /bin/busybox --install -s /bin
+export PATH=/bin:/usr/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 
+# The last NAME=value of the kernel command line, or $2.
+param() {
+	local v
+	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n 1)
+	echo "${v:-$2}"
+}
+
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+
+# The base names of the paths that exist, on one line, or "none".
+names() {
+	local p out=""
+	for p in "$@"; do [ -e "$p" ] && out="$out${p##*/} "; done
+	echo "${out:-none}"
+}
+
 echo "guest: kernel $(uname -r)"
 if [ -d /sys/bus/platform/drivers/mtk_sd_rust ]; then
 	echo "guest: platform driver mtk_sd_rust registered"
-	ls /sys/bus/platform/drivers/mtk_sd_rust | sed 's/^/guest:   /'
+	for p in /sys/bus/platform/drivers/mtk_sd_rust/*; do echo "guest:   ${p##*/}"; done
 else
 	echo "guest: platform driver mtk_sd_rust MISSING"
 fi
-echo "guest: mmc hosts: $(ls /sys/class/mmc_host 2>/dev/null | tr '\n' ' ')"
-echo "guest: done"
+echo "guest: mmc hosts: $(names /sys/class/mmc_host/*)"
+
+MODE=$(param msdc_e2e "")
+NDISKS=$(param msdc_e2e_disks 2)
+WAIT=$(param msdc_e2e_wait 60)
+TARGET=$(param msdc_e2e_target disks)
+FAULT=$(param msdc_e2e_fault none)
+FAILED=0
+
+fail() {
+	echo "e2e: FAIL $*"
+	FAILED=1
+}
+
+# Whole-disk MMC devices only: mmcblkN, never mmcblkNbootM, mmcblkNrpmb or partitions.
+is_whole_disk() {
+	case $1 in mmcblk?*) ;; *) return 1 ;; esac
+	case ${1#mmcblk} in *[!0-9]*) return 1 ;; esac
+}
+
+whole_disks() {
+	local p
+	for p in /sys/block/mmcblk*; do
+		is_whole_disk "${p##*/}" && [ -b "/dev/${p##*/}" ] && echo "${p##*/}"
+	done
+}
+
+# What the MMC core found: hosts, their cards and the cards' disks.
+report() {
+	local host card p d
+	echo "e2e: mmc hosts: $(names /sys/class/mmc_host/*)"
+	for host in /sys/class/mmc_host/*; do
+		[ -e "$host" ] || continue
+		set -- "$host/${host##*/}":*
+		if [ ! -e "$1" ]; then
+			echo "e2e:   ${host##*/}: no card"
+			continue
+		fi
+		for card in "$@"; do
+			echo "e2e:   ${host##*/}: card ${card##*/} type=$(cat "$card/type" 2>/dev/null)" \
+				"name=$(cat "$card/name" 2>/dev/null)"
+			for p in "$card"/block/mmcblk*; do
+				d=${p##*/}
+				is_whole_disk "$d" || continue
+				echo "e2e:   ${host##*/}: disk $d size=$(cat "/sys/block/$d/size") sectors" \
+					"($(($(cat "/sys/block/$d/size") / 2048)) MiB)"
+			done
+		done
+	done
+}
+
+# Polls rather than waits on an event: card detection and block registration run
+# in the kernel's work queues, at a pace TCG makes unpredictable.
+wait_for_disks() {
+	local start found n
+	start=$(date +%s)
+	echo "e2e: waiting up to $WAIT s for $NDISKS whole-disk mmcblk devices"
+	while :; do
+		found=$(whole_disks | tr '\n' ' ')
+		found=${found% }
+		n=$(echo "$found" | wc -w)
+		[ "$n" -ge "$NDISKS" ] && break
+		if [ $(($(date +%s) - start)) -ge "$WAIT" ]; then
+			fail "wait: $n of $NDISKS whole-disk mmcblk devices after $WAIT s: ${found:-none}"
+			report
+			return 1
+		fi
+		sleep 1
+	done
+	echo "e2e: $n disks after $(($(date +%s) - start)) s: $found"
+	[ "$n" -eq "$NDISKS" ] || echo "e2e: note: more disks than the $NDISKS expected; testing all"
+	report
+}
+
+# One fio job on one target: write the region, then read it back and check every
+# block's crc32c (verify_fatal stops at the first bad block). One line per job.
+run_job() {
+	local label=$1 job=$2 file=$3 out=/tmp/fio-$1-$2
+	shift 3
+	set -- --name="$job" --filename="$file" --size="${SIZE}M" --offset=0 \
+		--ioengine=psync --direct="$DIRECT" --thread=1 \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0 \
+		--output-format=terse --terse-version=3 "$@"
+	local rc=0
+	if [ "$FAULT" = corrupt ]; then
+		# Write only, zero one block behind fio's back, then verify what is there.
+		fio "$@" --do_verify=0 >"$out" 2>&1 || rc=$?
+		[ "$rc" -eq 0 ] && { dd if=/dev/zero of="$file" bs=4096 seek=256 count=1 \
+			conv=notrunc,fsync 2>>"$out" || rc=$?; }
+		[ "$rc" -eq 0 ] && { fio "$@" --verify_only=1 >"$out" 2>&1 || rc=$?; }
+	else
+		fio "$@" >"$out" 2>&1 || rc=$?
+	fi
+	# terse v3: 5 error, 7/8 read (verify) KiB/s and IOPS, 47/48/49 write KiB, KiB/s, IOPS
+	local terse err
+	terse=$(grep '^3;' "$out" | tail -n 1)
+	err=$(echo "$terse" | cut -d';' -f5)
+	if [ "$rc" -eq 0 ] && [ "$err" = 0 ]; then
+		echo "$terse" | awk -F';' -v d="$label" -v j="$job" '{
+			printf "e2e: PASS %s %s write=%dKiB bw=%dKiB/s iops=%d verify bw=%dKiB/s iops=%d\n",
+				d, j, $47, $48, $49, $7, $8 }'
+	else
+		fail "$label $job fio exit=$rc error=${err:-none}"
+		grep -v '^3;' "$out" | head -n 20 | sed 's/^/e2e:   /'
+	fi
+}
+
+e2e() {
+	local t0 targets t
+	case $MODE in
+	short) SIZE=2 ;;
+	full) SIZE=16 ;;
+	*) fail "unknown msdc_e2e=$MODE (short or full)"; return ;;
+	esac
+	SIZE=$(param msdc_e2e_size "$SIZE")
+	DIRECT=1
+	# fio keeps its job table in SysV shared memory, even with thread=1.
+	if [ ! -d /proc/sysvipc ]; then
+		fail "the kernel has no SysV IPC (CONFIG_SYSVIPC), which fio needs"
+		return
+	fi
+	if ! fio --version >/tmp/fio-version 2>&1; then
+		fail "fio does not run in the guest: $(cat /tmp/fio-version)"
+		return
+	fi
+	echo "e2e: $(cat /tmp/fio-version), mode $MODE, ${SIZE} MiB per job, target $TARGET, fault $FAULT"
+
+	case $TARGET in
+	disks)
+		wait_for_disks || return
+		targets=$(whole_disks)
+		;;
+	file)
+		# tmpfs (shmem) takes O_DIRECT since 6.6. Without CONFIG_TMPFS user space
+		# cannot mount it, and the file stays on the initramfs (ramfs), which
+		# refuses O_DIRECT: buffered I/O there, still verified block by block.
+		mkdir -p /mnt/e2e
+		if ! mount -t tmpfs tmpfs /mnt/e2e 2>/tmp/mount.err; then
+			echo "e2e: note: no tmpfs ($(cat /tmp/mount.err)); file on ramfs, direct=0"
+			DIRECT=0
+		fi
+		targets="file"
+		;;
+	*) fail "unknown msdc_e2e_target=$TARGET (disks or file)"; return ;;
+	esac
+
+	t0=$(uptime_s)
+	for t in $targets; do
+		local file=/dev/$t
+		[ "$t" = file ] && file=/mnt/e2e/disk.img
+		if [ "$t" != file ] && [ $(($(cat "/sys/block/$t/size") / 2048)) -lt "$SIZE" ]; then
+			fail "$t is smaller than the $SIZE MiB a job writes"
+			continue
+		fi
+		run_job "$t" randwrite-4k "$file" --rw=randwrite --bs=4k
+		run_job "$t" seqwrite-512k "$file" --rw=write --bs=512k
+	done
+	echo "e2e: fio jobs took $(echo "$t0 $(uptime_s)" | awk '{ printf "%.1f", $2 - $1 }') s"
+}
+
+if [ -n "$MODE" ]; then
+	e2e
+	if [ "$FAILED" -eq 0 ]; then echo "e2e: result PASS"; else echo "e2e: result FAIL"; fi
+fi
+echo "guest: done after $(uptime_s) s of uptime"
 # QEMU runs with -no-reboot, so a reboot ends the run (x86 has no ACPI power-off here).
 reboot -f

@@ -14,6 +14,9 @@ case $ARCH in x86_64 | arm64) ;; *) die "unknown architecture $ARCH" ;; esac
 
 KSRC=$(kernel_src)
 OBJ=$(obj_dir "kunit-$ARCH")
+# The tree builds whichever checkout its mtk_rust link points at (setup aims it).
+[[ $(readlink "$KSRC/drivers/mmc/host/mtk_rust") == "$REPO" ]] ||
+	die "the kernel tree builds another checkout ($(readlink "$KSRC/drivers/mmc/host/mtk_rust")): run make setup"
 
 # Built in (=y), configured by kunit.py from the project's kunitconfig fragments;
 # kunit.py also checks that every requested option survived olddefconfig.
@@ -56,14 +59,14 @@ build_module() {
 }
 
 # The driver as a production kernel builds it: the same rustc command kbuild just ran,
-# with the KUnit option removed from the configuration cfgs. It must compile clean
+# with the KUnit and simulated-board options removed from the configuration cfgs. It must compile clean
 # (no dead code once the suites are gone) and carry no simulation code.
 check_production_build() {
 	local out=$CACHE/module-$(basename "$OBJ") prod=$CACHE/production-$(basename "$OBJ")
 	local cmdfile=$out/drivers/.mtk_sd_rust.o.cmd cfgs=$OBJ/include/generated/rustc_cfg
 	[[ -f $cmdfile ]] || die "no $cmdfile: build the module first"
 	mkdir -p "$prod"
-	grep -v 'CONFIG_MMC_MTK_RUST_KUNIT_TEST' "$cfgs" >"$prod/rustc_cfg"
+	grep -v -e 'CONFIG_MMC_MTK_RUST_KUNIT_TEST' -e 'CONFIG_MMC_MTK_RUST_SIM' "$cfgs" >"$prod/rustc_cfg"
 	local cmd
 	cmd=$(sed -n 's/^savedcmd_drivers\/mtk_sd_rust.o := //p' "$cmdfile")
 	cmd=${cmd%%;*}
@@ -74,7 +77,7 @@ check_production_build() {
 	log "kernel $ARCH: driver without KUnit suites (production configuration)"
 	(cd "$out" && RUSTC_BOOTSTRAP=1 MTK_SD_RUST_MMC_BINDINGS="$out/drivers/mmc_bindings_generated.rs" \
 		bash -c "$cmd") || die "the driver does not build without its KUnit suites ($ARCH)"
-	if llvm-nm-19 "$prod/mtk_sd_rust.o" | grep -q 'sim[0-9]'; then
+	if llvm-nm-19 "$prod/mtk_sd_rust.o" | grep -qE '(sim|simhw)[0-9]'; then
 		die "simulation code is linked into the production driver ($ARCH)"
 	fi
 }

@@ -13,3 +13,5 @@
 #include <linux/mmc/slot-gpio.h>
 #include <linux/pinctrl/consumer.h>
 #include <linux/pm_runtime.h>
+#include <linux/reset.h>
+#include <linux/timekeeping.h>

@@ -6,7 +6,7 @@ use core::ptr::NonNull;
 
 use kernel::{error::VTABLE_DEFAULT_ERROR, ffi, prelude::*};
 
-use super::{bindings, ios::Ios, request::Request};
+use super::{bindings, host::Host, ios::Ios, request::Request};
 
 /// What a host driver does when the MMC core calls it.
 ///
@@ -15,23 +15,44 @@ use super::{bindings, ios::Ios, request::Request};
 #[vtable]
 pub trait HostOps: Send + Sync + Sized {
     /// Starts `request`; the driver completes it later through [`Request::complete`].
-    fn request(&self, request: Request);
+    fn request(&self, host: &Host, request: Request);
 
     /// Applies bus settings: clock, power, bus width, timing.
-    fn set_ios(&self, ios: &Ios);
+    fn set_ios(&self, host: &Host, ios: &Ios);
 
     /// Whether a card is in the slot. Hosts that cannot tell leave it out.
-    fn get_cd(&self) -> bool {
+    fn get_cd(&self, _host: &Host) -> bool {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
     /// Whether the card is write protected. Hosts that cannot tell leave it out.
-    fn get_ro(&self) -> bool {
+    fn get_ro(&self, _host: &Host) -> bool {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
     /// Whether the card holds DAT0 low (busy).
-    fn card_busy(&self) -> bool {
+    fn card_busy(&self, _host: &Host) -> bool {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Pulses the eMMC hardware reset line (RST_n).
+    fn card_hw_reset(&self, _host: &Host) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Moves the bus to the signal voltage in `ios` (CMD11 for SD, or an eMMC mode change).
+    fn start_signal_voltage_switch(&self, _host: &Host, _ios: &Ios) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Turns the SDIO card interrupt on or off.
+    fn enable_sdio_irq(&self, _host: &Host, _enable: bool) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// The core ran the SDIO interrupt handlers after [`Host::signal_sdio_irq`]: re-arm
+    /// the interrupt. Hosts that signal SDIO interrupts must provide it.
+    fn ack_sdio_irq(&self, _host: &Host) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 }
@@ -58,6 +79,26 @@ impl<T: HostOps> OpsTable<T> {
         } else {
             None
         },
+        card_hw_reset: if T::HAS_CARD_HW_RESET {
+            Some(Self::card_hw_reset)
+        } else {
+            None
+        },
+        start_signal_voltage_switch: if T::HAS_START_SIGNAL_VOLTAGE_SWITCH {
+            Some(Self::start_signal_voltage_switch)
+        } else {
+            None
+        },
+        enable_sdio_irq: if T::HAS_ENABLE_SDIO_IRQ {
+            Some(Self::enable_sdio_irq)
+        } else {
+            None
+        },
+        ack_sdio_irq: if T::HAS_ACK_SDIO_IRQ {
+            Some(Self::ack_sdio_irq)
+        } else {
+            None
+        },
         // SAFETY: every other member is an `Option` of a function pointer, for which
         // all-zero bytes mean `None`: the MMC core treats those operations as absent.
         ..unsafe { core::mem::zeroed() }
@@ -73,7 +114,7 @@ impl<T: HostOps> OpsTable<T> {
     /// # Safety
     ///
     /// `host` must be a host set up by `Registration::<T>::new`, not yet removed.
-    unsafe fn data<'a>(host: *mut bindings::mmc_host) -> &'a T {
+    pub(super) unsafe fn data<'a>(host: *mut bindings::mmc_host) -> &'a T {
         // SAFETY: `Registration::new` stored a pointer to the pinned `T` in the host's
         // private area before adding the host, and the `T` outlives `mmc_remove_host`,
         // after which the core makes no more calls.
@@ -89,9 +130,9 @@ impl<T: HostOps> OpsTable<T> {
             return;
         };
         // SAFETY: the MMC core calls this only for a registered host of type `T`.
-        let data = unsafe { Self::data(host) };
+        let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
         // SAFETY: these are the callback's own arguments, wrapped once.
-        data.request(unsafe { Request::from_raw(host_ptr, mrq) });
+        data.request(view, unsafe { Request::from_raw(host_ptr, mrq) });
     }
 
     /// # Safety
@@ -104,7 +145,8 @@ impl<T: HostOps> OpsTable<T> {
             return;
         };
         // SAFETY: the MMC core calls this only for a registered host of type `T`.
-        unsafe { Self::data(host) }.set_ios(&Ios::from_raw(ios));
+        let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
+        data.set_ios(view, &Ios::from_raw(ios));
     }
 
     /// # Safety
@@ -113,7 +155,8 @@ impl<T: HostOps> OpsTable<T> {
     /// not yet removed, with arguments valid for the duration of the call.
     unsafe extern "C" fn get_cd(host: *mut bindings::mmc_host) -> ffi::c_int {
         // SAFETY: the MMC core calls this only for a registered host of type `T`.
-        ffi::c_int::from(unsafe { Self::data(host) }.get_cd())
+        let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
+        ffi::c_int::from(data.get_cd(view))
     }
 
     /// # Safety
@@ -122,7 +165,8 @@ impl<T: HostOps> OpsTable<T> {
     /// not yet removed, with arguments valid for the duration of the call.
     unsafe extern "C" fn get_ro(host: *mut bindings::mmc_host) -> ffi::c_int {
         // SAFETY: the MMC core calls this only for a registered host of type `T`.
-        ffi::c_int::from(unsafe { Self::data(host) }.get_ro())
+        let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
+        ffi::c_int::from(data.get_ro(view))
     }
 
     /// # Safety
@@ -131,6 +175,57 @@ impl<T: HostOps> OpsTable<T> {
     /// not yet removed, with arguments valid for the duration of the call.
     unsafe extern "C" fn card_busy(host: *mut bindings::mmc_host) -> ffi::c_int {
         // SAFETY: the MMC core calls this only for a registered host of type `T`.
-        ffi::c_int::from(unsafe { Self::data(host) }.card_busy())
+        let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
+        ffi::c_int::from(data.card_busy(view))
+    }
+
+    /// # Safety
+    ///
+    /// Called by the MMC core only, for a host set up by `Registration::<T>::new` and
+    /// not yet removed.
+    unsafe extern "C" fn card_hw_reset(host: *mut bindings::mmc_host) {
+        // SAFETY: the MMC core calls this only for a registered host of type `T`.
+        let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
+        data.card_hw_reset(view);
+    }
+
+    /// # Safety
+    ///
+    /// Called by the MMC core only, for a host set up by `Registration::<T>::new` and
+    /// not yet removed, with arguments valid for the duration of the call.
+    unsafe extern "C" fn start_signal_voltage_switch(
+        host: *mut bindings::mmc_host,
+        ios: *mut bindings::mmc_ios,
+    ) -> ffi::c_int {
+        // SAFETY: `ios` is valid for the duration of the callback.
+        let Some(ios) = (unsafe { ios.as_ref() }) else {
+            return EINVAL.to_errno();
+        };
+        // SAFETY: the MMC core calls this only for a registered host of type `T`.
+        let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
+        match data.start_signal_voltage_switch(view, &Ios::from_raw(ios)) {
+            Ok(()) => 0,
+            Err(e) => e.to_errno(),
+        }
+    }
+
+    /// # Safety
+    ///
+    /// Called by the MMC core only, for a host set up by `Registration::<T>::new` and
+    /// not yet removed.
+    unsafe extern "C" fn enable_sdio_irq(host: *mut bindings::mmc_host, enable: ffi::c_int) {
+        // SAFETY: the MMC core calls this only for a registered host of type `T`.
+        let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
+        data.enable_sdio_irq(view, enable != 0);
+    }
+
+    /// # Safety
+    ///
+    /// Called by the MMC core only, for a host set up by `Registration::<T>::new` and
+    /// not yet removed.
+    unsafe extern "C" fn ack_sdio_irq(host: *mut bindings::mmc_host) {
+        // SAFETY: the MMC core calls this only for a registered host of type `T`.
+        let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
+        data.ack_sdio_irq(view);
     }
 }

@@ -2,7 +2,10 @@
 //! Tests of the eMMC card model on its own: identification, EXT_CSD, legacy transfers and the
 //! command queue commands, checked against JESD84-B51 behaviour.
 
-use sim::emmc::{status, Card, CardState, Command, NoResponse, ReadyOrder, Response};
+use sim::emmc::{
+    status, Card, CardConfig, CardState, CardWork, Command, NoResponse, ReadyOrder, Response,
+    PARTITION_UNIT,
+};
 
 fn card(storage: &mut [u8]) -> Card<'_> {
     let mut c = Card::new(storage, 8, ReadyOrder::Immediate);
@@ -34,7 +37,8 @@ fn identification_reaches_transfer_state() {
     // Addressed commands ignore other RCAs.
     assert_eq!(cmd(&mut c, 13, 4 << 16), Err(NoResponse));
     assert!(matches!(cmd(&mut c, 9, 5 << 16), Ok(Response::R2(_))));
-    assert!(matches!(cmd(&mut c, 7, 5 << 16), Ok(Response::R1b(_))));
+    // R1 from stand-by to transfer (JESD84-B51: R1b only from disconnect).
+    assert!(matches!(cmd(&mut c, 7, 5 << 16), Ok(Response::R1(_))));
     assert_eq!(c.state(), CardState::Tran);
     let s = cmd(&mut c, 13, 5 << 16).unwrap().value();
     assert_eq!((s >> status::STATE_SHIFT) & 0xF, 4);
@@ -55,9 +59,13 @@ fn ext_csd_reports_queue_and_capacity() {
     assert_eq!(ext[308] & 1, 1);
     assert_eq!(ext[307], 7);
     assert_eq!(c.ext_csd().cmdq_depth(), 8);
-    // Properties are read-only.
+    // Properties are read-only: SWITCH_ERROR comes with the next status, once.
     let r = cmd(&mut c, 6, (3 << 24) | (200 << 16) | (1 << 8)).unwrap();
-    assert_ne!(r.value() & status::SWITCH_ERROR, 0);
+    assert_eq!(r.value() & status::SWITCH_ERROR, 0);
+    let s = cmd(&mut c, 13, 3 << 16).unwrap().value();
+    assert_ne!(s & status::SWITCH_ERROR, 0);
+    let s = cmd(&mut c, 13, 3 << 16).unwrap().value();
+    assert_eq!(s & status::SWITCH_ERROR, 0);
 }
 
 #[test]
@@ -80,7 +88,8 @@ fn legacy_transfers() {
     assert!(cmd(&mut c, 18, 0).is_ok());
     c.read_data(&mut one).unwrap();
     c.read_data(&mut one).unwrap();
-    assert!(matches!(cmd(&mut c, 12, 0), Ok(Response::R1b(_))));
+    // R1 to stop a read (R1b only for writes).
+    assert!(matches!(cmd(&mut c, 12, 0), Ok(Response::R1(_))));
     assert_eq!(c.state(), CardState::Tran);
     let r = cmd(&mut c, 17, 16).unwrap();
     assert_ne!(r.value() & status::ADDRESS_OUT_OF_RANGE, 0);
@@ -93,9 +102,11 @@ fn command_queue_tasks() {
     let mut storage = vec![0u8; 16 * 512];
     storage[4 * 512] = 0xAB;
     let mut c = card(&mut storage);
-    // Queue commands are illegal until CMDQ_MODE_EN is set.
-    let r = cmd(&mut c, 44, (1 << 30) | (2 << 16) | 1).unwrap();
-    assert_ne!(r.value() & status::ILLEGAL_COMMAND, 0);
+    // Queue commands are illegal until CMDQ_MODE_EN is set: no response, and
+    // ILLEGAL_COMMAND in the next one.
+    assert_eq!(cmd(&mut c, 44, (1 << 30) | (2 << 16) | 1), Err(NoResponse));
+    let s = cmd(&mut c, 13, 3 << 16).unwrap().value();
+    assert_ne!(s & status::ILLEGAL_COMMAND, 0);
     enable_queue(&mut c);
     assert_eq!(
         cmd(&mut c, 44, (1 << 30) | (2 << 16) | 1).unwrap().value() & 0xFDF9_A080,
@@ -115,15 +126,11 @@ fn command_queue_tasks() {
     assert_eq!(w.context, 3);
     assert_eq!(w.cmd44_argument(5), arg);
     // Legacy transfers and a flush are refused while tasks are queued.
-    assert_ne!(
-        cmd(&mut c, 17, 0).unwrap().value() & status::ILLEGAL_COMMAND,
-        0
-    );
+    assert_eq!(cmd(&mut c, 17, 0), Err(NoResponse));
     let flush = (3 << 24) | (32 << 16) | (1 << 8);
-    assert_ne!(
-        cmd(&mut c, 6, flush).unwrap().value() & status::ILLEGAL_COMMAND,
-        0
-    );
+    assert_eq!(cmd(&mut c, 6, flush), Err(NoResponse));
+    let s = cmd(&mut c, 13, 3 << 16).unwrap().value();
+    assert_ne!(s & status::ILLEGAL_COMMAND, 0);
     // Not ready before a status poll.
     assert_ne!(cmd(&mut c, 46, 2 << 16).unwrap().value() & status::ERROR, 0);
     assert_eq!(
@@ -157,10 +164,7 @@ fn queue_errors_and_discard() {
         0
     );
     assert_ne!(cmd(&mut c, 44, 1 << 16).unwrap().value() & status::ERROR, 0);
-    assert_ne!(
-        cmd(&mut c, 45, 0).unwrap().value() & status::ILLEGAL_COMMAND,
-        0
-    );
+    assert_eq!(cmd(&mut c, 45, 0), Err(NoResponse));
     assert!(cmd(&mut c, 44, (1 << 16) | 2).is_ok());
     assert_ne!(
         cmd(&mut c, 45, 15).unwrap().value() & status::ADDRESS_OUT_OF_RANGE,
@@ -180,8 +184,9 @@ fn queue_errors_and_discard() {
     assert_eq!(c.queued_tasks(), 0b101);
     // Queue mode cannot change while tasks are queued.
     let off = (3 << 24) | (15 << 16);
+    assert!(cmd(&mut c, 6, off).is_ok());
     assert_ne!(
-        cmd(&mut c, 6, off).unwrap().value() & status::SWITCH_ERROR,
+        cmd(&mut c, 13, 3 << 16).unwrap().value() & status::SWITCH_ERROR,
         0
     );
     assert!(cmd(&mut c, 48, 1).is_ok());
@@ -231,4 +236,99 @@ fn shuffled_readiness_is_out_of_order() {
         first_ready[0] != 0 && first_ready[0] != 0xFFFF,
         "readiness must be staggered"
     );
+}
+
+#[test]
+fn identification_refuses_what_idle_does_not_know() {
+    let mut storage = vec![0u8; 16 * 512];
+    let mut c = Card::new(&mut storage, 8, ReadyOrder::Immediate);
+    // SD and SDIO probes in idle: no response (§6.13), and CMD13 needs an RCA.
+    for (index, arg) in [(8, 0x1AA), (5, 0), (55, 0), (41, 0x40FF_8000), (13, 0)] {
+        assert_eq!(cmd(&mut c, index, arg), Err(NoResponse), "CMD{index}");
+    }
+    // CMD1 with a zero argument starts power-up too.
+    assert_eq!(cmd(&mut c, 1, 0), Ok(Response::R3(0x40FF_8080)));
+    assert_eq!(c.take_work(), CardWork::None);
+    assert_eq!(cmd(&mut c, 1, 0x40FF_8080), Ok(Response::R3(0xC0FF_8080)));
+    assert_eq!(c.take_work(), CardWork::PowerUp);
+    assert_eq!(c.take_work(), CardWork::None, "reading clears it");
+    // CMD1 outside idle is illegal.
+    assert_eq!(cmd(&mut c, 1, 0x40FF_8080), Err(NoResponse));
+    assert_eq!(c.max_clock_hz(), 400_000);
+}
+
+#[test]
+fn unsupported_voltage_and_cmd15_make_the_card_inactive() {
+    let mut storage = vec![0u8; 16 * 512];
+    let mut c = Card::new(&mut storage, 8, ReadyOrder::Immediate);
+    // 2.0–2.1 V only (bit 8): no overlap with the card's OCR.
+    assert_eq!(cmd(&mut c, 1, 0x0000_0100), Err(NoResponse));
+    assert!(c.inactive());
+    assert_eq!(
+        cmd(&mut c, 0, 0),
+        Err(NoResponse),
+        "only a power cycle helps"
+    );
+    c.power_cycle();
+    c.initialize(3, false).unwrap();
+    assert_eq!(cmd(&mut c, 15, 4 << 16), Err(NoResponse));
+    assert!(!c.inactive(), "another card's RCA");
+    assert_eq!(cmd(&mut c, 15, 3 << 16), Err(NoResponse));
+    assert!(c.inactive());
+}
+
+#[test]
+fn partitions_and_registers() {
+    let mut user = vec![0u8; 4096 * 512];
+    let mut boot0 = vec![1u8; 3 * PARTITION_UNIT];
+    let mut boot1 = vec![2u8; 2 * PARTITION_UNIT + 100];
+    let config = CardConfig {
+        rpmb_size_mult: 0,
+        cache_kib: 0,
+        ..CardConfig::default()
+    };
+    let mut c = Card::with_config(&mut user, [&mut boot0, &mut boot1], config);
+    c.initialize(3, false).unwrap();
+    // Both boot partitions have the smaller size; no RPMB, no cache.
+    assert_eq!(c.ext_csd().get(226), 2);
+    assert_eq!(c.boot_storage(0).len(), 2 * PARTITION_UNIT);
+    assert_eq!(c.ext_csd().get(168), 0);
+    assert_eq!(c.ext_csd().cache_kib(), 0);
+    let switch = |c: &mut Card<'_>, index: u32, value: u32| {
+        cmd(c, 6, (3 << 24) | (index << 16) | (value << 8)).unwrap();
+        cmd(c, 13, 3 << 16).unwrap().value() & status::SWITCH_ERROR == 0
+    };
+    assert!(!switch(&mut c, 179, 3), "no RPMB partition to select");
+    assert!(!switch(&mut c, 33, 1), "no cache to turn on");
+    assert!(switch(&mut c, 179, 2));
+    assert!(cmd(&mut c, 17, 0).is_ok());
+    let mut buf = [0u8; 512];
+    c.read_data(&mut buf).unwrap();
+    assert!(buf.iter().all(|&b| b == 2));
+    // CMD0 returns to the user area but keeps BOOT_PARTITION_ENABLE.
+    assert!(switch(&mut c, 179, (1 << 3) | 2));
+    c.initialize(3, false).unwrap();
+    assert_eq!(c.ext_csd().get(179), 1 << 3);
+    // A 2 MiB user area: C_SIZE describes it (8 × 256 KiB units).
+    let csd = c.csd();
+    let c_size = ((csd[1] & 0x3FF) << 2) | (csd[2] >> 30);
+    assert_eq!(c_size, 7);
+    assert_eq!(Card::cid()[0] >> 24, 0x7E);
+}
+
+#[test]
+fn reliable_writes_need_cmd23() {
+    let mut storage = vec![0u8; 16 * 512];
+    let mut c = card(&mut storage);
+    assert!(cmd(&mut c, 23, (1 << 31) | 2).is_ok());
+    assert!(cmd(&mut c, 25, 0).is_ok());
+    c.write_data(&[9; 1024]).unwrap();
+    assert_eq!(c.stats().reliable_writes, 1);
+    // Packed commands are not supported.
+    assert_eq!(cmd(&mut c, 23, (1 << 30) | 2), Err(NoResponse));
+    // Without CMD23 the reliable flag does not carry over.
+    assert!(cmd(&mut c, 25, 4).is_ok());
+    c.write_data(&[9; 512]).unwrap();
+    assert!(matches!(cmd(&mut c, 12, 0), Ok(Response::R1b(_))));
+    assert_eq!(c.stats().reliable_writes, 1);
 }

@@ -3,333 +3,20 @@
 //! SD card models: register values come from `msdc::{command, dma, clock, regs}`, behaviour
 //! from `sim::msdc` and `sim::sd`.
 
+mod rig;
+
 use msdc::clock::{self, DividerWidth, Timing};
 use msdc::command::{
-    response_words, AutoCommand, Command as DrvCommand, DataDirection, DataTransfer, ResponseType,
+    AutoCommand, Command as DrvCommand, DataDirection, DataTransfer, ResponseType,
 };
-use msdc::dma::{self, DescriptorArea, DmaAddressing, Segment};
-use msdc::errors::{self, ErrorKind};
-use msdc::regs::{
-    InterruptSet, RegisterWord, DMA_SA_H4BIT, MSDC_CFG, MSDC_DMA_CFG, MSDC_DMA_CTRL, MSDC_DMA_SA,
-    MSDC_FIFOCS, MSDC_INT, MSDC_INTEN, MSDC_PATCH_BIT2, SDC_ARG, SDC_BLK_NUM, SDC_CFG, SDC_CMD,
-    SDC_RESP0, SDC_RESP1, SDC_RESP2, SDC_RESP3, SDC_STS,
-};
+use msdc::errors::ErrorKind;
+use msdc::regs::{InterruptSet, MSDC_CFG, MSDC_DMA_CTRL, MSDC_INT, SDC_ARG, SDC_BLK_NUM, SDC_CMD};
+use rig::{pattern, rca_arg, seg, Host, Outcome, SOURCE_HZ};
 use sim::emmc::{Card, CardState, ReadyOrder};
-use sim::msdc::{CardSlot, Fault, ModelConfig, MsdcModel, Violation};
+use sim::msdc::{Fault, ModelConfig, MsdcModel, Violation};
 use sim::sd::{SdCard, SdConfig, ACMD41_BUSY_POLLS, BLOCK_SIZE, DEFAULT_RCA};
 use sim::Ram;
 
-/// RAM above 4 GiB, so the 36-bit address paths are exercised.
-const RAM_BASE: u64 = 0x1_2000_0000;
-/// RAM for a controller without 36-bit DMA.
-const RAM_BASE_32: u64 = 0x8000_0000;
-const RAM_LEN: usize = 0x5_0000;
-/// Offset of the data buffers in RAM (the descriptors are at offset 0).
-const DATA_OFFSET: u64 = 0x1_0000;
-const SOURCE_HZ: u32 = 200_000_000;
-
-const CMD_INTS: InterruptSet = errors::COMMAND_INTERRUPTS;
-const DATA_INTS: InterruptSet = errors::DATA_INTERRUPTS;
-
-/// What one request ended with.
-#[derive(Debug, PartialEq, Eq)]
-enum Outcome {
-    Done([u32; 4]),
-    Command(ErrorKind),
-    Data(ErrorKind),
-}
-
-struct Host {
-    model: MsdcModel,
-    ram: Vec<u8>,
-    base: u64,
-    addressing: DmaAddressing,
-    /// Corrupt byte `n` of the descriptor area after writing the chain.
-    corrupt_descriptor: Option<usize>,
-    /// Events seen by the last request.
-    last_events: u32,
-}
-
-impl Host {
-    fn new() -> Self {
-        Self::with(ModelConfig::default())
-    }
-
-    fn with(config: ModelConfig) -> Self {
-        let (base, addressing) = if config.support_64g {
-            (RAM_BASE, DmaAddressing::Bits36)
-        } else {
-            (RAM_BASE_32, DmaAddressing::Bits32)
-        };
-        let mut h = Self {
-            model: MsdcModel::new(config),
-            ram: vec![0; RAM_LEN],
-            base,
-            addressing,
-            corrupt_descriptor: None,
-            last_events: 0,
-        };
-        h.init();
-        h
-    }
-
-    fn rd(&mut self, offset: usize) -> u32 {
-        self.model.read(offset)
-    }
-
-    fn wr(&mut self, offset: usize, value: u32) {
-        self.model.write(offset, value)
-    }
-
-    fn poll_clear(&mut self, offset: usize, bit: u32) {
-        for _ in 0..16 {
-            if self.rd(offset) & bit == 0 {
-                return;
-            }
-        }
-        panic!("bit {bit:#x} of {offset:#x} never cleared");
-    }
-
-    fn reset_hw(&mut self) {
-        let cfg = MSDC_CFG::from_raw(self.rd(MSDC_CFG::OFFSET)).with_flag(MSDC_CFG::RST, true);
-        self.wr(MSDC_CFG::OFFSET, cfg.raw());
-        self.poll_clear(MSDC_CFG::OFFSET, MSDC_CFG::RST.mask());
-        let fifo = MSDC_FIFOCS::default().with_flag(MSDC_FIFOCS::CLR, true);
-        self.wr(MSDC_FIFOCS::OFFSET, fifo.raw());
-        self.poll_clear(MSDC_FIFOCS::OFFSET, MSDC_FIFOCS::CLR.mask());
-        let all = self.rd(MSDC_INT::OFFSET);
-        self.wr(MSDC_INT::OFFSET, all);
-    }
-
-    fn init(&mut self) {
-        let cfg = MSDC_CFG::default()
-            .with_flag(MSDC_CFG::MODE, true)
-            .with_flag(MSDC_CFG::CKPDN, true);
-        self.wr(MSDC_CFG::OFFSET, cfg.raw());
-        self.reset_hw();
-        self.wr(MSDC_INTEN::OFFSET, 0);
-        let p2 = MSDC_PATCH_BIT2::default().with_flag(
-            MSDC_PATCH_BIT2::SUPPORT_64G,
-            self.addressing == DmaAddressing::Bits36,
-        );
-        self.wr(MSDC_PATCH_BIT2::OFFSET, p2.raw());
-        self.set_clock(400_000, Timing::Legacy);
-    }
-
-    fn set_clock(&mut self, hz: u32, timing: Timing) {
-        let plan = clock::plan(SOURCE_HZ, hz, timing, DividerWidth::Bits8).unwrap();
-        let clock::ClockPlan::Running(setting) = plan else {
-            panic!("gated");
-        };
-        let cfg = MSDC_CFG::from_raw(self.rd(MSDC_CFG::OFFSET));
-        let cfg = setting.apply(cfg, DividerWidth::Bits8).unwrap();
-        self.wr(MSDC_CFG::OFFSET, cfg.raw());
-        for _ in 0..16 {
-            if self.rd(MSDC_CFG::OFFSET) & MSDC_CFG::CKSTB.mask() != 0 {
-                return;
-            }
-        }
-        panic!("clock never stable");
-    }
-
-    fn set_bus_width(&mut self, code: u32) {
-        let c = SDC_CFG::from_raw(self.rd(SDC_CFG::OFFSET))
-            .with(SDC_CFG::BUSWIDTH, code)
-            .unwrap();
-        self.wr(SDC_CFG::OFFSET, c.raw());
-    }
-
-    fn ack(&mut self) -> u32 {
-        let events = self.rd(MSDC_INT::OFFSET) & self.rd(MSDC_INTEN::OFFSET);
-        self.wr(MSDC_INT::OFFSET, events);
-        self.last_events |= events;
-        events
-    }
-
-    /// Writes the chain for `segments` and points the DMA at it.
-    fn setup_dma(&mut self, segments: &[Segment]) {
-        let mut scratch = vec![0u8; dma::area_len(16)];
-        let mut area = DescriptorArea::new(&mut scratch, self.base, self.addressing).unwrap();
-        let data_at = self.base + DATA_OFFSET;
-        let start = area
-            .write_chain(segments.iter().map(|s| Segment {
-                bus_address: data_at + s.bus_address,
-                len: s.len,
-            }))
-            .unwrap();
-        let len = scratch.len();
-        self.ram[..len].copy_from_slice(&scratch);
-        if let Some(n) = self.corrupt_descriptor {
-            self.ram[n] ^= 0x5A;
-        }
-        let dcfg = dma::checksum_checking(MSDC_DMA_CFG::from_raw(self.rd(MSDC_DMA_CFG::OFFSET)));
-        self.wr(MSDC_DMA_CFG::OFFSET, dcfg.raw());
-        let dctrl = dma::descriptor_mode(MSDC_DMA_CTRL::from_raw(self.rd(MSDC_DMA_CTRL::OFFSET)));
-        self.wr(MSDC_DMA_CTRL::OFFSET, dctrl.raw());
-        if let Some(high) = start.start_high {
-            let high: DMA_SA_H4BIT = high;
-            self.wr(DMA_SA_H4BIT::OFFSET, high.raw());
-        }
-        let low: MSDC_DMA_SA = start.start_low;
-        self.wr(MSDC_DMA_SA::OFFSET, low.raw());
-    }
-
-    fn run<C: CardSlot>(&mut self, card: &mut C) {
-        let mut mem = Ram::new(self.base, &mut self.ram);
-        self.model.run(card, &mut mem, 16);
-    }
-
-    /// Issues one command (with its data phase through `segments`) the way the driver would.
-    fn request<C: CardSlot>(
-        &mut self,
-        card: &mut C,
-        cmd: DrvCommand,
-        arg: u32,
-        segments: &[Segment],
-    ) -> Outcome {
-        self.last_events = 0;
-        assert_eq!(
-            self.rd(SDC_STS::OFFSET) & SDC_STS::CMDBUSY.mask(),
-            0,
-            "controller busy"
-        );
-        let word: SDC_CMD = cmd.sdc_cmd().unwrap();
-        if let Some(data) = cmd.data {
-            self.wr(SDC_BLK_NUM::OFFSET, data.blocks);
-            self.setup_dma(segments);
-        }
-        self.wr(MSDC_INTEN::OFFSET, CMD_INTS.bits());
-        self.wr(SDC_ARG::OFFSET, arg);
-        self.wr(SDC_CMD::OFFSET, word.raw());
-        assert!(self.rd(SDC_STS::OFFSET) & SDC_STS::CMDBUSY.mask() != 0);
-        self.run(card);
-        assert!(self.model.interrupt_pending());
-        let events = InterruptSet::from_bits_retain(self.ack());
-        if cmd.auto_command == AutoCommand::Cmd23 {
-            assert_eq!(errors::auto_command_outcome(events), Some(Ok(())));
-        }
-        let regs = [
-            self.rd(SDC_RESP0::OFFSET),
-            self.rd(SDC_RESP1::OFFSET),
-            self.rd(SDC_RESP2::OFFSET),
-            self.rd(SDC_RESP3::OFFSET),
-        ];
-        match errors::command_outcome(events, cmd.response) {
-            Some(Ok(())) => {}
-            Some(Err(e)) => {
-                self.reset_hw();
-                return Outcome::Command(e);
-            }
-            None => panic!("no command event: {events:?}"),
-        }
-        let resp = response_words(cmd.response, regs);
-        if cmd.data.is_none() {
-            return Outcome::Done(resp);
-        }
-        self.wr(MSDC_INTEN::OFFSET, (CMD_INTS | DATA_INTS).bits());
-        let start = MSDC_DMA_CTRL::from_raw(self.rd(MSDC_DMA_CTRL::OFFSET))
-            .with_flag(MSDC_DMA_CTRL::START, true);
-        self.wr(MSDC_DMA_CTRL::OFFSET, start.raw());
-        self.run(card);
-        let events = InterruptSet::from_bits_retain(self.ack());
-        let stop = MSDC_DMA_CTRL::from_raw(self.rd(MSDC_DMA_CTRL::OFFSET))
-            .with_flag(MSDC_DMA_CTRL::STOP, true);
-        self.wr(MSDC_DMA_CTRL::OFFSET, stop.raw());
-        self.poll_clear(MSDC_DMA_CTRL::OFFSET, MSDC_DMA_CTRL::STOP.mask());
-        self.poll_clear(MSDC_DMA_CFG::OFFSET, MSDC_DMA_CFG::STS.mask());
-        if cmd.auto_command == AutoCommand::Cmd12 {
-            assert_eq!(errors::auto_command_outcome(events), Some(Ok(())));
-        }
-        match errors::data_outcome(events) {
-            Some(Ok(())) => Outcome::Done(resp),
-            Some(Err(e)) => {
-                self.reset_hw();
-                Outcome::Data(e)
-            }
-            None => panic!("no data event: {events:?}"),
-        }
-    }
-
-    fn simple<C: CardSlot>(
-        &mut self,
-        card: &mut C,
-        op: u32,
-        rt: ResponseType,
-        arg: u32,
-    ) -> Outcome {
-        self.request(card, DrvCommand::new(op, rt), arg, &[])
-    }
-
-    fn ok<C: CardSlot>(&mut self, card: &mut C, op: u32, rt: ResponseType, arg: u32) -> [u32; 4] {
-        match self.simple(card, op, rt, arg) {
-            Outcome::Done(r) => r,
-            other => panic!("CMD{op} failed: {other:?}"),
-        }
-    }
-
-    fn read<C: CardSlot>(
-        &mut self,
-        card: &mut C,
-        op: u32,
-        arg: u32,
-        (block, blocks): (u32, u32),
-        auto: AutoCommand,
-        segments: &[Segment],
-    ) -> Outcome {
-        let data = DataTransfer::blocks(DataDirection::Read, block, blocks);
-        let cmd = DrvCommand::new(op, ResponseType::R1)
-            .with_data(data)
-            .with_auto_command(auto);
-        self.request(card, cmd, arg, segments)
-    }
-
-    fn write<C: CardSlot>(
-        &mut self,
-        card: &mut C,
-        op: u32,
-        arg: u32,
-        blocks: u32,
-        auto: AutoCommand,
-        segments: &[Segment],
-    ) -> Outcome {
-        let data = DataTransfer::blocks(DataDirection::Write, 512, blocks);
-        let cmd = DrvCommand::new(op, ResponseType::R1)
-            .with_data(data)
-            .with_auto_command(auto);
-        self.request(card, cmd, arg, segments)
-    }
-
-    fn data(&self, offset: usize, len: usize) -> &[u8] {
-        let at = DATA_OFFSET as usize + offset;
-        &self.ram[at..at + len]
-    }
-
-    fn data_mut(&mut self, offset: usize, len: usize) -> &mut [u8] {
-        let at = DATA_OFFSET as usize + offset;
-        &mut self.ram[at..at + len]
-    }
-}
-
-/// A segment at `offset` into the data buffers (made a bus address by `setup_dma`).
-fn seg(offset: u64, len: u32) -> Segment {
-    Segment {
-        bus_address: offset,
-        len,
-    }
-}
-
-fn rca_arg() -> u32 {
-    u32::from(DEFAULT_RCA) << 16
-}
-
-fn pattern(storage: &mut [u8]) {
-    for (i, b) in storage.iter_mut().enumerate() {
-        *b = (i * 7 + i / 512) as u8;
-    }
-}
-
-/// Runs the SD initialisation the MMC core performs (mmc_attach_sd) up to the transfer
-/// state at 4-bit UHS SDR104, and checks what the card reported on the way.
 /// A host and a default SD card brought to 4-bit SDR104 transfer state.
 fn initialised_sd(storage: &mut [u8]) -> (Host, SdCard<'_>) {
     let mut card = SdCard::new(storage, SdConfig::default());
@@ -338,6 +25,8 @@ fn initialised_sd(storage: &mut [u8]) -> (Host, SdCard<'_>) {
     (h, card)
 }
 
+/// Runs the SD initialisation the MMC core performs (mmc_attach_sd) up to the transfer
+/// state at 4-bit UHS SDR104, and checks what the card reported on the way.
 fn sd_init(h: &mut Host, card: &mut SdCard<'_>) {
     use ResponseType::*;
     assert_eq!(h.simple(card, 0, None, 0), Outcome::Done([0; 4]));
@@ -361,12 +50,13 @@ fn sd_init(h: &mut Host, card: &mut SdCard<'_>) {
     assert_eq!(r & 0xFFF9_0000, 0);
     assert!(card.signal_1v8());
     let cid = h.ok(card, 2, R2, 0);
-    assert_eq!(cid[0] >> 24, 0x03, "MID in resp[0] bits 31:24");
+    assert_eq!(cid[0] >> 24, 0x7E, "MID in resp[0] bits 31:24");
     let r6 = h.ok(card, 3, R1, 0)[0];
     assert_eq!(r6 >> 16, u32::from(DEFAULT_RCA));
     let csd = h.ok(card, 9, R2, rca_arg());
     assert_eq!(csd[0] >> 30, 1, "CSD version 2.0");
-    let r = h.ok(card, 7, R1b, rca_arg())[0];
+    // The core selects with R1 although the SD card answers R1b.
+    let r = h.ok(card, 7, R1, rca_arg())[0];
     assert_eq!((r >> 9) & 0xF, 3, "CMD7 answered in stby");
     assert_eq!(card.state(), CardState::Tran);
     // ACMD51: SCR, 8 bytes of data.
@@ -499,6 +189,8 @@ fn emmc_multi_block_with_auto_cmd23() {
     let mut card = Card::new(&mut storage, 8, ReadyOrder::Immediate);
     card.initialize(1, false).unwrap();
     let mut h = Host::new();
+    h.card_is_mmc = true;
+    h.mmc_switch(&mut card, 1, 183, 2).unwrap();
     h.set_bus_width(2);
     let out = h.read(
         &mut card,
@@ -900,6 +592,12 @@ fn emmc_ext_csd_read_and_switch() {
     let mut card = Card::new(&mut storage, 8, ReadyOrder::Immediate);
     card.initialize(1, false).unwrap();
     let mut h = Host::new();
+    // CMD8 at the wrong bus width fails its CRC; after BUS_WIDTH = 8 bit it reads.
+    h.set_bus_width(2);
+    let out = h.read(&mut card, 8, 0, (512, 1), AutoCommand::None, &[seg(0, 512)]);
+    assert_eq!(out, Outcome::Data(ErrorKind::BadCrc));
+    h.set_bus_width(0);
+    h.mmc_switch(&mut card, 1, 183, 2).unwrap();
     h.set_bus_width(2);
     // CMD8 SEND_EXT_CSD: one 512-byte block.
     let out = h.read(&mut card, 8, 0, (512, 1), AutoCommand::None, &[seg(0, 512)]);

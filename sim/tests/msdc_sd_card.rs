@@ -3,7 +3,7 @@
 //! Specification: power-up negotiation, identification, R6 packing, illegal commands, CMD6
 //! and the data-carrying application commands.
 
-use sim::emmc::{CardState, Command, NoResponse, Response};
+use sim::emmc::{CardState, CardWork, Command, NoResponse, Response};
 use sim::sd::card::status;
 use sim::sd::{SdCard, SdConfig, ACMD41_BUSY_POLLS, BLOCK_SIZE, DEFAULT_RCA};
 
@@ -165,4 +165,43 @@ fn well_written_blocks_and_bounded_writes() {
     assert_eq!(c.bus_width(), 1);
     assert!(c.storage()[512..1212].iter().all(|&b| b == 0x11));
     assert!(c.storage()[1212..1536].iter().all(|&b| b == 0x22));
+}
+
+#[test]
+fn erase_and_busy_work() {
+    let mut storage = vec![0x33u8; 16 * BLOCK_SIZE];
+    let mut c = SdCard::new(&mut storage, SdConfig::default());
+    cmd(&mut c, 8, 0x1AA).unwrap();
+    let mut work = Vec::new();
+    for _ in 0..=ACMD41_BUSY_POLLS {
+        acmd(&mut c, 41, 0x40FF_8000).unwrap();
+        work.push(c.take_work());
+    }
+    assert_eq!(
+        work.last(),
+        Some(&CardWork::PowerUp),
+        "only the ready answer"
+    );
+    assert!(work[..work.len() - 1].iter().all(|w| *w == CardWork::None));
+    cmd(&mut c, 2, 0).unwrap();
+    cmd(&mut c, 3, 0).unwrap();
+    cmd(&mut c, 7, RCA).unwrap();
+    // CMD32/CMD33/CMD38: blocks 3..=5 read 0x00 afterwards.
+    cmd(&mut c, 32, 3).unwrap();
+    cmd(&mut c, 33, 5).unwrap();
+    assert!(matches!(cmd(&mut c, 38, 0), Ok(Response::R1b(_))));
+    assert_eq!(c.take_work(), CardWork::Erase { blocks: 3 });
+    assert!(c.storage()[3 * 512..6 * 512].iter().all(|&b| b == 0));
+    assert!(c.storage()[2 * 512..3 * 512].iter().all(|&b| b == 0x33));
+    assert!(c.storage()[6 * 512..7 * 512].iter().all(|&b| b == 0x33));
+    // Beyond the capacity: OUT_OF_RANGE and the sequence is gone.
+    let s = cmd(&mut c, 32, 16).unwrap().value();
+    assert!(s & status::OUT_OF_RANGE != 0);
+    let s = cmd(&mut c, 38, 0).unwrap().value();
+    assert!(s & status::ERASE_SEQ_ERROR != 0);
+    // The SD status: AU 4 MiB, class 10, A1.
+    acmd(&mut c, 13, 0).unwrap();
+    let mut ssr = [0u8; 64];
+    c.read_data(&mut ssr).unwrap();
+    assert_eq!((ssr[8], ssr[10] >> 4, ssr[21] & 0xF), (4, 9, 1));
 }

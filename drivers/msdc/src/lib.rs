@@ -13,6 +13,7 @@
 pub mod arith;
 pub mod clock;
 pub mod command;
+pub mod controller;
 pub mod dma;
 pub mod errors;
 pub mod regs;

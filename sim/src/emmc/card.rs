@@ -1,18 +1,81 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The eMMC card model: card states, identification, EXT_CSD, single/multi-block transfers and
-//! the command queue (CMD44..CMD48), over storage the caller provides.
+//! The eMMC card model: card states, identification, EXT_CSD and SWITCH, partitions, erase,
+//! single/multi-block transfers and the command queue (CMD44..CMD48), over storage the caller
+//! provides.
 //!
 //! The interface is the bus's: a command and its argument in, a response out, then a data
 //! phase the host drives with [`Card::read_data`] or [`Card::write_data`]. Both the CQHCI model
-//! and, later, the MSDC model talk to the card this way.
+//! and the MSDC model talk to the card this way.
+//!
+//! Behaviour (JESD84-B51; sections by title where the number is not cited):
+//!
+//! * States idle → ready → ident → stby → tran → data/rcv (device identification and data
+//!   transfer modes, and the state transition table). The programming state is left at
+//!   once: a write, an erase or a switch returns to tran immediately, and the busy time is
+//!   charged by the latency model instead (see [`CardWork`]), so CMD13 after an R1b command
+//!   finds the card in tran.
+//! * Power-up (§6.4.3): CMD1 answers busy (OCR bit 31 clear) for
+//!   [`CardConfig::busy_polls`] polls after CMD0, then ready with sector access mode
+//!   (OCR 0xC0FF_8080); a CMD1 whose voltage window misses 2.7–3.6 V and 1.70–1.95 V puts
+//!   the card in the inactive state. A CMD1 with argument 0 starts power-up too (§6.4.3:
+//!   the host repeats CMD1 until ready).
+//! * Illegal commands (undefined, in a class the CSD does not advertise, or not legal in
+//!   the current state) get no response and set ILLEGAL_COMMAND, which the next answered
+//!   command reports ("Error conditions: CRC and illegal command"; clear condition B).
+//!   Status bits of type X (SWITCH_ERROR after CMD6, ADDRESS_OUT_OF_RANGE of a transfer
+//!   that ran off the end) are reported by the next response, usually CMD13, and then
+//!   cleared.
+//! * CMD6 SWITCH ("Command sets and extended settings", §7.4) in all four access modes,
+//!   with the writable fields the model implements validated (BUS_WIDTH 1/4/8-bit SDR,
+//!   HS_TIMING backward compatible or high speed, PARTITION_CONFIG access to existing
+//!   partitions, ERASE_GROUP_DEF, POWER_CLASS, POWER_OFF_NOTIFICATION, CACHE_CTRL,
+//!   FLUSH_CACHE, CMDQ_MODE_EN, and the boot/write-protect configuration bytes, which are
+//!   stored but have no effect). Anything else, including every read-only property, sets
+//!   SWITCH_ERROR.
+//! * Partitions ("Access partitions", §7.4 PARTITION_CONFIG): the user area, two boot
+//!   partitions backed by caller-provided storage (BOOT_SIZE_MULT from their size), and an
+//!   RPMB partition of [`CardConfig::rpmb_size_mult`] × 128 KiB that can be selected but
+//!   whose authenticated frames are not modelled: data and erase commands while it is
+//!   selected answer ERROR and move no data.
+//! * CMD23 (SET_BLOCK_COUNT, "Reliable write"): block count, reliable write (bit 31;
+//!   enhanced reliable write, any count) counted in [`CardStats::reliable_writes`]; packed
+//!   commands (bit 30) are refused as illegal since MAX_PACKED_WRITES/READS are 0.
+//! * Erase ("Erase", "TRIM", "Discard"): CMD35/CMD36/CMD38 with erase (whole erase groups,
+//!   from the CSD or, with ERASE_GROUP_DEF, HC_ERASE_GRP_SIZE), trim and discard (single
+//!   sectors); erased memory reads 0x00 (ERASED_MEM_CONT = 0), and a discard also zeroes
+//!   (the data of discarded sectors is undefined, zero is one allowed outcome). Secure
+//!   erase and trim arguments answer ERASE_PARAM (SEC_ER_EN = 0). A command outside the
+//!   sequence clears it with ERASE_RESET.
+//! * CMD5 sleep/awake from stby ("Sleep (CMD5)"), CMD15 inactive.
+//! * Not modelled: byte access mode (the card reports sector mode whatever its size),
+//!   DDR52, HS200, HS400 and tuning (DEVICE_TYPE says high speed SDR only), boot operation,
+//!   bus testing (CMD14/CMD19), write protection (class 6), lock/unlock (class 7),
+//!   application commands (class 8), general purpose and enhanced partitions, HPI, BKOPS,
+//!   sanitize, RPMB frames, CRC checking of what the host sends.
 
-use super::command::{status, CardState, Command, NoResponse, Response};
-use super::ext_csd::{index, ExtCsd, EXT_CSD_LEN};
+use super::command::{status, CardState, CardWork, Command, NoResponse, Response};
+use super::ext_csd::{index, ExtCsd, Geometry, EXT_CSD_LEN, HC_ERASE_GROUP_SECTORS};
 
 /// Size of a sector.
 pub const SECTOR_SIZE: usize = 512;
 
+/// Unit of the boot and RPMB partition sizes (BOOT_SIZE_MULT, RPMB_SIZE_MULT).
+pub const PARTITION_UNIT: usize = 128 * 1024;
+
 const QUEUE_SLOTS: usize = 32;
+
+/// CMD1 voltage window: 2.7–3.6 V (bits 23:15) and 1.70–1.95 V (bit 7).
+const OCR_VOLTAGES: u32 = 0x00FF_8080;
+/// OCR access mode 10b (bits 30:29): sector mode.
+const OCR_SECTOR_MODE: u32 = 0x4000_0000;
+/// OCR bit 31: power-up finished.
+const OCR_READY: u32 = 0x8000_0000;
+/// CURRENT_STATE of the sleep state (device status: 10 = slp).
+const STATE_SLP: u32 = 10;
+
+/// CSD command classes the model implements: 0 basic, 2 block read, 4 block write, 5 erase,
+/// 11 command queue (bits of CCC, CSD bits 95:84).
+const CSD_CCC: u32 = 0x835;
 
 /// How the card picks when queued tasks become ready for execution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,6 +85,34 @@ pub enum ReadyOrder {
     /// Each task becomes ready after a pseudo-random number (1..=4) of status polls, so
     /// tasks complete out of order; the seed makes runs repeatable.
     Shuffled(u32),
+}
+
+/// Device properties a test or the simulation glue may choose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CardConfig {
+    /// Command queue depth (1..=32, CMDQ_DEPTH + 1).
+    pub queue_depth: u8,
+    /// When queued tasks become ready.
+    pub order: ReadyOrder,
+    /// CMD1 polls after CMD0 that answer busy before power-up completes.
+    pub busy_polls: u8,
+    /// RPMB partition size in 128 KiB units (RPMB_SIZE_MULT; 0: none).
+    pub rpmb_size_mult: u8,
+    /// Cache size in KiB (CACHE_SIZE; 0: no cache).
+    pub cache_kib: u32,
+}
+
+impl Default for CardConfig {
+    /// 32 tasks ready at once, one busy CMD1 poll, a 4 MiB RPMB partition, a 64 KiB cache.
+    fn default() -> Self {
+        Self {
+            queue_depth: 32,
+            order: ReadyOrder::Immediate,
+            busy_polls: 1,
+            rpmb_size_mult: 32,
+            cache_kib: 64,
+        }
+    }
 }
 
 /// Parameters of a queued task (from CMD44 and CMD45).
@@ -99,15 +190,15 @@ struct Entry {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum DataPhase {
     None,
-    /// The card sends `remaining` bytes from storage offset `offset`; `task` is the queued
-    /// task being executed; `open_ended` reads continue until CMD12.
+    /// The card sends `remaining` bytes from offset `offset` of the selected partition;
+    /// `task` is the queued task being executed; `open_ended` reads continue until CMD12.
     Read {
         offset: usize,
         remaining: usize,
         task: Option<u8>,
         open_ended: bool,
     },
-    /// The card receives bytes into storage.
+    /// The card receives bytes into the selected partition.
     Write {
         offset: usize,
         remaining: usize,
@@ -143,69 +234,118 @@ pub struct CardStats {
     pub discards: u32,
     /// Reliable writes completed.
     pub reliable_writes: u32,
+    /// Erase, trim and discard commands (CMD38) carried out.
+    pub erases: u32,
+    /// PARTITION_CONFIG writes that changed the partition selected for access.
+    pub partition_switches: u32,
 }
 
 /// An eMMC card.
 #[derive(Debug)]
 pub struct Card<'a> {
-    storage: &'a mut [u8],
+    user: &'a mut [u8],
+    boot: [&'a mut [u8]; 2],
+    config: CardConfig,
     state: CardState,
     rca: u16,
     ocr_polls: u8,
-    pending_errors: u32,
+    /// Error bits waiting to be reported with the next response.
+    pending: u32,
     ext_csd: ExtCsd,
     block_count: Option<u32>,
+    reliable: bool,
     data: DataPhase,
     queue: [Option<Entry>; QUEUE_SLOTS],
     /// The task whose CMD44 arrived and which waits for its CMD45.
     awaiting_address: Option<(u8, QueuedTask)>,
-    order: ReadyOrder,
     rng: u32,
     stats: CardStats,
+    erase_start: Option<u32>,
+    erase_end: Option<u32>,
+    asleep: bool,
+    inactive: bool,
+    work: CardWork,
 }
 
-const OCR_VOLTAGES: u32 = 0x00FF_8080;
-const OCR_SECTOR_MODE: u32 = 0x4000_0000;
-const OCR_READY: u32 = 0x8000_0000;
-
 impl<'a> Card<'a> {
-    /// A card in the idle state whose user area is `storage` (a whole number of sectors).
+    /// A card in the idle state whose user area is `storage` (a whole number of sectors),
+    /// without boot partitions, with the other properties of [`CardConfig::default`].
     pub fn new(storage: &'a mut [u8], queue_depth: u8, order: ReadyOrder) -> Self {
-        let sectors = u32::try_from(storage.len() / SECTOR_SIZE).unwrap_or(u32::MAX);
-        let rng = match order {
+        Self::with_config(
+            storage,
+            [&mut [], &mut []],
+            CardConfig {
+                queue_depth,
+                order,
+                ..CardConfig::default()
+            },
+        )
+    }
+
+    /// A card in the idle state with user area `storage` and boot partitions `boot`. Both
+    /// boot partitions have the size of the smaller slice rounded down to 128 KiB (empty
+    /// slices: no boot partitions).
+    pub fn with_config(storage: &'a mut [u8], boot: [&'a mut [u8]; 2], config: CardConfig) -> Self {
+        let rng = match config.order {
             ReadyOrder::Immediate => 0,
             ReadyOrder::Shuffled(seed) => seed | 1,
         };
-        Self {
-            storage,
+        let mut card = Self {
+            user: storage,
+            boot,
+            config,
             state: CardState::Idle,
             rca: 0,
             ocr_polls: 0,
-            pending_errors: 0,
-            ext_csd: ExtCsd::new(sectors, queue_depth),
+            pending: 0,
+            ext_csd: ExtCsd::new(0, 1),
             block_count: None,
+            reliable: false,
             data: DataPhase::None,
             queue: [None; QUEUE_SLOTS],
             awaiting_address: None,
-            order,
             rng,
             stats: CardStats::default(),
+            erase_start: None,
+            erase_end: None,
+            asleep: false,
+            inactive: false,
+            work: CardWork::None,
+        };
+        card.ext_csd = ExtCsd::with_geometry(&card.geometry());
+        card
+    }
+
+    fn geometry(&self) -> Geometry {
+        let boot_len = self.boot.iter().map(|b| b.len()).min().unwrap_or(0);
+        Geometry {
+            sectors: self.sectors(),
+            boot_size_mult: u8::try_from(boot_len / PARTITION_UNIT).unwrap_or(u8::MAX),
+            rpmb_size_mult: self.config.rpmb_size_mult,
+            cache_kib: self.config.cache_kib,
+            queue_depth: self.config.queue_depth,
         }
     }
 
     /// The user area.
     pub fn storage(&self) -> &[u8] {
-        self.storage
+        self.user
     }
 
     /// The user area, for a test to prepare.
     pub fn storage_mut(&mut self) -> &mut [u8] {
-        self.storage
+        self.user
     }
 
-    /// Number of sectors.
+    /// Boot partition `n` (0 or 1) as the card uses it (empty without boot partitions).
+    pub fn boot_storage(&self, n: usize) -> &[u8] {
+        let len = self.boot_len();
+        self.boot.get(n).and_then(|b| b.get(..len)).unwrap_or(&[])
+    }
+
+    /// Number of sectors of the user area.
     pub fn sectors(&self) -> u32 {
-        u32::try_from(self.storage.len() / SECTOR_SIZE).unwrap_or(u32::MAX)
+        u32::try_from(self.user.len() / SECTOR_SIZE).unwrap_or(u32::MAX)
     }
 
     /// The Extended CSD.
@@ -226,6 +366,44 @@ impl<'a> Card<'a> {
     /// Counters.
     pub fn stats(&self) -> CardStats {
         self.stats
+    }
+
+    /// Whether CMD5 put the card to sleep.
+    pub fn asleep(&self) -> bool {
+        self.asleep
+    }
+
+    /// Whether the card is in the inactive state (CMD15 or an unsupported voltage); only
+    /// [`Card::power_cycle`] brings it back.
+    pub fn inactive(&self) -> bool {
+        self.inactive
+    }
+
+    /// The data bus width the card uses (EXT_CSD BUS_WIDTH: 1, 4 or 8).
+    pub fn bus_width(&self) -> u8 {
+        self.ext_csd.bus_width()
+    }
+
+    /// The fastest bus clock the card accepts now: 400 kHz in identification mode (idle,
+    /// ready, ident; the open-drain clock f_OD), 26 MHz with backward-compatible timing and
+    /// 52 MHz in high-speed mode (HS_TIMING = 1).
+    pub fn max_clock_hz(&self) -> u32 {
+        if matches!(
+            self.state,
+            CardState::Idle | CardState::Ready | CardState::Ident
+        ) {
+            return 400_000;
+        }
+        if self.ext_csd.timing() == 1 {
+            52_000_000
+        } else {
+            26_000_000
+        }
+    }
+
+    /// The busy work the last command started (see [`CardWork`]); reading it clears it.
+    pub fn take_work(&mut self) -> CardWork {
+        core::mem::take(&mut self.work)
     }
 
     /// Task IDs currently in the queue.
@@ -257,6 +435,39 @@ impl<'a> Card<'a> {
         }
     }
 
+    /// The CSD (§7.3), most significant word first: CSD_STRUCTURE 3 (version in EXT_CSD),
+    /// SPEC_VERS 4, TAAC 35 ms, TRAN_SPEED 26 MHz, the command classes the model implements,
+    /// 512-byte blocks, erase groups of 32 × 32 blocks (512 KiB, as HC_ERASE_GRP_SIZE),
+    /// R2W_FACTOR 16. C_SIZE describes the user area up to 1 GiB and is 0xFFF above (the
+    /// capacity is then in SEC_COUNT).
+    pub fn csd(&self) -> [u32; 4] {
+        // Capacity = (C_SIZE + 1) × 2^(C_SIZE_MULT + 2) × 2^READ_BL_LEN
+        //          = (C_SIZE + 1) × 256 KiB.
+        let units = self.sectors() / 512;
+        let c_size = if units > 4096 {
+            0xFFF
+        } else {
+            units.saturating_sub(1)
+        };
+        [
+            0xD04F_0132,
+            (CSD_CCC << 20) | (9 << 16) | (c_size >> 2),
+            ((c_size & 3) << 30) | 0x3FFF_FFFF,
+            0x1240_4001,
+        ]
+    }
+
+    /// The CID (§7.2): manufacturer 0x7E (not assigned to a vendor Linux has quirks for),
+    /// BGA device, product "SIMMC1", revision 1.0, serial 1, manufactured 01/2025.
+    pub fn cid() -> [u32; 4] {
+        [
+            (0x7E << 24) | (0x01 << 16) | (u32::from(b'S')),
+            u32::from_be_bytes(*b"IMMC"),
+            (u32::from(b'1') << 24) | (0x10 << 16),
+            (1 << 16) | (0x1C << 8) | 1,
+        ]
+    }
+
     fn next_random(&mut self) -> u32 {
         // xorshift32: deterministic and cheap; quality does not matter here.
         let mut x = self.rng;
@@ -267,15 +478,53 @@ impl<'a> Card<'a> {
         x
     }
 
+    fn boot_len(&self) -> usize {
+        usize::from(self.ext_csd.get(index::BOOT_SIZE_MULT)) * PARTITION_UNIT
+    }
+
+    fn rpmb_selected(&self) -> bool {
+        self.ext_csd.partition_access() == 3
+    }
+
+    /// The partition PARTITION_CONFIG selects (empty for RPMB).
+    fn area(&self) -> &[u8] {
+        let boot = self.boot_len();
+        match self.ext_csd.partition_access() {
+            0 => &*self.user,
+            n @ (1 | 2) => self
+                .boot
+                .get(usize::from(n - 1))
+                .and_then(|b| b.get(..boot))
+                .unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    fn area_mut(&mut self) -> &mut [u8] {
+        let boot = self.boot_len();
+        match self.ext_csd.partition_access() {
+            0 => &mut *self.user,
+            n @ (1 | 2) => match self.boot.get_mut(usize::from(n - 1)) {
+                Some(b) => b.get_mut(..boot).unwrap_or(&mut []),
+                None => &mut [],
+            },
+            _ => &mut [],
+        }
+    }
+
+    fn area_sectors(&self) -> u32 {
+        u32::try_from(self.area().len() / SECTOR_SIZE).unwrap_or(u32::MAX)
+    }
+
     fn status(&mut self, now: u32) -> u32 {
-        let mut s = self.pending_errors | now | ((self.state as u32) << status::STATE_SHIFT);
+        let mut s = self.pending | now | ((self.state as u32) << status::STATE_SHIFT);
         if matches!(
             self.state,
-            CardState::Tran | CardState::Data | CardState::Stby
+            CardState::Stby | CardState::Tran | CardState::Data | CardState::Rcv
         ) {
             s |= status::READY_FOR_DATA;
         }
-        self.pending_errors = 0;
+        self.pending = 0;
         s
     }
 
@@ -287,8 +536,10 @@ impl<'a> Card<'a> {
         Ok(Response::R1b(self.status(now)))
     }
 
+    /// An illegal command: no response, ILLEGAL_COMMAND for the next one ("Error conditions").
     fn illegal(&mut self) -> Result<Response, NoResponse> {
-        self.r1(status::ILLEGAL_COMMAND)
+        self.pending |= status::ILLEGAL_COMMAND;
+        Err(NoResponse)
     }
 
     fn addressed(&self, cmd: Command) -> bool {
@@ -303,7 +554,7 @@ impl<'a> Card<'a> {
         let start = usize::try_from(address).ok()?.checked_mul(SECTOR_SIZE)?;
         let len = usize::try_from(blocks).ok()?.checked_mul(SECTOR_SIZE)?;
         let end = start.checked_add(len)?;
-        if end <= self.storage.len() {
+        if end <= self.area().len() {
             Some(start..end)
         } else {
             None
@@ -313,27 +564,47 @@ impl<'a> Card<'a> {
     /// Sends a command to the card.
     pub fn command(&mut self, cmd: Command) -> Result<Response, NoResponse> {
         self.stats.commands = self.stats.commands.wrapping_add(1);
-        match cmd.index {
-            0 => {
-                self.reset();
-                Ok(Response::None)
+        self.work = CardWork::None;
+        if self.inactive {
+            return Err(NoResponse);
+        }
+        if cmd.index == 0 {
+            // GO_IDLE_STATE (0), GO_PRE_IDLE_STATE (0xF0F0_F0F0) and BOOT_INITIATION
+            // (0xFFFF_FFFA) all end in idle here; boot operation is not modelled.
+            self.reset();
+            return Ok(Response::None);
+        }
+        if self.asleep {
+            // In the sleep state only CMD0 and CMD5 (awake) are accepted ("Sleep (CMD5)").
+            if cmd.index == 5 && self.addressed(cmd) && cmd.argument & (1 << 15) == 0 {
+                self.asleep = false;
+                let s = self.pending | (STATE_SLP << status::STATE_SHIFT);
+                self.pending = 0;
+                return Ok(Response::R1b(s));
             }
-            1 => self.send_op_cond(),
+            return Err(NoResponse);
+        }
+        if (self.erase_start.is_some() || self.erase_end.is_some())
+            && !matches!(cmd.index, 13 | 35 | 36 | 38)
+        {
+            // An erase sequence is cleared by any other command ("Erase").
+            self.erase_start = None;
+            self.erase_end = None;
+            self.pending |= status::ERASE_RESET;
+        }
+        match cmd.index {
+            1 => self.send_op_cond(cmd),
             2 => {
                 if self.state != CardState::Ready {
-                    return Err(NoResponse);
+                    return self.illegal();
                 }
                 self.state = CardState::Ident;
-                Ok(Response::R2([
-                    0x1501_0044,
-                    0x5349_4D30,
-                    0x3100_0000,
-                    0x0000_0001,
-                ]))
+                self.pending = 0;
+                Ok(Response::R2(Self::cid()))
             }
             3 => {
                 if self.state != CardState::Ident {
-                    return Err(NoResponse);
+                    return self.illegal();
                 }
                 let rca = (cmd.argument >> 16) as u16;
                 if rca == 0 {
@@ -342,6 +613,17 @@ impl<'a> Card<'a> {
                 let r = self.r1(0);
                 self.rca = rca;
                 self.state = CardState::Stby;
+                r
+            }
+            5 => {
+                if self.state != CardState::Stby || cmd.argument & (1 << 15) == 0 {
+                    return self.illegal();
+                }
+                if !self.addressed(cmd) {
+                    return Err(NoResponse);
+                }
+                let r = self.r1b(0);
+                self.asleep = true;
                 r
             }
             6 => self.switch(cmd),
@@ -355,19 +637,28 @@ impl<'a> Card<'a> {
                 self.data = DataPhase::ExtCsd { sent: 0 };
                 r
             }
-            9 => {
-                if !self.addressed(cmd) || self.state != CardState::Stby {
+            9 | 10 => {
+                if self.state != CardState::Stby {
+                    return self.illegal();
+                }
+                if !self.addressed(cmd) {
                     return Err(NoResponse);
                 }
-                Ok(Response::R2([
-                    0xD04F_0132,
-                    0x0F59_03FF,
-                    0xFFFF_FFFF,
-                    0x9240_4001,
-                ]))
+                self.pending = 0;
+                Ok(Response::R2(if cmd.index == 9 {
+                    self.csd()
+                } else {
+                    Self::cid()
+                }))
             }
             12 => self.stop(),
             13 => {
+                if matches!(
+                    self.state,
+                    CardState::Idle | CardState::Ready | CardState::Ident
+                ) {
+                    return self.illegal();
+                }
                 if !self.addressed(cmd) {
                     return Err(NoResponse);
                 }
@@ -379,10 +670,23 @@ impl<'a> Card<'a> {
                 }
                 self.r1(0)
             }
+            15 => {
+                if matches!(
+                    self.state,
+                    CardState::Idle | CardState::Ready | CardState::Ident
+                ) {
+                    return self.illegal();
+                }
+                if self.addressed(cmd) {
+                    self.inactive = true;
+                }
+                Err(NoResponse)
+            }
             16 => {
                 if self.state != CardState::Tran {
                     return self.illegal();
                 }
+                // Sector mode: the block length is fixed at 512 bytes.
                 if cmd.argument as usize != SECTOR_SIZE {
                     return self.r1(status::BLOCK_LEN_ERROR);
                 }
@@ -393,10 +697,18 @@ impl<'a> Card<'a> {
                 if self.state != CardState::Tran || !self.queue_empty() {
                     return self.illegal();
                 }
-                self.block_count = Some(cmd.argument & 0xFFFF);
+                if cmd.argument & (1 << 30) != 0 {
+                    // Packed commands: MAX_PACKED_WRITES/READS are 0.
+                    return self.illegal();
+                }
+                let count = cmd.argument & 0xFFFF;
+                self.block_count = if count == 0 { None } else { Some(count) };
+                self.reliable = cmd.argument & (1 << 31) != 0;
                 self.r1(0)
             }
             24 | 25 => self.legacy_write(cmd),
+            35 | 36 => self.erase_bound(cmd),
+            38 => self.erase(cmd),
             44 => self.queue_params(cmd),
             45 => self.queue_address(cmd),
             46 | 47 => self.execute(cmd),
@@ -405,54 +717,92 @@ impl<'a> Card<'a> {
         }
     }
 
-    /// CMD0: back to idle with the power-up register values; storage is kept.
+    /// CMD0: back to idle with the power-up register values; storage and the non-volatile
+    /// EXT_CSD configuration bytes are kept.
     fn reset(&mut self) {
-        let sectors = self.sectors();
-        let depth = self.ext_csd.cmdq_depth() as u8;
+        let kept = [
+            index::RST_N_FUNCTION,
+            index::USER_WP,
+            index::BOOT_WP,
+            index::BOOT_BUS_CONDITIONS,
+            index::BOOT_CONFIG_PROT,
+        ]
+        .map(|i| (i, self.ext_csd.get(i)));
+        // BOOT_ACK and BOOT_PARTITION_ENABLE are non-volatile; PARTITION_ACCESS is not.
+        let boot_config = self.ext_csd.get(index::PARTITION_CONFIG) & 0x78;
+        self.ext_csd = ExtCsd::with_geometry(&self.geometry());
+        for (i, v) in kept {
+            self.ext_csd.set(i, v);
+        }
+        self.ext_csd.set(index::PARTITION_CONFIG, boot_config);
         self.state = CardState::Idle;
         self.rca = 0;
         self.ocr_polls = 0;
-        self.pending_errors = 0;
-        self.ext_csd = ExtCsd::new(sectors, depth);
+        self.pending = 0;
         self.block_count = None;
+        self.reliable = false;
         self.data = DataPhase::None;
         self.queue = [None; QUEUE_SLOTS];
         self.awaiting_address = None;
+        self.erase_start = None;
+        self.erase_end = None;
+        self.asleep = false;
     }
 
-    fn send_op_cond(&mut self) -> Result<Response, NoResponse> {
-        match self.state {
-            CardState::Idle | CardState::Ready => {}
-            _ => return Err(NoResponse),
+    /// Power off and on: like CMD0, and the inactive state is left.
+    pub fn power_cycle(&mut self) {
+        self.inactive = false;
+        self.reset();
+    }
+
+    fn send_op_cond(&mut self, cmd: Command) -> Result<Response, NoResponse> {
+        if self.state != CardState::Idle {
+            return self.illegal();
         }
-        // Power-up takes one extra poll: the first answer is still busy.
+        let window = cmd.argument & 0x00FF_FF80;
+        if window != 0 && window & OCR_VOLTAGES == 0 {
+            // No common voltage: inactive (§6.4.3).
+            self.inactive = true;
+            return Err(NoResponse);
+        }
         let mut ocr = OCR_VOLTAGES | OCR_SECTOR_MODE;
-        if self.ocr_polls > 0 {
+        if self.ocr_polls >= self.config.busy_polls {
             ocr |= OCR_READY;
             self.state = CardState::Ready;
+            self.work = CardWork::PowerUp;
+        } else {
+            self.ocr_polls = self.ocr_polls.saturating_add(1);
         }
-        self.ocr_polls = self.ocr_polls.saturating_add(1);
+        self.pending = 0;
         Ok(Response::R3(ocr))
     }
 
     fn select(&mut self, cmd: Command) -> Result<Response, NoResponse> {
-        if !self.addressed(cmd) {
-            if self.state == CardState::Tran {
-                self.state = CardState::Stby;
+        if !self.addressed(cmd) || cmd.argument >> 16 == 0 {
+            // Another card's (or the null) RCA deselects this one, without a response.
+            match self.state {
+                CardState::Tran | CardState::Data => {
+                    self.state = CardState::Stby;
+                    self.data = DataPhase::None;
+                }
+                CardState::Idle | CardState::Ready | CardState::Ident => return self.illegal(),
+                _ => {}
             }
             return Err(NoResponse);
         }
         match self.state {
+            // R1 from stand-by to transfer (R1b only from disconnect to programming).
             CardState::Stby => {
-                let r = self.r1b(0);
+                let r = self.r1(0);
                 self.state = CardState::Tran;
                 r
             }
-            CardState::Tran => self.r1b(0),
             _ => self.illegal(),
         }
     }
 
+    /// CMD6 SWITCH. The response reflects the state at reception; a failed switch sets
+    /// SWITCH_ERROR for the next response (device status type X).
     fn switch(&mut self, cmd: Command) -> Result<Response, NoResponse> {
         if self.state != CardState::Tran {
             return self.illegal();
@@ -460,38 +810,96 @@ impl<'a> Card<'a> {
         let access = (cmd.argument >> 24) & 0x3;
         let byte = ((cmd.argument >> 16) & 0xFF) as usize;
         let value = ((cmd.argument >> 8) & 0xFF) as u8;
-        if access != 3 || byte >= index::PROPERTIES_START {
-            return self.r1b(status::SWITCH_ERROR);
-        }
-        match byte {
-            // The queue mode only changes while the queue is empty.
-            index::CMDQ_MODE_EN if !self.queue_empty() => return self.r1b(status::SWITCH_ERROR),
+        if byte == index::FLUSH_CACHE && access == 3 && !self.queue_empty() {
             // In queue mode a flush is only legal on an empty queue (hosts send it as a
             // barrier direct command for that reason).
-            index::FLUSH_CACHE => {
-                if !self.queue_empty() {
-                    return self.illegal();
-                }
-                if value & 1 != 0 {
-                    self.stats.flushes = self.stats.flushes.wrapping_add(1);
-                }
-                return self.r1b(0);
-            }
-            _ => {}
+            return self.illegal();
         }
-        self.ext_csd.set(byte, value);
-        self.r1b(0)
+        let r = self.r1b(0);
+        let ok = match access {
+            // Command set change: only the standard set (0) exists.
+            0 => cmd.argument & 0x7 == 0,
+            _ => {
+                let old = self.ext_csd.get(byte);
+                let new = match access {
+                    1 => old | value,
+                    2 => old & !value,
+                    _ => value,
+                };
+                self.write_field(byte, new)
+            }
+        };
+        if !ok {
+            self.pending |= status::SWITCH_ERROR;
+        }
+        r
+    }
+
+    /// Validates and applies one EXT_CSD write; false for SWITCH_ERROR.
+    fn write_field(&mut self, byte: usize, new: u8) -> bool {
+        let valid = match byte {
+            index::CMDQ_MODE_EN => new <= 1 && self.queue_empty(),
+            index::FLUSH_CACHE => {
+                // Bit 1 (barrier) needs BARRIER_SUPPORT, which is 0.
+                if new & !1 != 0 {
+                    return false;
+                }
+                if new & 1 != 0 {
+                    self.stats.flushes = self.stats.flushes.wrapping_add(1);
+                    self.work = CardWork::Flush;
+                }
+                // W/E_P: reads back 0.
+                return true;
+            }
+            index::CACHE_CTRL => new <= 1 && (new == 0 || self.ext_csd.cache_kib() > 0),
+            index::POWER_OFF_NOTIFICATION => new <= 4,
+            // EXCEPTION_EVENTS_CTRL, both bytes.
+            index::EXCEPTION_EVENTS_CTRL | 57 => true,
+            index::RST_N_FUNCTION => {
+                // One-time programmable: 0 → 1 or 2 once.
+                let old = self.ext_csd.get(byte);
+                new <= 2 && (old == 0 || old == new)
+            }
+            index::USER_WP
+            | index::BOOT_WP
+            | index::BOOT_BUS_CONDITIONS
+            | index::BOOT_CONFIG_PROT => true,
+            index::ERASE_GROUP_DEF => new <= 1,
+            index::PARTITION_CONFIG => {
+                let access_ok = match new & 0x7 {
+                    0 => true,
+                    1 | 2 => self.boot_len() > 0,
+                    3 => self.config.rpmb_size_mult > 0,
+                    // General purpose partitions are not configured (PARTITIONING_SUPPORT 0).
+                    _ => false,
+                };
+                let boot_enable_ok = matches!((new >> 3) & 0x7, 0 | 1 | 2 | 7);
+                let ok = access_ok && boot_enable_ok && new & 0x80 == 0;
+                if ok && new & 0x7 != self.ext_csd.partition_access() {
+                    self.stats.partition_switches = self.stats.partition_switches.wrapping_add(1);
+                }
+                ok
+            }
+            // 1-, 4- and 8-bit SDR; DDR (5, 6) needs DEVICE_TYPE DDR and enhanced strobe
+            // (bit 7) STROBE_SUPPORT, neither of which the card has.
+            index::BUS_WIDTH => new <= 2,
+            // Backward compatible or high speed, driver strength type 0 (the only one in
+            // DRIVER_STRENGTH).
+            index::HS_TIMING => new <= 1,
+            index::POWER_CLASS => new <= 0x0F,
+            index::CMD_SET => new == 0,
+            _ => false,
+        };
+        if valid {
+            self.ext_csd.set(byte, new);
+            self.work = CardWork::Switch;
+        }
+        valid
     }
 
     fn stop(&mut self) -> Result<Response, NoResponse> {
         match self.data {
-            DataPhase::None => {
-                if self.state == CardState::Tran {
-                    // Tolerated without a transfer; recovery sends it blindly.
-                    return self.r1b(0);
-                }
-                self.illegal()
-            }
+            DataPhase::None => self.illegal(),
             DataPhase::Read { task, .. } | DataPhase::Write { task, .. } => {
                 // An aborted queued task leaves the queue.
                 if let Some(id) = task {
@@ -499,59 +907,155 @@ impl<'a> Card<'a> {
                         *e = None;
                     }
                 }
+                let write = matches!(self.data, DataPhase::Write { .. });
                 self.data = DataPhase::None;
                 self.block_count = None;
-                let r = self.r1b(0);
+                // R1 to stop a read, R1b to stop a write (busy while programming).
+                let r = if write { self.r1b(0) } else { self.r1(0) };
                 self.state = CardState::Tran;
                 r
             }
             DataPhase::ExtCsd { .. } => {
                 self.data = DataPhase::None;
+                let r = self.r1(0);
                 self.state = CardState::Tran;
-                self.r1b(0)
+                r
             }
         }
     }
 
-    fn legacy_read(&mut self, cmd: Command) -> Result<Response, NoResponse> {
+    /// Checks shared by CMD17/18/24/25: the card must be in tran with an empty queue, and
+    /// the partition must hold data. `Err` carries the response to give.
+    fn transfer_start(&mut self, cmd: Command) -> Result<u32, Result<Response, NoResponse>> {
         if self.state != CardState::Tran || !self.queue_empty() {
-            return self.illegal();
+            return Err(self.illegal());
         }
-        let multi = cmd.index == 18;
-        let preset = if multi { self.block_count.take() } else { None };
-        let blocks = preset.unwrap_or(1);
-        let Some(range) = self.range(cmd.argument, blocks) else {
-            return self.r1(status::ADDRESS_OUT_OF_RANGE);
+        if self.rpmb_selected() {
+            // RPMB frames are not modelled.
+            self.block_count = None;
+            return Err(self.r1(status::ERROR));
+        }
+        let multi = matches!(cmd.index, 18 | 25);
+        let preset = self.block_count.take();
+        if cmd.argument >= self.area_sectors() {
+            return Err(self.r1(status::ADDRESS_OUT_OF_RANGE));
+        }
+        Ok(if multi { preset.unwrap_or(0) } else { 1 })
+    }
+
+    fn legacy_read(&mut self, cmd: Command) -> Result<Response, NoResponse> {
+        // A reliable-write request has no meaning for a read.
+        self.reliable = false;
+        let blocks = match self.transfer_start(cmd) {
+            Ok(b) => b,
+            Err(r) => return r,
         };
         let r = self.r1(0);
         self.state = CardState::Data;
         self.data = DataPhase::Read {
-            offset: range.start,
-            remaining: range.len(),
+            offset: (cmd.argument as usize).saturating_mul(SECTOR_SIZE),
+            remaining: (blocks as usize).saturating_mul(SECTOR_SIZE),
             task: None,
-            open_ended: multi && preset.is_none(),
+            open_ended: blocks == 0,
         };
         r
     }
 
     fn legacy_write(&mut self, cmd: Command) -> Result<Response, NoResponse> {
-        if self.state != CardState::Tran || !self.queue_empty() {
-            return self.illegal();
-        }
-        let multi = cmd.index == 25;
-        let preset = if multi { self.block_count.take() } else { None };
-        let blocks = preset.unwrap_or(1);
-        let Some(range) = self.range(cmd.argument, blocks) else {
-            return self.r1(status::ADDRESS_OUT_OF_RANGE);
+        let reliable = core::mem::take(&mut self.reliable) && cmd.index == 25;
+        let blocks = match self.transfer_start(cmd) {
+            Ok(b) => b,
+            Err(r) => return r,
         };
         let r = self.r1(0);
         self.state = CardState::Rcv;
         self.data = DataPhase::Write {
-            offset: range.start,
-            remaining: range.len(),
+            offset: (cmd.argument as usize).saturating_mul(SECTOR_SIZE),
+            remaining: (blocks as usize).saturating_mul(SECTOR_SIZE),
             task: None,
-            open_ended: multi && preset.is_none(),
-            reliable: false,
+            open_ended: blocks == 0,
+            reliable: reliable && blocks != 0,
+        };
+        r
+    }
+
+    /// CMD35/CMD36: the first and last write block (sector address) of an erase.
+    fn erase_bound(&mut self, cmd: Command) -> Result<Response, NoResponse> {
+        if self.state != CardState::Tran || !self.queue_empty() {
+            return self.illegal();
+        }
+        if self.rpmb_selected() {
+            return self.r1(status::ERROR);
+        }
+        if cmd.argument >= self.area_sectors() {
+            self.erase_start = None;
+            self.erase_end = None;
+            return self.r1(status::ADDRESS_OUT_OF_RANGE);
+        }
+        if cmd.index == 35 {
+            self.erase_start = Some(cmd.argument);
+            self.erase_end = None;
+        } else {
+            if self.erase_start.is_none() {
+                return self.r1(status::ERASE_SEQ_ERROR);
+            }
+            self.erase_end = Some(cmd.argument);
+        }
+        self.r1(0)
+    }
+
+    /// CMD38: erase (0), trim (1) or discard (3) the range CMD35/CMD36 set.
+    fn erase(&mut self, cmd: Command) -> Result<Response, NoResponse> {
+        if self.state != CardState::Tran || !self.queue_empty() {
+            return self.illegal();
+        }
+        let (Some(start), Some(end)) = (self.erase_start.take(), self.erase_end.take()) else {
+            self.erase_start = None;
+            self.erase_end = None;
+            return self.r1b(status::ERASE_SEQ_ERROR);
+        };
+        let trim_supported = self.ext_csd.get(index::SEC_FEATURE_SUPPORT) & 0x10 != 0;
+        let whole_groups = match cmd.argument {
+            0 => true,
+            1 if trim_supported => false,
+            3 => false,
+            _ => return self.r1b(status::ERASE_PARAM),
+        };
+        if end < start {
+            return self.r1b(status::ERASE_PARAM);
+        }
+        let (first, last) = if whole_groups {
+            // With ERASE_GROUP_DEF the group is HC_ERASE_GRP_SIZE × 512 KiB, otherwise the
+            // CSD's (ERASE_GRP_SIZE + 1) × (ERASE_GRP_MULT + 1) blocks: 1024 sectors both ways.
+            let g = if self.ext_csd.hc_erase_groups() {
+                u32::from(self.ext_csd.get(index::HC_ERASE_GRP_SIZE)).max(1)
+                    * HC_ERASE_GROUP_SECTORS
+            } else {
+                32 * 32
+            };
+            (
+                start / g * g,
+                (end / g)
+                    .saturating_add(1)
+                    .saturating_mul(g)
+                    .saturating_sub(1)
+                    .min(self.area_sectors().saturating_sub(1)),
+            )
+        } else {
+            (start, end)
+        };
+        let r = self.r1b(0);
+        let from = (first as usize).saturating_mul(SECTOR_SIZE);
+        let to = (last as usize)
+            .saturating_add(1)
+            .saturating_mul(SECTOR_SIZE);
+        // ERASED_MEM_CONT = 0: erased memory reads 0x00.
+        if let Some(span) = self.area_mut().get_mut(from..to) {
+            span.fill(0);
+        }
+        self.stats.erases = self.stats.erases.wrapping_add(1);
+        self.work = CardWork::Erase {
+            blocks: u64::from(last.saturating_sub(first)) + 1,
         };
         r
     }
@@ -585,7 +1089,7 @@ impl<'a> Card<'a> {
             return self.r1(status::ADDRESS_OUT_OF_RANGE);
         }
         task.address = cmd.argument;
-        let polls_left = match self.order {
+        let polls_left = match self.config.order {
             ReadyOrder::Immediate => 1,
             ReadyOrder::Shuffled(_) => (self.next_random() % 4) as u8 + 1,
         };
@@ -678,7 +1182,9 @@ impl<'a> Card<'a> {
         self.state = CardState::Tran;
     }
 
-    /// Data phase, card to host: fills `buf` with the next bytes of the transfer.
+    /// Data phase, card to host: fills `buf` with the next bytes of the transfer. A
+    /// multiple block read that runs past the end of the partition stops there and reports
+    /// ADDRESS_OUT_OF_RANGE with the next response.
     pub fn read_data(&mut self, buf: &mut [u8]) -> Result<(), DataError> {
         match self.data {
             DataPhase::Read {
@@ -691,7 +1197,10 @@ impl<'a> Card<'a> {
                     return Err(DataError::Overrun);
                 }
                 let end = offset.checked_add(buf.len()).ok_or(DataError::Overrun)?;
-                let src = self.storage.get(offset..end).ok_or(DataError::Overrun)?;
+                let Some(src) = self.area().get(offset..end) else {
+                    self.pending |= status::ADDRESS_OUT_OF_RANGE;
+                    return Err(DataError::Overrun);
+                };
                 buf.copy_from_slice(src);
                 let left = remaining.saturating_sub(buf.len());
                 if left == 0 && !open_ended {
@@ -725,7 +1234,8 @@ impl<'a> Card<'a> {
         }
     }
 
-    /// Data phase, host to card: stores `data` as the next bytes of the transfer.
+    /// Data phase, host to card: stores `data` as the next bytes of the transfer. A write
+    /// that runs past the end of the partition stops there (ADDRESS_OUT_OF_RANGE next).
     pub fn write_data(&mut self, data: &[u8]) -> Result<(), DataError> {
         let DataPhase::Write {
             offset,
@@ -741,10 +1251,10 @@ impl<'a> Card<'a> {
             return Err(DataError::Overrun);
         }
         let end = offset.checked_add(data.len()).ok_or(DataError::Overrun)?;
-        let dst = self
-            .storage
-            .get_mut(offset..end)
-            .ok_or(DataError::Overrun)?;
+        let Some(dst) = self.area_mut().get_mut(offset..end) else {
+            self.pending |= status::ADDRESS_OUT_OF_RANGE;
+            return Err(DataError::Overrun);
+        };
         dst.copy_from_slice(data);
         let left = remaining.saturating_sub(data.len());
         if left == 0 && !open_ended {
@@ -765,11 +1275,12 @@ impl<'a> Card<'a> {
     }
 
     /// Runs the identification sequence (CMD0, CMD1, CMD2, CMD3, CMD7) and, if
-    /// `command_queue`, enables the queue with CMD6: the card ends in the transfer state.
+    /// `command_queue`, enables the queue with CMD6: the card ends in the transfer state
+    /// (1-bit bus, backward-compatible timing).
     pub fn initialize(&mut self, rca: u16, command_queue: bool) -> Result<(), NoResponse> {
         self.command(Command::new(0, 0))?;
         let mut ready = false;
-        for _ in 0..4 {
+        for _ in 0..=u32::from(self.config.busy_polls) {
             if let Response::R3(ocr) =
                 self.command(Command::new(1, OCR_VOLTAGES | OCR_SECTOR_MODE))?
             {
@@ -789,6 +1300,7 @@ impl<'a> Card<'a> {
         if command_queue {
             let switch = (3 << 24) | ((index::CMDQ_MODE_EN as u32) << 16) | (1 << 8);
             check(self.command(Command::new(6, switch))?)?;
+            check(self.command(Command::new(13, arg))?)?;
         }
         Ok(())
     }

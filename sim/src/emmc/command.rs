@@ -50,6 +50,29 @@ impl Response {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NoResponse;
 
+/// Card-internal work a command started that keeps the card busy beyond the bus exchange
+/// (an R1b busy phase or power-up), for the latency model (the `latency` module).
+///
+/// A card reports it through `take_work` right after the command that caused it; data
+/// transfers are timed by the controller from the bytes it moved and are not reported here.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CardWork {
+    /// Nothing beyond the exchange itself.
+    #[default]
+    None,
+    /// Power-up finished with this CMD1/ACMD41 (the response reports the card ready).
+    PowerUp,
+    /// An EXT_CSD write (eMMC CMD6 SWITCH) other than a cache flush.
+    Switch,
+    /// An eMMC cache flush (EXT_CSD FLUSH_CACHE).
+    Flush,
+    /// CMD38 erased (or trimmed or discarded) this many 512-byte blocks.
+    Erase {
+        /// Blocks affected.
+        blocks: u64,
+    },
+}
+
 /// Card states (CURRENT_STATE, card status bits 12:9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CardState {
@@ -81,6 +104,11 @@ pub mod status {
     pub const ADDRESS_MISALIGN: u32 = 1 << 30;
     /// The block length is not allowed.
     pub const BLOCK_LEN_ERROR: u32 = 1 << 29;
+    /// An erase command arrived out of sequence (CMD38 without CMD35/CMD36, CMD36 without
+    /// CMD35).
+    pub const ERASE_SEQ_ERROR: u32 = 1 << 28;
+    /// An invalid selection of erase groups or erase argument.
+    pub const ERASE_PARAM: u32 = 1 << 27;
     /// Write-protect violation.
     pub const WP_VIOLATION: u32 = 1 << 26;
     /// CRC check of the previous command failed.
@@ -95,6 +123,8 @@ pub mod status {
     pub const ERROR: u32 = 1 << 19;
     /// The buffer is empty and the card accepts data.
     pub const READY_FOR_DATA: u32 = 1 << 8;
+    /// An erase sequence was cleared because a command outside the sequence arrived.
+    pub const ERASE_RESET: u32 = 1 << 13;
     /// A SWITCH command failed.
     pub const SWITCH_ERROR: u32 = 1 << 7;
     /// An exception event is pending.

@@ -1,34 +1,205 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The card model's Extended CSD register: the 512 bytes CMD8 returns and CMD6 modifies.
+//!
+//! Field positions and meanings follow JESD84-B51 §7.4 (Extended CSD register). The values
+//! describe an eMMC 5.1 device that supports what the card model implements: high speed
+//! (26/52 MHz SDR) but not DDR52, HS200, HS400 or enhanced strobe; boot partitions and an RPMB
+//! partition of the configured sizes; high-capacity erase groups of 512 KiB; erase, trim and
+//! discard; enhanced reliable write; a write cache; the command queue. Features the model does
+//! not implement are advertised as absent (partitioning, HPI, background operations, sanitize,
+//! secure erase/trim, packed commands, data tags, context IDs, FFU), so a host never turns
+//! them on.
 
-/// Byte indices the model gives meaning to (JESD84-B51 §7.4).
+/// Byte indices (JESD84-B51 §7.4, Table "Extended CSD").
 pub mod index {
-    /// CMDQ_MODE_EN: bit 0 enables the command queue (R/W).
+    /// CMDQ_MODE_EN: bit 0 enables the command queue (R/W/E_P).
     pub const CMDQ_MODE_EN: usize = 15;
-    /// FLUSH_CACHE: writing 1 flushes the cache (W/E_P).
+    /// FLUSH_CACHE: bit 0 flushes the cache, bit 1 is a barrier (W/E_P).
     pub const FLUSH_CACHE: usize = 32;
-    /// CACHE_CTRL: bit 0 turns the cache on.
+    /// CACHE_CTRL: bit 0 turns the cache on (R/W/E_P).
     pub const CACHE_CTRL: usize = 33;
-    /// BUS_WIDTH.
+    /// POWER_OFF_NOTIFICATION: 0 none, 1 powered on, 2 short, 3 long, 4 sleep (R/W/E_P).
+    pub const POWER_OFF_NOTIFICATION: usize = 34;
+    /// EXCEPTION_EVENTS_CTRL, two bytes (R/W/E_P).
+    pub const EXCEPTION_EVENTS_CTRL: usize = 56;
+    /// DATA_SECTOR_SIZE: 0 = 512 bytes (R).
+    pub const DATA_SECTOR_SIZE: usize = 61;
+    /// PARTITIONING_SUPPORT (R).
+    pub const PARTITIONING_SUPPORT: usize = 160;
+    /// HPI_MGMT (R/W/E_P).
+    pub const HPI_MGMT: usize = 161;
+    /// RST_n_FUNCTION (R/W, one-time programmable).
+    pub const RST_N_FUNCTION: usize = 162;
+    /// BKOPS_EN (R/W).
+    pub const BKOPS_EN: usize = 163;
+    /// WR_REL_PARAM: bit 0 HS_CTRL_REL, bit 2 EN_REL_WR, bit 4 EN_RPMB_REL_WR (R).
+    pub const WR_REL_PARAM: usize = 166;
+    /// WR_REL_SET (R/W when HS_CTRL_REL, else R).
+    pub const WR_REL_SET: usize = 167;
+    /// RPMB_SIZE_MULT: RPMB partition size in 128 KiB units (R).
+    pub const RPMB_SIZE_MULT: usize = 168;
+    /// USER_WP (R/W, R/W/C_P, R/W/E_P bits).
+    pub const USER_WP: usize = 171;
+    /// BOOT_WP (R/W, R/W/C_P bits).
+    pub const BOOT_WP: usize = 173;
+    /// ERASE_GROUP_DEF: bit 0 selects high-capacity erase groups (R/W/E_P).
+    pub const ERASE_GROUP_DEF: usize = 175;
+    /// BOOT_BUS_CONDITIONS (R/W/E).
+    pub const BOOT_BUS_CONDITIONS: usize = 177;
+    /// BOOT_CONFIG_PROT (R/W, R/W/C_P).
+    pub const BOOT_CONFIG_PROT: usize = 178;
+    /// PARTITION_CONFIG: bits 2:0 PARTITION_ACCESS (R/W/E_P), 5:3 BOOT_PARTITION_ENABLE and
+    /// 6 BOOT_ACK (R/W/E).
+    pub const PARTITION_CONFIG: usize = 179;
+    /// ERASED_MEM_CONT: 0 = erased memory reads 0x00 (R).
+    pub const ERASED_MEM_CONT: usize = 181;
+    /// BUS_WIDTH: 0 1-bit, 1 4-bit, 2 8-bit, 5/6 DDR, bit 7 enhanced strobe (W/E_P).
     pub const BUS_WIDTH: usize = 183;
-    /// HS_TIMING.
+    /// STROBE_SUPPORT (R).
+    pub const STROBE_SUPPORT: usize = 184;
+    /// HS_TIMING: bits 3:0 timing interface (0 backward compatible, 1 HS, 2 HS200, 3 HS400),
+    /// bits 7:4 driver strength (R/W/E_P).
     pub const HS_TIMING: usize = 185;
+    /// POWER_CLASS (R/W/E_P).
+    pub const POWER_CLASS: usize = 187;
+    /// CMD_SET_REV (R).
+    pub const CMD_SET_REV: usize = 189;
+    /// CMD_SET (R/W/E_P).
+    pub const CMD_SET: usize = 191;
+    /// First byte of the read-only properties segment.
+    pub const PROPERTIES_START: usize = 192;
     /// EXT_CSD_REV: 8 for eMMC 5.1.
     pub const EXT_CSD_REV: usize = 192;
-    /// First of four SEC_COUNT bytes (little-endian sector count).
+    /// CSD_STRUCTURE: 2 = CSD version 1.2.
+    pub const CSD_STRUCTURE: usize = 194;
+    /// DEVICE_TYPE (Linux: CARD_TYPE): supported timing interfaces.
+    pub const DEVICE_TYPE: usize = 196;
+    /// DRIVER_STRENGTH: supported driver types (bit 0, type 0, is mandatory).
+    pub const DRIVER_STRENGTH: usize = 197;
+    /// OUT_OF_INTERRUPT_TIME (HPI), 10 ms units.
+    pub const OUT_OF_INTERRUPT_TIME: usize = 198;
+    /// PARTITION_SWITCH_TIME, 10 ms units.
+    pub const PARTITION_SWITCH_TIME: usize = 199;
+    /// PWR_CL_52_195: power class for 52 MHz at 1.95 V (bits 7:4 8-bit, 3:0 4-bit).
+    pub const PWR_CL_52_195: usize = 200;
+    /// PWR_CL_26_195.
+    pub const PWR_CL_26_195: usize = 201;
+    /// PWR_CL_52_360.
+    pub const PWR_CL_52_360: usize = 202;
+    /// PWR_CL_26_360.
+    pub const PWR_CL_26_360: usize = 203;
+    /// First of four SEC_COUNT bytes (little-endian sector count of the user area).
     pub const SEC_COUNT: usize = 212;
+    /// S_A_TIMEOUT: sleep/awake timeout, 100 ns × 2^value.
+    pub const S_A_TIMEOUT: usize = 217;
+    /// S_C_VCCQ: sleep current (VCCQ).
+    pub const S_C_VCCQ: usize = 219;
+    /// S_C_VCC: sleep current (VCC).
+    pub const S_C_VCC: usize = 220;
+    /// HC_WP_GRP_SIZE: write protect group size in erase groups.
+    pub const HC_WP_GRP_SIZE: usize = 221;
+    /// REL_WR_SEC_C: reliable write sector count.
+    pub const REL_WR_SEC_C: usize = 222;
+    /// ERASE_TIMEOUT_MULT: 300 ms units per high-capacity erase group.
+    pub const ERASE_TIMEOUT_MULT: usize = 223;
+    /// HC_ERASE_GRP_SIZE: high-capacity erase group size in 512 KiB units.
+    pub const HC_ERASE_GRP_SIZE: usize = 224;
+    /// ACC_SIZE: super-page size, 512 B × 2^(value − 1).
+    pub const ACC_SIZE: usize = 225;
+    /// BOOT_SIZE_MULT: size of each boot partition in 128 KiB units.
+    pub const BOOT_SIZE_MULT: usize = 226;
+    /// BOOT_INFO: alternative boot, DDR boot, HS boot support.
+    pub const BOOT_INFO: usize = 228;
+    /// SEC_TRIM_MULT.
+    pub const SEC_TRIM_MULT: usize = 229;
+    /// SEC_ERASE_MULT.
+    pub const SEC_ERASE_MULT: usize = 230;
+    /// SEC_FEATURE_SUPPORT: bit 0 SEC_ER_EN, 2 SEC_BD_BLK_EN, 4 SEC_GB_CL_EN (trim),
+    /// 6 SEC_SANITIZE.
+    pub const SEC_FEATURE_SUPPORT: usize = 231;
+    /// TRIM_MULT: 300 ms units per trimmed write block group.
+    pub const TRIM_MULT: usize = 232;
+    /// PWR_CL_200_130 (Linux calls 236 PWR_CL_200_195).
+    pub const PWR_CL_200_130: usize = 236;
+    /// PWR_CL_200_195 (Linux calls 237 PWR_CL_200_360).
+    pub const PWR_CL_200_195: usize = 237;
+    /// PWR_CL_DDR_52_195.
+    pub const PWR_CL_DDR_52_195: usize = 238;
+    /// PWR_CL_DDR_52_360.
+    pub const PWR_CL_DDR_52_360: usize = 239;
+    /// CACHE_FLUSH_POLICY.
+    pub const CACHE_FLUSH_POLICY: usize = 240;
+    /// INI_TIMEOUT_AP: initialisation timeout after partitioning, 100 ms units.
+    pub const INI_TIMEOUT_AP: usize = 241;
+    /// BKOPS_STATUS.
+    pub const BKOPS_STATUS: usize = 246;
+    /// POWER_OFF_LONG_TIME, 10 ms units.
+    pub const POWER_OFF_LONG_TIME: usize = 247;
+    /// GENERIC_CMD6_TIME, 10 ms units.
+    pub const GENERIC_CMD6_TIME: usize = 248;
     /// First of four CACHE_SIZE bytes (in KiB).
     pub const CACHE_SIZE: usize = 249;
+    /// PWR_CL_DDR_200_360.
+    pub const PWR_CL_DDR_200_360: usize = 253;
+    /// First of eight FIRMWARE_VERSION bytes.
+    pub const FIRMWARE_VERSION: usize = 254;
+    /// OPTIMAL_TRIM_UNIT_SIZE: 4 KiB × 2^(value − 1).
+    pub const OPTIMAL_TRIM_UNIT_SIZE: usize = 264;
+    /// OPTIMAL_WRITE_SIZE, 4 KiB units.
+    pub const OPTIMAL_WRITE_SIZE: usize = 265;
+    /// OPTIMAL_READ_SIZE, 4 KiB units.
+    pub const OPTIMAL_READ_SIZE: usize = 266;
+    /// PRE_EOL_INFO: 1 = normal.
+    pub const PRE_EOL_INFO: usize = 267;
+    /// DEVICE_LIFE_TIME_EST_TYP_A: 1 = 0–10 % used.
+    pub const DEVICE_LIFE_TIME_EST_TYP_A: usize = 268;
+    /// DEVICE_LIFE_TIME_EST_TYP_B.
+    pub const DEVICE_LIFE_TIME_EST_TYP_B: usize = 269;
     /// CMDQ_DEPTH: queue depth minus one in bits 4:0.
     pub const CMDQ_DEPTH: usize = 307;
     /// CMDQ_SUPPORT: bit 0 set when the command queue is supported.
     pub const CMDQ_SUPPORT: usize = 308;
-    /// First byte of the read-only properties segment.
-    pub const PROPERTIES_START: usize = 192;
+    /// BARRIER_SUPPORT.
+    pub const BARRIER_SUPPORT: usize = 486;
+    /// SUPPORTED_MODES: bit 0 FFU.
+    pub const SUPPORTED_MODES: usize = 493;
+    /// DATA_TAG_SUPPORT.
+    pub const DATA_TAG_SUPPORT: usize = 499;
+    /// MAX_PACKED_WRITES.
+    pub const MAX_PACKED_WRITES: usize = 500;
+    /// MAX_PACKED_READS.
+    pub const MAX_PACKED_READS: usize = 501;
+    /// BKOPS_SUPPORT.
+    pub const BKOPS_SUPPORT: usize = 502;
+    /// HPI_FEATURES.
+    pub const HPI_FEATURES: usize = 503;
+    /// S_CMD_SET: supported command sets (bit 0 standard).
+    pub const S_CMD_SET: usize = 504;
 }
 
 /// Size of the Extended CSD.
 pub const EXT_CSD_LEN: usize = 512;
+
+/// DEVICE_TYPE bits the model sets: high speed at 26 and 52 MHz, SDR only.
+pub const DEVICE_TYPE_HS: u8 = 0x03;
+
+/// High-capacity erase group size in 512-byte sectors for HC_ERASE_GRP_SIZE = 1 (512 KiB).
+pub const HC_ERASE_GROUP_SECTORS: u32 = 1024;
+
+/// The device-specific numbers the register is built from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    /// User area size in 512-byte sectors (SEC_COUNT).
+    pub sectors: u32,
+    /// Boot partition size in 128 KiB units (0: no boot partitions).
+    pub boot_size_mult: u8,
+    /// RPMB partition size in 128 KiB units (0: none).
+    pub rpmb_size_mult: u8,
+    /// Cache size in KiB (0: no cache).
+    pub cache_kib: u32,
+    /// Command queue depth (1..=32).
+    pub queue_depth: u8,
+}
 
 /// The Extended CSD.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,22 +208,72 @@ pub struct ExtCsd {
 }
 
 impl ExtCsd {
-    /// The register of a 5.1 card with `sectors` 512-byte sectors and a command queue of
-    /// `queue_depth` (1..=32) tasks.
+    /// The register of a 5.1 card with `sectors` 512-byte sectors, a 64 KiB cache, a command
+    /// queue of `queue_depth` (1..=32) tasks, and neither boot nor RPMB partitions.
     pub fn new(sectors: u32, queue_depth: u8) -> Self {
+        Self::with_geometry(&Geometry {
+            sectors,
+            boot_size_mult: 0,
+            rpmb_size_mult: 0,
+            cache_kib: 64,
+            queue_depth,
+        })
+    }
+
+    /// The register after power-up (or CMD0) of a device with geometry `g`.
+    pub fn with_geometry(g: &Geometry) -> Self {
         let mut bytes = [0u8; EXT_CSD_LEN];
         let mut set = |i: usize, v: u8| {
             if let Some(b) = bytes.get_mut(i) {
                 *b = v;
             }
         };
+        // Properties segment (JESD84-B51 §7.4, read-only fields).
         set(index::EXT_CSD_REV, 8);
-        for (n, b) in sectors.to_le_bytes().iter().enumerate() {
+        set(index::CSD_STRUCTURE, 2);
+        set(index::DEVICE_TYPE, DEVICE_TYPE_HS);
+        set(index::DRIVER_STRENGTH, 0x01);
+        set(index::PARTITION_SWITCH_TIME, 1);
+        // Power class 1 for 4- and 8-bit at 52 MHz, so a host exercises POWER_CLASS.
+        set(index::PWR_CL_52_195, 0x11);
+        set(index::PWR_CL_52_360, 0x11);
+        for (n, b) in g.sectors.to_le_bytes().iter().enumerate() {
             set(index::SEC_COUNT + n, *b);
         }
-        set(index::CACHE_SIZE, 64);
+        // 100 ns × 2^17 ≈ 13 ms sleep/awake timeout.
+        set(index::S_A_TIMEOUT, 0x11);
+        set(index::S_C_VCCQ, 0x07);
+        set(index::S_C_VCC, 0x07);
+        set(index::HC_WP_GRP_SIZE, 1);
+        set(index::REL_WR_SEC_C, 1);
+        set(index::ERASE_TIMEOUT_MULT, 1);
+        set(index::HC_ERASE_GRP_SIZE, 1);
+        set(index::ACC_SIZE, 6);
+        set(index::BOOT_SIZE_MULT, g.boot_size_mult);
+        set(index::RPMB_SIZE_MULT, g.rpmb_size_mult);
+        // Enhanced reliable write (any block count); WR_REL_SET is fixed.
+        set(index::WR_REL_PARAM, 0x04);
+        // Trim supported; secure erase/trim (obsolete since v4.51) and sanitize are not.
+        set(index::SEC_FEATURE_SUPPORT, 0x10);
+        set(index::TRIM_MULT, 1);
+        set(index::INI_TIMEOUT_AP, 10);
+        set(index::POWER_OFF_LONG_TIME, 100);
+        set(index::GENERIC_CMD6_TIME, 10);
+        for (n, b) in g.cache_kib.to_le_bytes().iter().enumerate() {
+            set(index::CACHE_SIZE + n, *b);
+        }
+        for (n, b) in b"SIM5.1\0\0".iter().enumerate() {
+            set(index::FIRMWARE_VERSION + n, *b);
+        }
+        set(index::OPTIMAL_TRIM_UNIT_SIZE, 1);
+        set(index::OPTIMAL_WRITE_SIZE, 4);
+        set(index::OPTIMAL_READ_SIZE, 4);
+        set(index::PRE_EOL_INFO, 1);
+        set(index::DEVICE_LIFE_TIME_EST_TYP_A, 1);
+        set(index::DEVICE_LIFE_TIME_EST_TYP_B, 1);
         set(index::CMDQ_SUPPORT, 1);
-        set(index::CMDQ_DEPTH, queue_depth.clamp(1, 32) - 1);
+        set(index::CMDQ_DEPTH, g.queue_depth.clamp(1, 32) - 1);
+        set(index::S_CMD_SET, 0x01);
         Self { bytes }
     }
 
@@ -85,5 +306,44 @@ impl ExtCsd {
     /// The queue depth the card advertises (1..=32).
     pub fn cmdq_depth(&self) -> u32 {
         u32::from(self.get(index::CMDQ_DEPTH) & 0x1F) + 1
+    }
+
+    /// The partition PARTITION_CONFIG selects for access: 0 user, 1 boot 1, 2 boot 2, 3 RPMB.
+    pub fn partition_access(&self) -> u8 {
+        self.get(index::PARTITION_CONFIG) & 0x7
+    }
+
+    /// The data bus width BUS_WIDTH selects (1, 4 or 8 lines).
+    pub fn bus_width(&self) -> u8 {
+        match self.get(index::BUS_WIDTH) & 0x0F {
+            1 | 5 => 4,
+            2 | 6 => 8,
+            _ => 1,
+        }
+    }
+
+    /// The timing interface HS_TIMING selects (0 backward compatible, 1 high speed).
+    pub fn timing(&self) -> u8 {
+        self.get(index::HS_TIMING) & 0x0F
+    }
+
+    /// Whether ERASE_GROUP_DEF selects high-capacity erase groups.
+    pub fn hc_erase_groups(&self) -> bool {
+        self.get(index::ERASE_GROUP_DEF) & 1 != 0
+    }
+
+    /// Whether the cache is on (CACHE_CTRL bit 0).
+    pub fn cache_enabled(&self) -> bool {
+        self.get(index::CACHE_CTRL) & 1 != 0
+    }
+
+    /// CACHE_SIZE in KiB.
+    pub fn cache_kib(&self) -> u32 {
+        u32::from_le_bytes([
+            self.get(index::CACHE_SIZE),
+            self.get(index::CACHE_SIZE + 1),
+            self.get(index::CACHE_SIZE + 2),
+            self.get(index::CACHE_SIZE + 3),
+        ])
     }
 }

@@ -27,14 +27,25 @@
 //! * A data bus width in `SDC_CFG` that differs from the card's gives DATCRCERR, and so
 //!   does a bus clock ([`MsdcModel::bus_clock_hz`]) above the card's limit for its mode
 //!   (also a [`Violation`]; for commands only the violation is recorded).
+//! * A command programmed without a response (RSPTYP 0) completes with CMDRDY once sent,
+//!   whether or not the card would have answered. A card's R1b received as R1 is accepted:
+//!   the MMC core asks for R1 on CMD7 (where the SD card signals R1b) and when a busy time
+//!   exceeds the host's `max_busy_timeout`, and then polls CMD13. The card's busy time is
+//!   charged to the command either way, so the card is never seen busy afterwards.
+//! * Time: every command and data phase adds what it would take on hardware to a counter
+//!   that [`MsdcModel::take_elapsed_ns`] reads and clears: the frames at the bus clock and
+//!   width programmed in `MSDC_CFG`/`SDC_CFG` and the card's internal times, with the
+//!   parameters of [`ModelConfig::latency`] (see the `latency` module).
 //!
 //! Not modelled, and reported as a [`Violation`] when used: PIO mode, basic (non
 //! descriptor) DMA, DMA resume, stream transfers, GPD chains longer than one GPD (the
 //! first GPD's `next` must point at mapped memory holding a GPD with HWO clear), a GPD
 //! without BDs, registers outside the known set. Timeout counters (DTOC/WRDTOC) are stored
-//! but time is not: a data timeout happens when the card stops supplying or taking data.
+//! but not counted down: a data timeout happens when the card stops supplying or taking
+//! data, and a failed data phase is charged only the bus time it used.
 
-use super::super::emmc::{Command, Response};
+use super::super::emmc::{CardWork, Command, Response};
+use super::super::latency::{Latency, ResponseLength};
 use super::super::memory::BusMemory;
 use super::regs::{self, bd, cfg, cmd, dma_cfg, dma_ctrl, fifocs, gpd, int, patch2, sts};
 use super::slot::CardSlot;
@@ -176,14 +187,18 @@ pub struct ModelConfig {
     pub divider_12bit: bool,
     /// Frequency of the source clock feeding the divider, in Hz.
     pub source_hz: u32,
+    /// Timing of the attached card, for [`MsdcModel::take_elapsed_ns`].
+    pub latency: Latency,
 }
 
 impl Default for ModelConfig {
+    /// 36-bit DMA, 8-bit divider, 200 MHz source, eMMC timing ([`Latency::EMMC`]).
     fn default() -> Self {
         Self {
             support_64g: true,
             divider_12bit: false,
             source_hz: 200_000_000,
+            latency: Latency::EMMC,
         }
     }
 }
@@ -260,6 +275,7 @@ pub struct MsdcModel {
     phase: Phase,
     fault: Option<Fault>,
     commands: u32,
+    elapsed_ns: u64,
     violation_count: u32,
     violations: [Option<Violation>; MAX_VIOLATIONS],
 }
@@ -292,6 +308,7 @@ impl MsdcModel {
             phase: Phase::Idle,
             fault: None,
             commands: 0,
+            elapsed_ns: 0,
             violation_count: 0,
             violations: [None; MAX_VIOLATIONS],
         }
@@ -310,6 +327,49 @@ impl MsdcModel {
     /// Number of commands sent to the card (including automatic ones).
     pub fn commands(&self) -> u32 {
         self.commands
+    }
+
+    /// The simulated time, in ns, that the work [`MsdcModel::step`] did since the last call
+    /// would have taken on hardware (bus frames at the programmed clock and width, card
+    /// access, programming, erase, switch and power-up times); the counter restarts at 0.
+    pub fn take_elapsed_ns(&mut self) -> u64 {
+        core::mem::take(&mut self.elapsed_ns)
+    }
+
+    fn charge(&mut self, ns: u64) {
+        self.elapsed_ns = self.elapsed_ns.saturating_add(ns);
+    }
+
+    /// Charges one command exchange at the current bus clock.
+    fn charge_command(&mut self, response: ResponseLength) {
+        let ns = self
+            .config
+            .latency
+            .command_ns(response, self.bus_clock_hz());
+        self.charge(ns);
+    }
+
+    /// Charges the busy work the card reported for its last command.
+    fn charge_work(&mut self, work: CardWork) {
+        let l = &self.config.latency;
+        let ns = match work {
+            CardWork::None => 0,
+            CardWork::PowerUp => l.power_up_ns,
+            CardWork::Switch => l.switch_ns,
+            CardWork::Flush => l.flush_ns,
+            CardWork::Erase { blocks } => l.erase_time_ns(blocks),
+        };
+        self.charge(ns);
+    }
+
+    /// Whether `MSDC_CFG` selects a double data rate clock mode (CKMOD 2 DDR, 3 HS400).
+    fn double_data_rate(&self) -> bool {
+        let mode = if self.config.divider_12bit {
+            (self.cfg >> 20) & 3
+        } else {
+            (self.cfg >> 16) & 3
+        };
+        mode >= 2
     }
 
     /// `MSDC_INT & MSDC_INTEN != 0`: the interrupt line.
@@ -628,26 +688,43 @@ impl MsdcModel {
             self.commands = self.commands.saturating_add(1);
             match card.command(Command::new(23, self.blk_num)) {
                 Ok(r) => {
+                    self.charge_command(ResponseLength::Short);
                     self.acmd_resp = r.value();
                     self.int |= int::ACMDRDY;
                 }
                 Err(_) => {
+                    self.charge_command(ResponseLength::Missing);
                     self.int |= int::ACMDTMO;
                     return;
                 }
             }
         }
         if fault == Some(Fault::CommandTimeout) {
+            self.charge_command(ResponseLength::Missing);
             self.int |= int::CMDTMO;
             return;
         }
         // Recorded only: cards usually answer commands above their limit.
         self.clock_ok(card);
         self.commands = self.commands.saturating_add(1);
-        let Ok(response) = card.command(Command::new(c.opcode, self.sdc_arg)) else {
-            self.int |= int::CMDTMO;
-            return;
+        let answer = card.command(Command::new(c.opcode, self.sdc_arg));
+        let work = card.take_work();
+        self.charge_work(work);
+        let response = match answer {
+            Ok(r) => r,
+            // Nothing expected, nothing heard: the command was sent.
+            Err(_) if c.rsptyp == 0 => Response::None,
+            Err(_) => {
+                self.charge_command(ResponseLength::Missing);
+                self.int |= int::CMDTMO;
+                return;
+            }
         };
+        self.charge_command(match (response, c.rsptyp) {
+            (_, 0) | (Response::None, _) => ResponseLength::None,
+            (Response::R2(_), _) => ResponseLength::Long,
+            _ => ResponseLength::Short,
+        });
         if !self.take_response(&c, response) {
             return;
         }
@@ -703,10 +780,9 @@ impl MsdcModel {
                 false
             }
             (r, t) => {
-                if matches!(r, Response::R1b(_)) && t != 7 {
-                    // The busy phase after the response is not waited for.
-                    self.violation(mismatch);
-                } else if matches!(r, Response::R1(_) | Response::QueueStatus(_)) && t == 3 {
+                // R1b received as R1 is fine (see the module documentation); a response
+                // with CRC received as R3 skips the CRC check, which no host intends.
+                if t == 3 && !matches!(r, Response::R3(_)) {
                     self.violation(mismatch);
                 }
                 self.resp[0] = r.value();
@@ -859,6 +935,7 @@ impl MsdcModel {
         if let Err(e) = mem.write(gpd_address, &released) {
             self.violation(Violation::Bus(e.address));
         }
+        self.charge_data(&d, done);
         if card_failed || done < expected {
             return self.finish_data(int::DATTMO);
         }
@@ -866,11 +943,17 @@ impl MsdcModel {
             self.commands = self.commands.saturating_add(1);
             match card.command(Command::new(12, 0)) {
                 Ok(r) => {
+                    self.charge_command(ResponseLength::Short);
                     self.acmd_resp = r.value();
                     self.int |= int::ACMDRDY;
                 }
-                Err(_) => self.int |= int::ACMDTMO,
+                Err(_) => {
+                    self.charge_command(ResponseLength::Missing);
+                    self.int |= int::ACMDTMO;
+                }
             }
+            let work = card.take_work();
+            self.charge_work(work);
         }
         let width_ok = match card.bus_width() {
             Some(w) => w == self.host_bus_width(),
@@ -882,6 +965,27 @@ impl MsdcModel {
         } else {
             self.finish_data(int::XFER_COMPL)
         }
+    }
+
+    /// Charges the data phase `d` for the `done` bytes that moved (whole blocks, and a
+    /// started block counts).
+    fn charge_data(&mut self, d: &DataPhase, done: u64) {
+        if d.block_len == 0 {
+            return;
+        }
+        let blocks = done.div_ceil(u64::from(d.block_len));
+        let (hz, width, ddr) = (
+            self.bus_clock_hz(),
+            self.host_bus_width(),
+            self.double_data_rate(),
+        );
+        let l = &self.config.latency;
+        let ns = if d.write {
+            l.write_ns(d.block_len, blocks, width, ddr, hz)
+        } else {
+            l.read_ns(d.block_len, blocks, width, ddr, hz)
+        };
+        self.charge(ns);
     }
 
     fn host_bus_width(&self) -> u8 {

@@ -2,7 +2,7 @@
 //! The card slot: the command and data interface through which the MSDC model drives an
 //! attached eMMC or SD card model.
 
-use super::super::emmc::{Card, Command, DataError, NoResponse, Response};
+use super::super::emmc::{Card, CardWork, Command, DataError, NoResponse, Response};
 use super::super::sd::SdCard;
 
 /// A card on the MSDC bus: the command and data interface both card models offer.
@@ -22,6 +22,11 @@ pub trait CardSlot {
     fn max_clock_hz(&self) -> Option<u32> {
         None
     }
+    /// The busy work the last command started (for the latency model); reading it clears
+    /// it. Card models that do not report work answer [`CardWork::None`].
+    fn take_work(&mut self) -> CardWork {
+        CardWork::None
+    }
 }
 
 impl CardSlot for Card<'_> {
@@ -35,6 +40,18 @@ impl CardSlot for Card<'_> {
 
     fn write_data(&mut self, data: &[u8]) -> Result<(), DataError> {
         Card::write_data(self, data)
+    }
+
+    fn bus_width(&self) -> Option<u8> {
+        Some(Card::bus_width(self))
+    }
+
+    fn max_clock_hz(&self) -> Option<u32> {
+        Some(Card::max_clock_hz(self))
+    }
+
+    fn take_work(&mut self) -> CardWork {
+        Card::take_work(self)
     }
 }
 
@@ -57,5 +74,9 @@ impl CardSlot for SdCard<'_> {
 
     fn max_clock_hz(&self) -> Option<u32> {
         Some(SdCard::max_clock_hz(self))
+    }
+
+    fn take_work(&mut self) -> CardWork {
+        SdCard::take_work(self)
     }
 }

@@ -17,16 +17,25 @@
 //!   a transfer (the model refuses such a transfer with ADDRESS_ERROR instead of
 //!   BLOCK_LEN_ERROR, which SDHC does not define for reads).
 //! * Addressed commands with another card's RCA get no response and change nothing.
-//! * Application commands: ACMD6 (bus width), ACMD13 (SD status, bus width field only),
-//!   ACMD22 (well-written blocks), ACMD23 and ACMD42 (accepted, no effect), ACMD41, ACMD51.
+//! * Application commands: ACMD6 (bus width), ACMD13 (SD status, §4.10.2: bus width, speed
+//!   class 10, AU 4 MiB, erase timing, A1 application performance class), ACMD22
+//!   (well-written blocks), ACMD23 and ACMD42 (accepted, no effect), ACMD41, ACMD51.
+//! * Erase (§4.3.5): CMD32/CMD33 set the first and last block, CMD38 (R1b) with argument 0
+//!   erases them; erased blocks read 0x00 (SCR DATA_STAT_AFTER_ERASE = 0). Discard and FULE
+//!   (arguments 1 and 2) are not advertised in the SD status and answer ERASE_PARAM. A
+//!   command outside the sequence clears it and reports ERASE_RESET; CMD38 without both
+//!   bounds reports ERASE_SEQ_ERROR.
 //! * An SDHC card completes ACMD41 power-up only for a host that sent CMD8 and sets HCS;
 //!   otherwise it stays busy forever (§4.2.3.1). An ACMD41 whose voltage window misses the
 //!   card's puts it in the inactive state.
-//! * Not modelled: SDSC byte addressing, CMD42 lock/unlock, erase (CMD32/33/38), write
-//!   protection, the programming state and its busy time, SDIO, SPI mode, CRC checking of
+//! * Busy work (power-up, erase) is reported through [`SdCard::take_work`] for the latency
+//!   model; the card itself leaves the programming state at once.
+//! * Not modelled: SDSC byte addressing, CMD42 lock/unlock (class 7 is in the CSD, as on real
+//!   cards, but CMD42 is refused), write protection, the programming state, SD function
+//!   extensions (CMD48/49; the SCR does not advertise them), SDIO, SPI mode, CRC checking of
 //!   what the host sends (the MSDC model injects CRC faults instead).
 
-use super::super::emmc::{CardState, Command, DataError, NoResponse, Response};
+use super::super::emmc::{CardState, CardWork, Command, DataError, NoResponse, Response};
 
 /// Bytes per block: SDHC/SDXC block addressing fixes memory access at 512 bytes.
 pub const BLOCK_SIZE: usize = 512;
@@ -63,12 +72,18 @@ pub mod status {
     pub const ADDRESS_ERROR: u32 = 1 << 30;
     /// The block length is not allowed.
     pub const BLOCK_LEN_ERROR: u32 = 1 << 29;
+    /// An erase command arrived out of sequence.
+    pub const ERASE_SEQ_ERROR: u32 = 1 << 28;
+    /// An invalid selection of write blocks or erase function.
+    pub const ERASE_PARAM: u32 = 1 << 27;
     /// CRC check of the previous command failed.
     pub const COM_CRC_ERROR: u32 = 1 << 23;
     /// The previous command was not legal in the card state.
     pub const ILLEGAL_COMMAND: u32 = 1 << 22;
     /// General error.
     pub const ERROR: u32 = 1 << 19;
+    /// An erase sequence was cleared by a command outside it.
+    pub const ERASE_RESET: u32 = 1 << 13;
     /// The buffer is empty and the card accepts data.
     pub const READY_FOR_DATA: u32 = 1 << 8;
     /// The card expects an application command.
@@ -142,6 +157,9 @@ pub struct SdCard<'a> {
     inactive: bool,
     /// Blocks written by the last write command (for ACMD22).
     written_blocks: u32,
+    erase_start: Option<u32>,
+    erase_end: Option<u32>,
+    work: CardWork,
 }
 
 impl<'a> SdCard<'a> {
@@ -166,7 +184,15 @@ impl<'a> SdCard<'a> {
             register: [0; SWITCH_STATUS_LEN],
             inactive: false,
             written_blocks: 0,
+            erase_start: None,
+            erase_end: None,
+            work: CardWork::None,
         }
+    }
+
+    /// The busy work the last command started (power-up, erase); reading it clears it.
+    pub fn take_work(&mut self) -> CardWork {
+        core::mem::take(&mut self.work)
     }
 
     /// The storage.
@@ -286,18 +312,29 @@ impl<'a> SdCard<'a> {
         self.block_count = None;
         self.block_len = BLOCK_SIZE as u32;
         self.data = DataPhase::None;
+        self.erase_start = None;
+        self.erase_end = None;
         // The signalling level survives CMD0 (§4.2.4.2): only a power cycle resets it.
     }
 
     /// Handles one command. `Err(NoResponse)` means the card stays silent (illegal
     /// command, another card's RCA, or the inactive state): the host sees a timeout.
     pub fn command(&mut self, cmd: Command) -> Result<Response, NoResponse> {
+        self.work = CardWork::None;
         if self.inactive {
             return Err(NoResponse);
         }
         if cmd.index == 0 {
             self.reset();
             return Ok(Response::None);
+        }
+        if (self.erase_start.is_some() || self.erase_end.is_some())
+            && !matches!(cmd.index, 13 | 32 | 33 | 38)
+        {
+            // A command outside the erase sequence clears it (§4.3.5).
+            self.erase_start = None;
+            self.erase_end = None;
+            self.pending |= status::ERASE_RESET;
         }
         if self.app_cmd && cmd.index != 55 {
             let handled = self.app_command(cmd);
@@ -415,6 +452,8 @@ impl<'a> SdCard<'a> {
                 Ok(self.r1(state, 0))
             }
             (17 | 18 | 24 | 25, CardState::Tran) => self.block_transfer(cmd),
+            (32 | 33, CardState::Tran) => Ok(self.erase_bound(cmd)),
+            (38, CardState::Tran) => Ok(self.erase(arg)),
             (6, CardState::Tran) => {
                 self.switch_function(arg);
                 self.start_register(SWITCH_STATUS_LEN);
@@ -457,9 +496,7 @@ impl<'a> SdCard<'a> {
                 Some(Ok(self.r1(state, 0)))
             }
             (13, CardState::Tran) => {
-                self.register = [0; SWITCH_STATUS_LEN];
-                // SD status: DAT_BUS_WIDTH (bits 511:510) = 10b for 4-bit, 00b for 1-bit.
-                self.register[0] = if self.bus_width == 4 { 0x80 } else { 0 };
+                self.register = self.sd_status();
                 self.start_register(SWITCH_STATUS_LEN);
                 Some(Ok(self.r1(state, 0)))
             }
@@ -494,6 +531,7 @@ impl<'a> SdCard<'a> {
         let hcs = arg & ocr::CCS != 0 && self.cmd8_seen;
         if hcs && self.acmd41_polls >= self.config.busy_polls {
             ocr_value |= ocr::BUSY_DONE | ocr::CCS;
+            self.work = CardWork::PowerUp;
             if arg & ocr::S18 != 0 && self.config.uhs && !self.signal_1v8 {
                 self.s18a = true;
                 ocr_value |= ocr::S18;
@@ -582,18 +620,22 @@ impl<'a> SdCard<'a> {
         self.register = reg;
     }
 
-    fn cid() -> [u32; 4] {
+    /// The CID (§5.2): manufacturer 0x7E (not assigned to a vendor Linux has quirks for),
+    /// OEM "SM", product "SIM01", revision 1.0, manufactured 01/2026.
+    pub fn cid() -> [u32; 4] {
         let psn: u32 = 0x1234_5678;
         [
-            (0x03 << 24) | (u32::from(b'S') << 16) | (u32::from(b'D') << 8) | u32::from(b'S'),
+            (0x7E << 24) | (u32::from(b'S') << 16) | (u32::from(b'M') << 8) | u32::from(b'S'),
             u32::from_be_bytes(*b"IM01"),
             (0x10 << 24) | (psn >> 8),
             ((psn & 0xFF) << 24) | (0x1A1 << 8) | 1,
         ]
     }
 
-    /// CSD version 2.0 (§5.3.3), most significant word first.
-    fn csd(&self) -> [u32; 4] {
+    /// CSD version 2.0 (§5.3.3), most significant word first: TAAC 1 ms, TRAN_SPEED 25 MHz
+    /// (50 MHz once high speed is selected), command classes 0, 2, 4, 5, 7, 8, 10, 512-byte
+    /// blocks, ERASE_BLK_EN, R2W_FACTOR 4, C_SIZE from the storage in 512 KiB units.
+    pub fn csd(&self) -> [u32; 4] {
         // C_SIZE counts 512 KiB units, minus one.
         let c_size = (self.blocks() / 1024).saturating_sub(1) & 0x3F_FFFF;
         let tran_speed = if self.access_mode == 0 { 0x32 } else { 0x5A };
@@ -603,6 +645,78 @@ impl<'a> SdCard<'a> {
             ((c_size & 0xFFFF) << 16) | (1 << 14) | (0x7F << 7),
             (2 << 26) | (9 << 22) | 1,
         ]
+    }
+
+    /// The 512-bit SD status (§4.10.2), most significant byte first.
+    fn sd_status(&self) -> [u8; SWITCH_STATUS_LEN] {
+        let mut reg = [0u8; SWITCH_STATUS_LEN];
+        // DAT_BUS_WIDTH (511:510): 10b 4-bit, 00b 1-bit; SECURED_MODE 0; SD_CARD_TYPE 0
+        // (regular read/write card).
+        reg[0] = if self.bus_width == 4 { 0x80 } else { 0 };
+        // SPEED_CLASS (447:440): 4 = class 10.
+        reg[8] = 4;
+        // AU_SIZE (431:428): 9 = 4 MiB.
+        reg[10] = 0x90;
+        // ERASE_SIZE (423:408) = 1 AU, ERASE_TIMEOUT (407:402) = 1 s, ERASE_OFFSET
+        // (401:400) = 1 s: erasing n AUs takes at most n + 1 seconds.
+        reg[12] = 1;
+        reg[13] = (1 << 2) | 1;
+        // UHS_SPEED_GRADE (399:396) 1 and UHS_AU_SIZE (395:392) 4 MiB on a UHS-I card.
+        if self.config.uhs {
+            reg[14] = 0x19;
+        }
+        // APP_PERF_CLASS (339:336): 1 = A1. DISCARD_SUPPORT (313) and FULE_SUPPORT (312)
+        // stay 0.
+        reg[21] = 1;
+        reg
+    }
+
+    /// CMD32/CMD33: the first and last write block of an erase.
+    fn erase_bound(&mut self, cmd: Command) -> Response {
+        let state = self.state;
+        if cmd.argument >= self.blocks() {
+            self.erase_start = None;
+            self.erase_end = None;
+            return self.r1(state, status::OUT_OF_RANGE);
+        }
+        if cmd.index == 32 {
+            self.erase_start = Some(cmd.argument);
+            self.erase_end = None;
+        } else {
+            if self.erase_start.is_none() {
+                return self.r1(state, status::ERASE_SEQ_ERROR);
+            }
+            self.erase_end = Some(cmd.argument);
+        }
+        self.r1(state, 0)
+    }
+
+    /// CMD38: erases the blocks CMD32/CMD33 selected (function 0 only).
+    fn erase(&mut self, function: u32) -> Response {
+        let state = self.state;
+        let (Some(start), Some(end)) = (self.erase_start.take(), self.erase_end.take()) else {
+            self.erase_start = None;
+            self.erase_end = None;
+            let s = self.status(state) | status::ERASE_SEQ_ERROR;
+            self.pending = 0;
+            return Response::R1b(s);
+        };
+        if function != 0 || end < start {
+            let s = self.status(state) | status::ERASE_PARAM;
+            self.pending = 0;
+            return Response::R1b(s);
+        }
+        let s = self.status_taken(state);
+        let from = (start as usize).saturating_mul(BLOCK_SIZE);
+        let to = (end as usize).saturating_add(1).saturating_mul(BLOCK_SIZE);
+        // DATA_STAT_AFTER_ERASE = 0: erased blocks read 0x00.
+        if let Some(span) = self.storage.get_mut(from..to) {
+            span.fill(0);
+        }
+        self.work = CardWork::Erase {
+            blocks: u64::from(end.saturating_sub(start)) + 1,
+        };
+        Response::R1b(s)
     }
 
     fn end_data(&mut self) {

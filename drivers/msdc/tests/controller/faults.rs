@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Error paths: every fault the model injects, descriptor checksum corruption, auto-CMD23
+//! failure, the request timeout (`abort`), stray and late interrupts. After each, the
+//! controller must carry on with the next request.
+
+use msdc::controller::{CommandResult, DataResult, Progress, RequestResult};
+use msdc::errors::ErrorKind;
+use msdc::regs::InterruptSet;
+use sim::emmc::CardState;
+use sim::msdc::Fault;
+use sim::sd::BLOCK_SIZE;
+
+use crate::emmc::{emmc_init, emmc_rig};
+use crate::rig::{
+    block_request, flags, legacy_config, modern_config, pattern, stop_command, Host, Rig,
+};
+use crate::sd::{card_state, rca_arg, sd_init, sd_rig};
+
+const MSDC_INTEN: usize = 0x10;
+const CMDRDY: u32 = 1 << 8;
+const CMDTMO: u32 = 1 << 9;
+const ACMDRDY: u32 = 1 << 3;
+const XFER_COMPL: u32 = 1 << 12;
+const DMA_GPDCSERR: u32 = 1 << 18;
+const DMA_BDCSERR: u32 = 1 << 17;
+
+fn assert_ok(result: &RequestResult) {
+    assert_eq!(result.first_error(), None, "{result:?}");
+}
+
+/// The controller still works: a status command and a block read.
+fn still_usable(host: &mut Host<'_, sim::sd::SdCard<'_>>) {
+    let status = host.ok(13, rca_arg(), flags::R1 | flags::AC)[0];
+    assert_eq!(card_state(status), 4, "card back in tran");
+    let result = host.run(&block_request(false, 1, 1, false), &[(0x3000, 512)]);
+    assert_ok(&result);
+}
+
+#[test]
+fn command_timeout_and_response_crc() {
+    let mut storage = vec![0u8; 64 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = Host::new(&rig, legacy_config());
+    sd_init(&mut host, false);
+
+    rig.model().inject(Fault::CommandTimeout);
+    let result = host.command(13, rca_arg(), flags::R1 | flags::AC);
+    assert_eq!(result.error, Some(ErrorKind::TimedOut));
+    still_usable(&mut host);
+
+    rig.model().inject(Fault::ResponseCrc);
+    let result = host.command(13, rca_arg(), flags::R1 | flags::AC);
+    assert_eq!(result.error, Some(ErrorKind::BadCrc));
+    still_usable(&mut host);
+
+    // MMC_RSP_R1B_NO_CRC: the core asked for the CRC error to be ignored.
+    rig.model().inject(Fault::ResponseCrc);
+    let result = host.command(13, rca_arg(), flags::R1B_NO_CRC | flags::AC);
+    assert_eq!(result.error, None);
+    still_usable(&mut host);
+    rig.assert_no_violations();
+}
+
+#[test]
+fn command_errors_on_data_commands_skip_data_and_stop() {
+    let mut storage = vec![0u8; 64 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = Host::new(&rig, legacy_config());
+    sd_init(&mut host, false);
+
+    // The command never reaches the card.
+    rig.model().inject(Fault::CommandTimeout);
+    let result = host.run(&block_request(false, 0, 2, false), &[(0, 1024)]);
+    assert_eq!(result.cmd.error, Some(ErrorKind::TimedOut));
+    assert_eq!(result.data, None, "the data phase did not run");
+    assert_eq!(result.stop, None, "no stop after a command error");
+    still_usable(&mut host);
+
+    // The card took the command but its response was corrupted: it is sending data now,
+    // and the core's recovery sends the stop.
+    rig.model().inject(Fault::ResponseCrc);
+    let result = host.run(&block_request(false, 0, 2, false), &[(0, 1024)]);
+    assert_eq!(result.cmd.error, Some(ErrorKind::BadCrc));
+    assert_eq!(result.data, None);
+    assert_eq!(rig.card().state(), CardState::Data);
+    host.ok(12, 0, flags::R1B | flags::AC);
+    still_usable(&mut host);
+
+    // A failed software CMD23 ends the request before the command.
+    rig.model().inject(Fault::CommandTimeout);
+    let before = rig.model().commands();
+    let result = host.run(&block_request(false, 0, 2, true), &[(0, 1024)]);
+    assert_eq!(result.sbc.unwrap().error, Some(ErrorKind::TimedOut));
+    assert_eq!(result.cmd, CommandResult::NOT_RUN);
+    assert_eq!(result.data, None);
+    assert_eq!(rig.model().commands(), before, "the lost CMD23 only");
+    still_usable(&mut host);
+    rig.assert_no_violations();
+}
+
+#[test]
+fn data_crc_and_data_timeout() {
+    let mut storage = vec![0u8; 64 * BLOCK_SIZE];
+    pattern(&mut storage);
+    let rig = sd_rig(&modern_config(), &mut storage);
+    let mut host = Host::new(&rig, modern_config());
+    sd_init(&mut host, false);
+
+    // Single block: no stop.
+    rig.model().inject(Fault::DataCrc);
+    let result = host.run(&block_request(false, 0, 1, false), &[(0, 512)]);
+    assert_eq!(result.cmd.error, None);
+    assert_eq!(
+        result.data,
+        Some(DataResult {
+            bytes_xfered: 0,
+            error: Some(ErrorKind::BadCrc)
+        })
+    );
+    assert_eq!(result.stop, None);
+    still_usable(&mut host);
+
+    // Open-ended: the stop still goes out and ends the transfer.
+    rig.model().inject(Fault::DataCrc);
+    let result = host.run(&block_request(false, 0, 3, false), &[(0, 1536)]);
+    assert_eq!(result.data.unwrap().error, Some(ErrorKind::BadCrc));
+    assert_eq!(result.stop.unwrap().error, None);
+    still_usable(&mut host);
+
+    // Bounded by CMD23, but the data never came: the card still sends, so the stop goes
+    // out after a failed data phase even with a set-block-count.
+    rig.misbehave
+        .fault_on_data_command
+        .set(Some(Fault::DataTimeout));
+    let result = host.run(&block_request(false, 0, 2, true), &[(0, 1024)]);
+    assert_eq!(result.sbc.unwrap().error, None);
+    assert_eq!(
+        result.data,
+        Some(DataResult {
+            bytes_xfered: 0,
+            error: Some(ErrorKind::TimedOut)
+        })
+    );
+    let stop = result.stop.expect("stop after a failed bounded transfer");
+    assert_eq!(stop.error, None);
+    assert_eq!(
+        card_state(stop.response[0]),
+        5,
+        "the card was still sending"
+    );
+    still_usable(&mut host);
+
+    // A write that times out.
+    rig.model().inject(Fault::DataTimeout);
+    let result = host.run(&block_request(true, 8, 2, false), &[(0, 1024)]);
+    assert_eq!(result.data.unwrap().error, Some(ErrorKind::TimedOut));
+    assert_eq!(result.stop.unwrap().error, None);
+    still_usable(&mut host);
+    rig.assert_no_violations();
+}
+
+#[test]
+fn emmc_data_crc_with_auto_cmd23_sends_the_stop() {
+    let mut storage = vec![0u8; 64 * 512];
+    let config = msdc::controller::HostConfig {
+        auto_cmd23: true,
+        ..legacy_config()
+    };
+    let rig = emmc_rig(&config, &mut storage);
+    let mut host = Host::new(&rig, config);
+    emmc_init(&mut host);
+    rig.model().inject(Fault::DataCrc);
+    let result = host.run(&block_request(false, 2, 4, true), &[(0, 2048)]);
+    assert_eq!(result.sbc.unwrap().error, None);
+    assert_eq!(result.data.unwrap().error, Some(ErrorKind::BadCrc));
+    // The card had finished the bounded transfer: CMD12 is illegal in tran and unanswered.
+    assert_eq!(result.stop.unwrap().error, Some(ErrorKind::TimedOut));
+    assert_eq!(rig.card().state(), CardState::Tran);
+    let result = host.run(&block_request(false, 2, 4, true), &[(0, 2048)]);
+    assert_ok(&result);
+    rig.assert_no_violations();
+}
+
+#[test]
+fn auto_cmd23_timeout_ends_the_request() {
+    let mut storage = vec![0u8; 64 * BLOCK_SIZE];
+    let config = msdc::controller::HostConfig {
+        auto_cmd23: true,
+        ..legacy_config()
+    };
+    let rig = sd_rig(&config, &mut storage);
+    let mut host = Host::new(&rig, config);
+    sd_init(&mut host, false);
+    // Deselected, the card ignores CMD23: the controller reports ACMDTMO and never sends
+    // the read.
+    let deselect = host.command(7, 0, flags::NONE | flags::AC);
+    assert_eq!(deselect.error, None);
+    let before = rig.model().commands();
+    let result = host.run(&block_request(false, 0, 2, true), &[(0, 1024)]);
+    assert_eq!(rig.model().commands() - before, 1, "only the auto-CMD23");
+    assert_eq!(result.sbc.unwrap().error, Some(ErrorKind::TimedOut));
+    assert_eq!(result.cmd, CommandResult::NOT_RUN);
+    assert_eq!(result.data, None);
+    assert_eq!(result.stop, None);
+    host.ok(7, rca_arg(), flags::R1B | flags::AC);
+    still_usable(&mut host);
+}
+
+#[test]
+fn descriptor_checksum_corruption_is_a_dma_fault() {
+    let mut storage = vec![0u8; 64 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = Host::new(&rig, legacy_config());
+    sd_init(&mut host, false);
+
+    for (byte, event) in [(4, DMA_GPDCSERR), (64 + 8, DMA_BDCSERR)] {
+        // Corrupt the chain after the engine wrote it, before the DMA reads it.
+        host.start(&block_request(false, 0, 1, false), &[(0, 512)])
+            .unwrap();
+        rig.corrupt_descriptor(byte);
+        rig.seen_events.set(0);
+        let result = host.wait().unwrap();
+        assert_eq!(rig.seen_events.get() & (DMA_GPDCSERR | DMA_BDCSERR), event);
+        assert_eq!(
+            result.data,
+            Some(DataResult {
+                bytes_xfered: 0,
+                error: Some(ErrorKind::DmaFault)
+            })
+        );
+        // The card still has its block to send: CMD12, as the core's recovery does.
+        assert_eq!(rig.card().state(), CardState::Data);
+        host.ok(12, 0, flags::R1B | flags::AC);
+        still_usable(&mut host);
+    }
+    rig.assert_no_violations();
+}
+
+#[test]
+fn abort_in_the_command_phase() {
+    let mut storage = vec![0u8; 64 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = Host::new(&rig, legacy_config());
+    sd_init(&mut host, false);
+    assert_eq!(host.ctrl.abort(&rig), None, "nothing to abort when idle");
+
+    rig.misbehave.hide_interrupts.set(true);
+    host.start(&block_request(false, 0, 2, true), &[(0, 1024)])
+        .unwrap();
+    assert_eq!(host.wait(), None, "the interrupt was lost");
+    assert!(!host.ctrl.is_idle());
+    let result = host.ctrl.abort(&rig).expect("a request was in flight");
+    assert_eq!(result.sbc.unwrap().error, Some(ErrorKind::TimedOut));
+    assert_eq!(result.cmd, CommandResult::NOT_RUN);
+    assert!(host.ctrl.is_idle());
+    assert_eq!(rig.peek(MSDC_INTEN), 0, "request interrupts masked");
+    rig.misbehave.hide_interrupts.set(false);
+    still_usable(&mut host);
+    rig.assert_no_violations();
+}
+
+#[test]
+fn abort_in_the_data_phase_stops_the_dma() {
+    let mut storage = vec![0u8; 64 * BLOCK_SIZE];
+    let rig = sd_rig(&modern_config(), &mut storage);
+    let mut host = Host::new(&rig, modern_config());
+    sd_init(&mut host, false);
+
+    rig.misbehave.drop_dma_start.set(true);
+    host.start(&block_request(false, 0, 1, false), &[(0, 512)])
+        .unwrap();
+    assert_eq!(
+        host.interrupt(),
+        Some(Progress::Pending),
+        "command done, data started"
+    );
+    assert_eq!(
+        rig.peek(MSDC_INTEN),
+        InterruptSet::XFER_COMPL.bits()
+            | InterruptSet::DATTMO.bits()
+            | InterruptSet::DATCRCERR.bits()
+            | DMA_BDCSERR
+            | DMA_GPDCSERR
+            | InterruptSet::DMA_PROTECT.bits(),
+        "exactly the data interrupts"
+    );
+    assert_eq!(host.wait(), None, "the data never moves");
+    assert!(rig.model().busy(), "the controller waits for the DMA");
+
+    let result = host.ctrl.abort(&rig).unwrap();
+    assert_eq!(result.cmd.error, None);
+    assert_eq!(card_state(result.cmd.response[0]), 4);
+    assert_eq!(
+        result.data,
+        Some(DataResult {
+            bytes_xfered: 0,
+            error: Some(ErrorKind::TimedOut)
+        })
+    );
+    assert!(!rig.model().busy(), "DMA stopped and controller reset");
+    rig.misbehave.drop_dma_start.set(false);
+    host.ok(12, 0, flags::R1B | flags::AC);
+    still_usable(&mut host);
+    rig.assert_no_violations();
+}
+
+#[test]
+fn stray_and_late_interrupts_are_ignored() {
+    let mut storage = vec![0u8; 64 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = Host::new(&rig, legacy_config());
+    sd_init(&mut host, false);
+
+    // Idle: nothing is enabled for requests, nothing is touched.
+    rig.misbehave.injected_events.set(CMDRDY | XFER_COMPL);
+    let writes = rig.writes.get();
+    assert_eq!(host.ctrl.handle_interrupt(&rig), Progress::Pending);
+    assert_eq!(rig.writes.get(), writes, "no register written");
+    assert_eq!(
+        rig.misbehave.injected_events.get(),
+        CMDRDY | XFER_COMPL,
+        "nothing acknowledged"
+    );
+
+    // Command events left over from before are cleared when the next command starts,
+    // so they cannot complete it early.
+    rig.misbehave.injected_events.set(CMDTMO);
+    rig.misbehave.drop_dma_start.set(true);
+    host.start(&block_request(false, 0, 1, false), &[(0, 512)])
+        .unwrap();
+    assert_eq!(rig.misbehave.injected_events.get(), 0);
+    assert_eq!(host.interrupt(), Some(Progress::Pending));
+
+    // Data phase: late command events are not enabled any more and stay unconsumed.
+    rig.misbehave.injected_events.set(CMDRDY | CMDTMO | ACMDRDY);
+    assert!(!rig.interrupt_line());
+    assert_eq!(host.ctrl.handle_interrupt(&rig), Progress::Pending);
+    assert_eq!(
+        rig.misbehave.injected_events.get(),
+        CMDRDY | CMDTMO | ACMDRDY
+    );
+    rig.misbehave.drop_dma_start.set(false);
+    let result = host.ctrl.abort(&rig).unwrap();
+    assert_eq!(result.data.unwrap().error, Some(ErrorKind::TimedOut));
+    host.ok(12, 0, flags::R1B | flags::AC);
+
+    // After completion another call finds nothing.
+    let result = host.run(&block_request(false, 0, 1, false), &[(0, 512)]);
+    assert_ok(&result);
+    assert_eq!(host.ctrl.handle_interrupt(&rig), Progress::Pending);
+    assert_eq!(host.interrupt(), None, "line low");
+    rig.assert_no_violations();
+}
+
+#[test]
+fn stop_command_on_a_card_already_in_tran_reports_its_error() {
+    // The data failed on a bounded transfer that the card had finished: the stop is sent
+    // anyway, and the SD card ignores it (illegal in tran).
+    let mut storage = vec![0u8; 64 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = Host::new(&rig, legacy_config());
+    sd_init(&mut host, false);
+    rig.misbehave
+        .fault_on_data_command
+        .set(Some(Fault::DataCrc));
+    let result = host.run(&block_request(false, 0, 2, true), &[(0, 1024)]);
+    assert_eq!(result.data.unwrap().error, Some(ErrorKind::BadCrc));
+    assert_eq!(result.stop.unwrap().error, Some(ErrorKind::TimedOut));
+    still_usable(&mut host);
+    rig.assert_no_violations();
+}
+
+#[test]
+fn explicit_stop_request_without_data() {
+    // The core's CMD12 as its own request (mmc_wait_for_cmd).
+    let mut storage = vec![0u8; 64 * BLOCK_SIZE];
+    let rig: Rig<_> = sd_rig(&legacy_config(), &mut storage);
+    let mut host = Host::new(&rig, legacy_config());
+    sd_init(&mut host, false);
+    rig.model().inject(Fault::DataTimeout);
+    let result = host.run(&block_request(false, 0, 1, false), &[(0, 512)]);
+    assert_eq!(result.data.unwrap().error, Some(ErrorKind::TimedOut));
+    let stop = host.run(&crate::rig::request(stop_command()), &[]);
+    assert_eq!(stop.cmd.error, None);
+    still_usable(&mut host);
+}

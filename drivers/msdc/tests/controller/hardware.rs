@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Register programming and the bounded waits: initialisation values written out from the
+//! bit definitions (mtk-sd.c `msdc_init_hw`), clock and bus width, card detect, card busy,
+//! SDIO interrupts, refused requests, and hardware that never finishes a self-clearing bit.
+
+use msdc::clock::{ClockError, Timing};
+use msdc::command::CommandError;
+use msdc::controller::{
+    Controller, HostConfig, HwError, NoDmaChain, PatchDetails, RequestSpec, StartError, POLL_LIMIT,
+};
+use msdc::dma::DmaError;
+use msdc::errors::ErrorKind;
+use sim::sd::BLOCK_SIZE;
+
+use crate::rig::{
+    block_request, command, flags, legacy_config, modern_config, read_data, request, Host, Rig,
+};
+use crate::sd::{rca_arg, sd_init, sd_rig};
+
+const MSDC_CFG: usize = 0x00;
+const MSDC_IOCON: usize = 0x04;
+const MSDC_PS: usize = 0x08;
+const MSDC_INTEN: usize = 0x10;
+const SDC_CFG: usize = 0x30;
+const SDC_ADV_CFG0: usize = 0x64;
+const DMA_SA_H4BIT: usize = 0x8C;
+const MSDC_DMA_SA: usize = 0x90;
+const MSDC_DMA_CTRL: usize = 0x98;
+const MSDC_DMA_CFG: usize = 0x9C;
+const MSDC_PATCH_BIT0: usize = 0xB0;
+const MSDC_PATCH_BIT1: usize = 0xB4;
+const MSDC_PATCH_BIT2: usize = 0xB8;
+const EMMC50_CFG0: usize = 0x208;
+
+const CFG_MODE: u32 = 1 << 0;
+const CFG_CKPDN: u32 = 1 << 1;
+const CFG_PIO: u32 = 1 << 3;
+const CFG_CKSTB: u32 = 1 << 7;
+const INT_CDSC: u32 = 1 << 1;
+const INT_SDIOIRQ: u32 = 1 << 7;
+const INT_CMDRDY: u32 = 1 << 8;
+/// CMDRDY, CMDTMO, RSPCRCERR, ACMDRDY, ACMDTMO, ACMDCRCERR.
+const COMMAND_INTERRUPTS: u32 = 0x700 | 0x38;
+const SDC_CFG_INSWKUP: u32 = 1 << 1;
+const SDC_CFG_SDIO: u32 = 1 << 19;
+const SDC_CFG_SDIOIDE: u32 = 1 << 20;
+const ADV_DAT1_IRQ_TRIGGER: u32 = 1 << 19;
+const ADV_RX_ENHANCE_EN: u32 = 1 << 20;
+const PS_CDEN: u32 = 1 << 0;
+const PS_CDSTS: u32 = 1 << 1;
+const PS_DAT0: u32 = 1 << 16;
+const PS_DATA1: u32 = 1 << 17;
+
+fn dtoc(sdc_cfg: u32) -> u32 {
+    sdc_cfg >> 24
+}
+
+/// `MSDC_PATCH_BIT0` after init on every SoC: ODDSUPP 1, DIS_WRMON 2, DESCUP_SEL 6,
+/// CKGEN_MSDC_DLY_SEL 14:10 = 1, BUSYDLY 21:18 = 15, DECRCTMO 30.
+const PATCH_BIT0: u32 = (1 << 1) | (1 << 2) | (1 << 6) | (1 << 10) | (15 << 18) | (1 << 30);
+
+/// `MSDC_PATCH_BIT1` after init without per-SoC bits: WRDAT_CRC_TACNTR 2:0 = 1,
+/// CMDTA 5:3 = 1, DDR_CMD_FIX_SEL 14, SINGLE_BURST 16 (AXI_SET_LEN is 0), RSVD20 18:17,
+/// AUTO_SYNCST_CLR 19, MARK_POP_WATER 20, LP_DCM_EN 21, RSVD3 22, AHB_GDMA_HCLK 23,
+/// MSDC_CLK_ENFEAT 31:24.
+const PATCH_BIT1_COMMON: u32 = 1 | (1 << 3) | (1 << 14) | (0xFF << 16) | (0xFF << 24);
+
+#[test]
+fn legacy_initialisation() {
+    let config = legacy_config();
+    let rig = Rig::new(&config, sim::sd::SdCard::new(&mut [], Default::default()));
+    let mut ctrl = Controller::new(config);
+    ctrl.init_hardware(&rig).unwrap();
+    // MODE, clock gated (CKPDN clear), DMA (PIO clear), 400 kHz = 200 MHz / (4 * 125),
+    // stable.
+    assert_eq!(
+        rig.peek(MSDC_CFG),
+        CFG_MODE | (125 << 8) | CFG_CKSTB,
+        "MSDC_CFG"
+    );
+    assert_eq!(rig.peek(MSDC_INTEN), 0);
+    assert_eq!(rig.peek(0x0C), 0, "MSDC_INT clear");
+    assert_eq!(rig.peek(MSDC_IOCON), 0);
+    assert_eq!(rig.peek(MSDC_PATCH_BIT0), PATCH_BIT0);
+    // Without busy_check, the controller checks R1b busy itself: BUSY_CHECK_SEL 7.
+    assert_eq!(rig.peek(MSDC_PATCH_BIT1), PATCH_BIT1_COMMON | (1 << 7));
+    assert_eq!(rig.peek(MSDC_PATCH_BIT2), 0, "32-bit DMA, no async FIFO");
+    assert_eq!(rig.peek(SDC_ADV_CFG0), 0);
+    assert_eq!(rig.peek(EMMC50_CFG0), 1 << 4, "CFCSTS_SEL");
+    assert_eq!(rig.peek(SDC_CFG), 3 << 24, "DTOC 3, 1-bit, no SDIO");
+    assert_eq!(rig.peek(MSDC_DMA_CFG), 1 << 1, "descriptor checksums on");
+    assert_eq!(rig.peek(MSDC_PS) & 0xF001, 0, "internal card detect off");
+    assert_eq!(ctrl.bus_clock_hz(), 0);
+    assert!(ctrl.is_idle());
+    rig.assert_no_violations();
+}
+
+#[test]
+fn modern_initialisation() {
+    let config = modern_config();
+    let rig = Rig::new(&config, sim::sd::SdCard::new(&mut [], Default::default()));
+    rig.fifo_cfg.set((1 << 24) | (1 << 25) | 1);
+    let mut ctrl = Controller::new(config);
+    ctrl.init_hardware(&rig).unwrap();
+    // 12-bit divider: CKDIV 19:8 = 125.
+    assert_eq!(rig.peek(MSDC_CFG), CFG_MODE | (125 << 8) | CFG_CKSTB);
+    assert_eq!(rig.peek(MSDC_PATCH_BIT0), PATCH_BIT0);
+    // busy_check: no BUSY_CHECK_SEL; stop_clk_fix: STOP_DLY 11:8 = 3.
+    assert_eq!(rig.peek(MSDC_PATCH_BIT1), PATCH_BIT1_COMMON | (3 << 8));
+    // SUPPORT_64G 1, RESPWAIT 3:2 = 3, CFGRESP 15 clear, CFGCRCSTS 28; enhance_rx: no
+    // RESPSTSENSEL/CRCSTSENSEL, RX_ENHANCE_EN in SDC_ADV_CFG0 instead.
+    assert_eq!(rig.peek(MSDC_PATCH_BIT2), (1 << 1) | (3 << 2) | (1 << 28));
+    assert_eq!(rig.peek(SDC_ADV_CFG0), ADV_RX_ENHANCE_EN);
+    assert_eq!(rig.fifo_cfg.get(), 1, "WRVALIDSEL and RDVALIDSEL cleared");
+    rig.assert_no_violations();
+
+    // SoCs with a top region: the glue enables the receive path there; MT8196-like values.
+    let rig = Rig::new(&config, sim::sd::SdCard::new(&mut [], Default::default()));
+    let mut ctrl = Controller::new(config).with_patch_details(PatchDetails {
+        stop_delay_select: 1,
+        pop_enable_count: 2,
+        has_top_region: true,
+    });
+    ctrl.init_hardware(&rig).unwrap();
+    assert_eq!(rig.peek(MSDC_PATCH_BIT1), PATCH_BIT1_COMMON | (1 << 8));
+    assert_eq!(
+        rig.peek(MSDC_PATCH_BIT2),
+        (1 << 1) | (3 << 2) | (2 << 20) | (1 << 28),
+        "POP_EN_CNT 23:20 = 2"
+    );
+    assert_eq!(rig.peek(SDC_ADV_CFG0), 0);
+
+    // Async FIFO without the enhanced receive path: 2T status delays.
+    let config = HostConfig {
+        enhance_rx: false,
+        ..modern_config()
+    };
+    let rig = Rig::new(&config, sim::sd::SdCard::new(&mut [], Default::default()));
+    Controller::new(config).init_hardware(&rig).unwrap();
+    assert_eq!(
+        rig.peek(MSDC_PATCH_BIT2),
+        (1 << 1) | (3 << 2) | (2 << 16) | (1 << 28) | (2 << 29),
+        "RESPSTSENSEL 18:16 = 2, CRCSTSENSEL 31:29 = 2"
+    );
+}
+
+#[test]
+fn initialisation_without_a_source_clock_fails() {
+    let config = HostConfig {
+        source_hz: 0,
+        ..legacy_config()
+    };
+    let rig = Rig::new(
+        &legacy_config(),
+        sim::sd::SdCard::new(&mut [], Default::default()),
+    );
+    assert_eq!(
+        Controller::new(config).init_hardware(&rig),
+        Err(HwError::UnreachableClock(ClockError::NoSourceClock))
+    );
+}
+
+#[test]
+fn clock_changes_and_data_timeouts() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = Host::new(&rig, legacy_config());
+    // The probe-time timeout (3 * 2^20 clocks) at 400 kHz: 3 units, DTOC 2.
+    assert_eq!(dtoc(rig.peek(SDC_CFG)), 2);
+    assert!(rig.peek(MSDC_CFG) & CFG_CKPDN != 0, "clock running");
+    sd_init(&mut host, false);
+
+    // 1 s at 50 MHz: 50,000,000 cycles = 47.7 units of 2^20, rounded up to 48, minus one.
+    let req = RequestSpec {
+        data: Some(msdc::controller::DataSpec {
+            timeout_ns: 1_000_000_000,
+            ..read_data(512, 1)
+        }),
+        ..block_request(false, 0, 1, false)
+    };
+    host.run(&req, &[(0, 512)]);
+    assert_eq!(dtoc(rig.peek(SDC_CFG)), 47);
+    // Halving the clock halves the count: 23.8 units, 24, minus one.
+    assert_eq!(host.clock(25_000_000, Timing::SdHighSpeed), 25_000_000);
+    assert_eq!(dtoc(rig.peek(SDC_CFG)), 23);
+    // DDR doubles it.
+    assert_eq!(host.clock(25_000_000, Timing::UhsDdr50), 25_000_000);
+    assert_eq!(dtoc(rig.peek(SDC_CFG)), 47);
+
+    // Interrupt enables survive a clock change.
+    host.ctrl.set_internal_card_detect(&rig, true);
+    host.clock(50_000_000, Timing::SdHighSpeed);
+    assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC);
+
+    // 0 Hz gates the clock.
+    assert_eq!(host.clock(0, Timing::Legacy), 0);
+    assert_eq!(rig.peek(MSDC_CFG) & CFG_CKPDN, 0);
+    assert_eq!(host.ctrl.bus_clock_hz(), 0);
+
+    // Below what the divider reaches: refused, nothing changed.
+    assert_eq!(
+        host.ctrl.set_clock(&rig, 1000, Timing::Legacy),
+        Err(HwError::UnreachableClock(ClockError::BelowMinimum {
+            minimum_hz: 196_079
+        }))
+    );
+    host.clock(50_000_000, Timing::SdHighSpeed);
+    host.ok(13, rca_arg(), flags::R1 | flags::AC);
+    rig.assert_no_violations();
+}
+
+#[test]
+fn bus_width() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = Host::new(&rig, legacy_config());
+    for (lines, code) in [(4, 1), (8, 2), (1, 0), (3, 0)] {
+        host.ctrl.set_bus_width(&rig, lines);
+        assert_eq!((rig.peek(SDC_CFG) >> 16) & 3, code, "{lines} lines");
+    }
+}
+
+#[test]
+fn thirty_six_bit_dma_registers() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&modern_config(), &mut storage);
+    let mut host = Host::new(&rig, modern_config());
+    sd_init(&mut host, false);
+    host.run(&block_request(false, 0, 1, false), &[(0, 512)]);
+    // The descriptor area sits at the bottom of RAM, 0x1_2000_0000.
+    assert_eq!(rig.peek(DMA_SA_H4BIT), 1);
+    assert_eq!(rig.peek(MSDC_DMA_SA), 0x2000_0000);
+    // Descriptor mode 8, 64-byte bursts (BRUSTSZ 14:12 = 6).
+    assert_eq!(rig.peek(MSDC_DMA_CTRL), (1 << 8) | (6 << 12));
+    assert_eq!(rig.base >> 32, 1);
+    rig.assert_no_violations();
+}
+
+#[test]
+fn interrupt_enables_follow_the_phase() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = Host::new(&rig, legacy_config());
+    sd_init(&mut host, false);
+    host.start(&request(command(13, rca_arg(), flags::R1 | flags::AC)), &[])
+        .unwrap();
+    assert_eq!(rig.peek(MSDC_INTEN), COMMAND_INTERRUPTS);
+    host.wait().unwrap();
+    assert_eq!(rig.peek(MSDC_INTEN), 0);
+
+    host.ctrl.set_internal_card_detect(&rig, true);
+    host.start(&request(command(13, rca_arg(), flags::R1 | flags::AC)), &[])
+        .unwrap();
+    assert_eq!(rig.peek(MSDC_INTEN), COMMAND_INTERRUPTS | INT_CDSC);
+    host.wait().unwrap();
+    assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC);
+}
+
+#[test]
+fn internal_card_detect() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = Host::new(&rig, legacy_config());
+    host.ctrl.set_internal_card_detect(&rig, true);
+    // CDEN with a debounce of 8 (15:12), CDSC enabled, wake-up on insertion.
+    assert_eq!(rig.peek(MSDC_PS) & 0xF001, (8 << 12) | PS_CDEN);
+    assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC);
+    assert!(rig.peek(SDC_CFG) & SDC_CFG_INSWKUP != 0);
+    // CDSTS low: present (active low, as upstream reads it).
+    assert!(host.ctrl.card_present(&rig));
+    rig.misbehave.pin_levels.set(Some((PS_CDSTS, PS_CDSTS)));
+    assert!(!host.ctrl.card_present(&rig));
+    rig.misbehave.pin_levels.set(None);
+
+    // A change is consumed once, by the card-detect consumer only.
+    rig.misbehave.injected_events.set(INT_CDSC | INT_CMDRDY);
+    assert_eq!(
+        host.ctrl.handle_interrupt(&rig),
+        msdc::controller::Progress::Pending
+    );
+    assert_eq!(rig.misbehave.injected_events.get(), INT_CDSC | INT_CMDRDY);
+    assert!(host.ctrl.card_detect_event(&rig));
+    assert!(!host.ctrl.card_detect_event(&rig));
+    assert_eq!(rig.misbehave.injected_events.get(), INT_CMDRDY);
+    rig.misbehave.injected_events.set(INT_CDSC);
+    assert_eq!(host.interrupt(), Some(msdc::controller::Progress::Pending));
+    assert_eq!(host.card_detect_changes, 1);
+
+    // A controller reset keeps a pending change for its consumer.
+    rig.misbehave.injected_events.set(INT_CDSC | INT_CMDRDY);
+    host.ctrl.reset(&rig).unwrap();
+    assert_eq!(rig.misbehave.injected_events.get(), INT_CDSC);
+    assert!(host.ctrl.card_detect_event(&rig));
+
+    // Re-initialisation keeps the choice.
+    host.ctrl.init_hardware(&rig).unwrap();
+    assert_eq!(rig.peek(MSDC_PS) & PS_CDEN, PS_CDEN);
+    assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC);
+
+    host.ctrl.set_internal_card_detect(&rig, false);
+    assert_eq!(rig.peek(MSDC_PS) & PS_CDEN, 0);
+    assert_eq!(rig.peek(MSDC_INTEN), 0);
+    assert_eq!(rig.peek(SDC_CFG) & SDC_CFG_INSWKUP, 0);
+    rig.misbehave.injected_events.set(INT_CDSC);
+    assert!(!host.ctrl.card_detect_event(&rig), "not enabled");
+}
+
+#[test]
+fn card_busy_follows_dat0() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let host = Host::new(&rig, legacy_config());
+    assert!(!host.ctrl.card_busy(&rig), "DAT0 high");
+    rig.misbehave.pin_levels.set(Some((PS_DAT0, 0)));
+    assert!(host.ctrl.card_busy(&rig), "DAT0 held low");
+}
+
+#[test]
+fn sdio_interrupts() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = Host::new(&rig, legacy_config());
+    sd_init(&mut host, false);
+    host.ctrl.set_sdio_mode(&rig, true);
+    assert_eq!(
+        rig.peek(SDC_CFG) & (SDC_CFG_SDIO | SDC_CFG_SDIOIDE),
+        SDC_CFG_SDIO
+    );
+    assert_eq!(rig.peek(SDC_ADV_CFG0), ADV_DAT1_IRQ_TRIGGER);
+    host.ctrl.enable_sdio_irq(&rig, true);
+    assert_eq!(rig.peek(MSDC_INTEN), INT_SDIOIRQ);
+    assert!(rig.peek(SDC_CFG) & SDC_CFG_SDIOIDE != 0);
+
+    // The request handler leaves the SDIO event to its consumer.
+    host.start(&request(command(13, rca_arg(), flags::R1 | flags::AC)), &[])
+        .unwrap();
+    rig.misbehave.injected_events.set(INT_SDIOIRQ);
+    assert!(matches!(
+        host.ctrl.handle_interrupt(&rig),
+        msdc::controller::Progress::Done(_)
+    ));
+    assert_eq!(rig.misbehave.injected_events.get(), INT_SDIOIRQ);
+    assert_eq!(host.interrupt(), Some(msdc::controller::Progress::Pending));
+    assert_eq!(host.sdio_signals, 1);
+    assert_eq!(rig.misbehave.injected_events.get(), 0);
+    // Masked until the core acknowledges it.
+    assert_eq!(rig.peek(MSDC_INTEN), 0);
+    assert_eq!(rig.peek(SDC_CFG) & SDC_CFG_SDIOIDE, 0);
+    host.ctrl.enable_sdio_irq(&rig, true);
+    assert_eq!(rig.peek(MSDC_INTEN), INT_SDIOIRQ);
+
+    // Lost interrupt: DAT1 low but nothing latched.
+    assert!(!host.ctrl.recheck_sdio_irq(&rig), "DAT1 high: nothing lost");
+    rig.misbehave.pin_levels.set(Some((PS_DATA1, 0)));
+    assert!(host.ctrl.recheck_sdio_irq(&rig));
+    assert_eq!(rig.peek(MSDC_INTEN), 0);
+    assert!(!host.ctrl.recheck_sdio_irq(&rig), "disabled now");
+    rig.misbehave.pin_levels.set(None);
+
+    // Leaving SDIO mode also disables the interrupt.
+    host.ctrl.enable_sdio_irq(&rig, true);
+    host.ctrl.set_sdio_mode(&rig, false);
+    assert_eq!(rig.peek(MSDC_INTEN), 0);
+    assert_eq!(rig.peek(SDC_CFG) & (SDC_CFG_SDIO | SDC_CFG_SDIOIDE), 0);
+    assert_eq!(rig.peek(SDC_ADV_CFG0), 0);
+    host.ok(13, rca_arg(), flags::R1 | flags::AC);
+    rig.assert_no_violations();
+}
+
+#[test]
+fn refused_requests_send_nothing() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = Host::new(&rig, legacy_config());
+    sd_init(&mut host, false);
+    let before = rig.model().commands();
+    let status = request(command(13, rca_arg(), flags::R1 | flags::AC));
+    let read = block_request(false, 0, 1, false);
+
+    assert_eq!(
+        host.ctrl.start(&rig, &read, None::<NoDmaChain<'_>>),
+        Err(StartError::MissingDmaChain)
+    );
+    assert_eq!(
+        host.start(&status, &[(0, 512)]),
+        Err(StartError::UnexpectedDmaChain)
+    );
+    assert_eq!(
+        host.start(&read, &[(0, 256)]),
+        Err(StartError::LengthMismatch {
+            expected: 512,
+            described: 256
+        })
+    );
+    assert_eq!(
+        host.start(&read, &[]),
+        Err(StartError::Dma(DmaError::NoSegments))
+    );
+    assert_eq!(
+        host.start(
+            &block_request(false, 0, 256, true),
+            &[(0, 0x1_0000), (0x1_0000, 0x1_0000)]
+        ),
+        Err(StartError::Dma(DmaError::SegmentTooLong {
+            len: 0x1_0000,
+            max: 0xFFFF
+        })),
+        "32-bit DMA: 16-bit BD lengths"
+    );
+    let many: Vec<(u64, u32)> = (0..1025).map(|i| (i, 1)).collect();
+    let odd = RequestSpec {
+        data: Some(msdc::controller::DataSpec {
+            block_size: 1025,
+            ..read_data(1025, 1)
+        }),
+        ..read
+    };
+    assert_eq!(
+        host.start(&odd, &many),
+        Err(StartError::Dma(DmaError::TooManySegments { max: 1024 }))
+    );
+    // PRESENT | BUSY is no response type of the MMC core.
+    assert_eq!(
+        host.start(&request(command(13, 0, 0x9)), &[]),
+        Err(StartError::Command(CommandError::UnsupportedResponse(0x9)))
+    );
+    let huge = RequestSpec {
+        data: Some(read_data(4096, 1)),
+        ..read
+    };
+    assert_eq!(
+        host.start(&huge, &[(0, 4096)]),
+        Err(StartError::Command(CommandError::InvalidBlockSize(4096)))
+    );
+    assert_eq!(rig.model().commands(), before, "nothing reached the card");
+    assert!(host.ctrl.is_idle());
+
+    // One request at a time.
+    rig.misbehave.hide_interrupts.set(true);
+    host.start(&status, &[]).unwrap();
+    assert_eq!(host.start(&status, &[]), Err(StartError::Busy));
+    host.ctrl.abort(&rig).unwrap();
+    rig.misbehave.hide_interrupts.set(false);
+    host.ok(13, rca_arg(), flags::R1 | flags::AC);
+    rig.assert_no_violations();
+}
+
+#[test]
+fn reset_bit_that_never_clears() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = Host::new(&rig, legacy_config());
+    sd_init(&mut host, false);
+
+    rig.misbehave.pin_reset.set(true);
+    let reads = rig.reads.get();
+    assert_eq!(host.ctrl.reset(&rig), Err(HwError::ResetTimeout));
+    let polled = rig.reads.get() - reads;
+    assert!(
+        polled <= u64::from(POLL_LIMIT) + 2,
+        "{polled} reads: bounded"
+    );
+    assert!(rig.delayed_us.get() >= u64::from(POLL_LIMIT) - 1);
+    let mut fresh = Controller::new(legacy_config());
+    assert_eq!(fresh.init_hardware(&rig), Err(HwError::ResetTimeout));
+
+    // An error while the reset hangs: the request still completes, the fault is reported,
+    // and the next start retries the reset first.
+    rig.misbehave.pin_reset.set(false);
+    rig.model().inject(sim::msdc::Fault::CommandTimeout);
+    host.start(&request(command(13, rca_arg(), flags::R1 | flags::AC)), &[])
+        .unwrap();
+    rig.misbehave.pin_reset.set(true);
+    let result = host.wait().unwrap();
+    assert_eq!(result.cmd.error, Some(ErrorKind::TimedOut));
+    assert_eq!(host.ctrl.take_hardware_fault(), Some(HwError::ResetTimeout));
+    assert_eq!(host.ctrl.take_hardware_fault(), None);
+    let before = rig.model().commands();
+    assert_eq!(
+        host.start(&request(command(13, rca_arg(), flags::R1 | flags::AC)), &[]),
+        Err(StartError::Hardware(HwError::ResetTimeout))
+    );
+    assert_eq!(rig.model().commands(), before);
+    rig.misbehave.pin_reset.set(false);
+    host.ok(13, rca_arg(), flags::R1 | flags::AC);
+}
+
+#[test]
+fn clock_that_never_stabilises() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = Host::new(&rig, legacy_config());
+    rig.misbehave.pin_clock_unstable.set(true);
+    assert_eq!(
+        host.ctrl.set_clock(&rig, 25_000_000, Timing::Legacy),
+        Err(HwError::ClockTimeout)
+    );
+    assert_eq!(host.ctrl.bus_clock_hz(), 0);
+    assert_eq!(
+        Controller::new(legacy_config()).init_hardware(&rig),
+        Err(HwError::ClockTimeout)
+    );
+    rig.misbehave.pin_clock_unstable.set(false);
+    assert_eq!(host.clock(400_000, Timing::Legacy), 400_000);
+}
+
+#[test]
+fn bus_that_stays_busy() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = Host::new(&rig, legacy_config());
+    sd_init(&mut host, false);
+    rig.misbehave.pin_command_busy.set(true);
+    let before = rig.model().commands();
+    let reads = rig.reads.get();
+    assert_eq!(
+        host.start(&request(command(13, rca_arg(), flags::R1 | flags::AC)), &[]),
+        Err(StartError::BusBusy)
+    );
+    assert!(rig.reads.get() - reads <= u64::from(POLL_LIMIT) + 64);
+    assert_eq!(rig.model().commands(), before);
+    assert!(host.ctrl.is_idle());
+    rig.misbehave.pin_command_busy.set(false);
+    host.ok(13, rca_arg(), flags::R1 | flags::AC);
+
+    // Busy between two phases: CMD23 went out, the read cannot.
+    host.start(&block_request(false, 0, 2, true), &[(0, 1024)])
+        .unwrap();
+    rig.misbehave.pin_command_busy.set(true);
+    let result = host.wait().unwrap();
+    assert_eq!(result.sbc.unwrap().error, None);
+    assert_eq!(result.cmd.error, Some(ErrorKind::TimedOut));
+    assert_eq!(result.data, None);
+    assert_eq!(rig.peek(MSDC_INTEN), 0, "nothing left enabled");
+    rig.misbehave.pin_command_busy.set(false);
+    host.ok(13, rca_arg(), flags::R1 | flags::AC);
+}
+
+#[test]
+fn dma_that_never_goes_idle() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = Host::new(&rig, legacy_config());
+    sd_init(&mut host, false);
+    host.start(&block_request(false, 0, 1, false), &[(0, 512)])
+        .unwrap();
+    rig.misbehave.pin_dma_active.set(true);
+    let result = host.wait().unwrap();
+    // The data arrived; the stuck engine was reset and the fault reported.
+    assert_eq!(result.first_error(), None);
+    assert_eq!(result.data.unwrap().bytes_xfered, 512);
+    assert_eq!(
+        host.ctrl.take_hardware_fault(),
+        Some(HwError::DmaStopTimeout)
+    );
+    rig.misbehave.pin_dma_active.set(false);
+    let result = host.run(&block_request(false, 1, 1, false), &[(0, 512)]);
+    assert_eq!(result.first_error(), None);
+}
+
+#[test]
+fn pio_is_cleared_for_data_commands() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = Host::new(&rig, legacy_config());
+    sd_init(&mut host, false);
+    let cfg = rig.peek(MSDC_CFG);
+    rig.model().write(MSDC_CFG, cfg | CFG_PIO);
+    let result = host.run(&block_request(false, 0, 1, false), &[(0, 512)]);
+    assert_eq!(result.first_error(), None);
+    assert_eq!(rig.peek(MSDC_CFG) & CFG_PIO, 0);
+    rig.assert_no_violations();
+}
+
+/// A card hardware reset drives RST_n low (EMMC_IOCON.BOOTRST) for the pulse time and
+/// releases it, leaving the other bits of the register alone.
+#[test]
+fn card_reset_pulse_drives_and_releases_rst_n() {
+    use msdc::controller::{Registers, CARD_RESET_PULSE_US};
+    use msdc::regs::EMMC_IOCON;
+    use std::cell::RefCell;
+
+    #[derive(Default)]
+    struct Recorder {
+        value: RefCell<u32>,
+        log: RefCell<Vec<String>>,
+    }
+    impl Registers for Recorder {
+        fn read(&self, _offset: usize) -> u32 {
+            *self.value.borrow()
+        }
+        fn write(&self, offset: usize, value: u32) {
+            assert_eq!(offset, EMMC_IOCON::OFFSET);
+            *self.value.borrow_mut() = value;
+            self.log.borrow_mut().push(format!("w{value:#x}"));
+        }
+        fn delay_us(&self, us: u32) {
+            self.log.borrow_mut().push(format!("d{us}"));
+        }
+    }
+
+    let regs = Recorder::default();
+    *regs.value.borrow_mut() = 0x10;
+    let mut ctrl = Controller::new(legacy_config());
+    ctrl.pulse_card_reset(&regs);
+    let bit = EMMC_IOCON::BOOTRST.mask();
+    assert_eq!(
+        *regs.log.borrow(),
+        [
+            format!("w{:#x}", 0x10 | bit),
+            format!("d{CARD_RESET_PULSE_US}"),
+            "w0x10".to_string()
+        ]
+    );
+}

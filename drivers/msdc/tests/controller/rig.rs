@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The test bench: the `sim` MSDC model with a card behind a [`Registers`] implementation,
+//! and a minimal glue ([`Host`]) that drives the [`Controller`] the way the kernel driver
+//! does, interrupt by interrupt.
+//!
+//! The model runs after every register write, so a command completes (and its interrupt is
+//! latched) as soon as `SDC_CMD` is written, and a data phase as soon as the DMA starts.
+//! The bench can also misbehave on purpose, like a [`Registers`] wrapper would: pin a
+//! self-clearing bit, inject `MSDC_INT` events, override pin levels, drop the DMA start or
+//! hide interrupts.
+
+use std::cell::{Cell, RefCell, RefMut};
+
+use msdc::clock::{DividerWidth, Timing};
+use msdc::controller::{
+    CommandResult, CommandSpec, Controller, DataSpec, DmaChain, HostConfig, NoDmaChain, Progress,
+    Registers, RequestResult, RequestSpec, StartError,
+};
+use msdc::dma::{self, DmaAddressing, Segment, MAX_SEGMENTS};
+use sim::msdc::{CardSlot, Fault, ModelConfig, MsdcModel, Violation};
+use sim::Ram;
+
+/// Source clock of every bench, as the model's default.
+pub(crate) const SOURCE_HZ: u32 = 200_000_000;
+/// Descriptor area: as much as the glue allocates.
+pub(crate) const AREA_LEN: usize = dma::area_len(MAX_SEGMENTS);
+/// Data buffers start here in RAM, after the descriptor area.
+pub(crate) const DATA_OFFSET: u64 = 0x8000;
+const RAM_LEN: usize = DATA_OFFSET as usize + 0x4_0000;
+/// RAM above 4 GiB for 36-bit DMA, below it otherwise.
+const RAM_BASE_36: u64 = 0x1_2000_0000;
+const RAM_BASE_32: u64 = 0x8000_0000;
+/// Steps the model may take after one register write.
+const MODEL_STEPS: u32 = 64;
+/// Interrupts one request may need before the bench calls it stuck.
+const MAX_INTERRUPTS: usize = 16;
+
+// `SDC_FIFO_CFG` is not in the model's register file (a sim gap): the bench keeps it.
+const SDC_FIFO_CFG: usize = 0x228;
+const MSDC_CFG: usize = 0x00;
+const MSDC_PS: usize = 0x08;
+const MSDC_INT: usize = 0x0C;
+const MSDC_INTEN: usize = 0x10;
+const SDC_CMD: usize = 0x34;
+const SDC_STS: usize = 0x3C;
+const MSDC_DMA_CTRL: usize = 0x98;
+const MSDC_DMA_CFG: usize = 0x9C;
+const CFG_RST: u32 = 1 << 2;
+const CFG_CKSTB: u32 = 1 << 7;
+const DMA_CTRL_START: u32 = 1 << 0;
+const DMA_CFG_STS: u32 = 1 << 0;
+const STS_CMDBUSY: u32 = 1 << 1;
+
+/// `mmc_command.flags` response types, from `include/linux/mmc/core.h`.
+pub(crate) mod flags {
+    const PRESENT: u32 = 1 << 0;
+    const LONG: u32 = 1 << 1;
+    const CRC: u32 = 1 << 2;
+    const BUSY: u32 = 1 << 3;
+    const OPCODE: u32 = 1 << 4;
+    /// `MMC_RSP_NONE`.
+    pub(crate) const NONE: u32 = 0;
+    /// `MMC_RSP_R1` (also R5, R6, R7).
+    pub(crate) const R1: u32 = PRESENT | CRC | OPCODE;
+    /// `MMC_RSP_R1B`.
+    pub(crate) const R1B: u32 = R1 | BUSY;
+    /// `MMC_RSP_R1B_NO_CRC`.
+    pub(crate) const R1B_NO_CRC: u32 = PRESENT | OPCODE | BUSY;
+    /// `MMC_RSP_R2`.
+    pub(crate) const R2: u32 = PRESENT | LONG | CRC;
+    /// `MMC_RSP_R3` (also R4).
+    pub(crate) const R3: u32 = PRESENT;
+    /// `MMC_CMD_AC`.
+    pub(crate) const AC: u32 = 0;
+    /// `MMC_CMD_ADTC`.
+    pub(crate) const ADTC: u32 = 1 << 5;
+    /// `MMC_CMD_BC`.
+    pub(crate) const BC: u32 = 2 << 5;
+    /// `MMC_CMD_BCR`.
+    pub(crate) const BCR: u32 = 3 << 5;
+}
+
+/// The legacy 8-bit-divider generation with 32-bit DMA and no quirks (MT8173 and older).
+pub(crate) fn legacy_config() -> HostConfig {
+    HostConfig {
+        divider: DividerWidth::Bits8,
+        addressing: DmaAddressing::Bits32,
+        source_hz: SOURCE_HZ,
+        auto_cmd23: false,
+        async_fifo: false,
+        enhance_rx: false,
+        data_tune: false,
+        busy_check: false,
+        stop_clk_fix: false,
+    }
+}
+
+/// The 12-bit-divider generation with 36-bit DMA and every quirk (MT2712, MT6779).
+pub(crate) fn modern_config() -> HostConfig {
+    HostConfig {
+        divider: DividerWidth::Bits12,
+        addressing: DmaAddressing::Bits36,
+        source_hz: SOURCE_HZ,
+        auto_cmd23: false,
+        async_fifo: true,
+        enhance_rx: true,
+        data_tune: true,
+        busy_check: true,
+        stop_clk_fix: true,
+    }
+}
+
+/// Misbehaviour the bench adds on top of the model.
+#[derive(Default)]
+pub(crate) struct Misbehaviour {
+    /// `MSDC_CFG.RST` reads back set forever.
+    pub(crate) pin_reset: Cell<bool>,
+    /// `MSDC_CFG.CKSTB` never comes back.
+    pub(crate) pin_clock_unstable: Cell<bool>,
+    /// `MSDC_DMA_CFG.STS` reads back set forever.
+    pub(crate) pin_dma_active: Cell<bool>,
+    /// `SDC_STS.CMDBUSY` reads back set forever.
+    pub(crate) pin_command_busy: Cell<bool>,
+    /// Writes of `MSDC_DMA_CTRL.START` are lost: the data phase never runs.
+    pub(crate) drop_dma_start: Cell<bool>,
+    /// `MSDC_INT` reads as zero: interrupts are lost.
+    pub(crate) hide_interrupts: Cell<bool>,
+    /// Events added to `MSDC_INT` reads (write 1 to clear, like the real bits).
+    pub(crate) injected_events: Cell<u32>,
+    /// `MSDC_PS` bits forced: (mask, value).
+    pub(crate) pin_levels: Cell<Option<(u32, u32)>>,
+    /// A fault for the next command that has a data phase (the model's own injection hits
+    /// the next command of any kind, which would be a software CMD23).
+    pub(crate) fault_on_data_command: Cell<Option<Fault>>,
+}
+
+/// The model, a card and RAM behind [`Registers`].
+pub(crate) struct Rig<C: CardSlot> {
+    model: RefCell<MsdcModel>,
+    card: RefCell<C>,
+    ram: RefCell<Vec<u8>>,
+    pub(crate) base: u64,
+    /// `SDC_FIFO_CFG`, which the model lacks.
+    pub(crate) fifo_cfg: Cell<u32>,
+    pub(crate) misbehave: Misbehaviour,
+    /// Register reads so far.
+    pub(crate) reads: Cell<u64>,
+    /// Register writes so far.
+    pub(crate) writes: Cell<u64>,
+    /// Every `MSDC_INT` bit read so far.
+    pub(crate) seen_events: Cell<u32>,
+    /// Microseconds of busy-waiting asked for so far.
+    pub(crate) delayed_us: Cell<u64>,
+}
+
+impl<C: CardSlot> Rig<C> {
+    /// A bench for `config` with `card` in the slot.
+    pub(crate) fn new(config: &HostConfig, card: C) -> Self {
+        let support_64g = config.addressing == DmaAddressing::Bits36;
+        let model = MsdcModel::new(ModelConfig {
+            support_64g,
+            divider_12bit: config.divider == DividerWidth::Bits12,
+            source_hz: config.source_hz,
+            ..ModelConfig::default()
+        });
+        Self {
+            model: RefCell::new(model),
+            card: RefCell::new(card),
+            ram: RefCell::new(vec![0; RAM_LEN]),
+            base: if support_64g {
+                RAM_BASE_36
+            } else {
+                RAM_BASE_32
+            },
+            fifo_cfg: Cell::new(0),
+            misbehave: Misbehaviour::default(),
+            reads: Cell::new(0),
+            writes: Cell::new(0),
+            seen_events: Cell::new(0),
+            delayed_us: Cell::new(0),
+        }
+    }
+
+    pub(crate) fn card(&self) -> RefMut<'_, C> {
+        self.card.borrow_mut()
+    }
+
+    pub(crate) fn model(&self) -> RefMut<'_, MsdcModel> {
+        self.model.borrow_mut()
+    }
+
+    /// Reads a register of the model directly, bypassing the misbehaviour.
+    pub(crate) fn peek(&self, offset: usize) -> u32 {
+        self.model.borrow_mut().read(offset)
+    }
+
+    /// Asserts that the model saw nothing it does not model or the hardware forbids.
+    pub(crate) fn assert_no_violations(&self) {
+        let model = self.model.borrow();
+        let (count, first): (u32, &[Option<Violation>; 8]) = model.violations();
+        assert_eq!(count, 0, "model violations: {first:?}");
+    }
+
+    /// The interrupt line: an enabled event is pending.
+    pub(crate) fn interrupt_line(&self) -> bool {
+        let misbehave = &self.misbehave;
+        if misbehave.hide_interrupts.get() {
+            return false;
+        }
+        let mut model = self.model.borrow_mut();
+        let pending = model.read(MSDC_INT) | misbehave.injected_events.get();
+        pending & model.read(MSDC_INTEN) != 0
+    }
+
+    /// RAM bytes of the data window at `offset`.
+    pub(crate) fn data(&self, offset: u64, len: usize) -> Vec<u8> {
+        let at = (DATA_OFFSET + offset) as usize;
+        self.ram.borrow()[at..at + len].to_vec()
+    }
+
+    /// Fills RAM of the data window at `offset`.
+    pub(crate) fn fill(&self, offset: u64, bytes: &[u8]) {
+        let at = (DATA_OFFSET + offset) as usize;
+        self.ram.borrow_mut()[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+
+    /// XORs a byte of the descriptor area (to break a checksum).
+    pub(crate) fn corrupt_descriptor(&self, offset: usize) {
+        self.ram.borrow_mut()[offset] ^= 0x5A;
+    }
+
+    fn run_model(&self) {
+        let mut model = self.model.borrow_mut();
+        let mut card = self.card.borrow_mut();
+        // While `Controller::start` holds the descriptor area, RAM is borrowed: the model
+        // then gets no memory at all, and any DMA it tried would show up as a violation.
+        match self.ram.try_borrow_mut() {
+            Ok(mut ram) => {
+                let mut mem = Ram::new(self.base, &mut ram);
+                model.run(&mut *card, &mut mem, MODEL_STEPS);
+            }
+            Err(_) => {
+                let mut nothing = [0u8; 0];
+                let mut mem = Ram::new(self.base, &mut nothing);
+                model.run(&mut *card, &mut mem, MODEL_STEPS);
+            }
+        }
+    }
+}
+
+impl<C: CardSlot> Registers for Rig<C> {
+    fn read(&self, offset: usize) -> u32 {
+        self.reads.set(self.reads.get() + 1);
+        if offset == SDC_FIFO_CFG {
+            return self.fifo_cfg.get();
+        }
+        let m = &self.misbehave;
+        let mut value = self.model.borrow_mut().read(offset);
+        match offset {
+            MSDC_CFG => {
+                if m.pin_reset.get() {
+                    value |= CFG_RST;
+                }
+                if m.pin_clock_unstable.get() {
+                    value &= !CFG_CKSTB;
+                }
+            }
+            MSDC_INT => {
+                value |= m.injected_events.get();
+                if m.hide_interrupts.get() {
+                    value = 0;
+                }
+                self.seen_events.set(self.seen_events.get() | value);
+            }
+            MSDC_PS => {
+                if let Some((mask, level)) = m.pin_levels.get() {
+                    value = (value & !mask) | (level & mask);
+                }
+            }
+            MSDC_DMA_CFG if m.pin_dma_active.get() => value |= DMA_CFG_STS,
+            SDC_STS if m.pin_command_busy.get() => value |= STS_CMDBUSY,
+            _ => {}
+        }
+        value
+    }
+
+    fn write(&self, offset: usize, value: u32) {
+        self.writes.set(self.writes.get() + 1);
+        if offset == SDC_FIFO_CFG {
+            self.fifo_cfg.set(value);
+            return;
+        }
+        let m = &self.misbehave;
+        let mut value = value;
+        match offset {
+            MSDC_INT => m.injected_events.set(m.injected_events.get() & !value),
+            MSDC_DMA_CTRL if m.drop_dma_start.get() => value &= !DMA_CTRL_START,
+            SDC_CMD => {
+                if (value >> 11) & 3 != 0 {
+                    if let Some(fault) = m.fault_on_data_command.take() {
+                        self.model.borrow_mut().inject(fault);
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.model.borrow_mut().write(offset, value);
+        self.run_model();
+    }
+
+    fn delay_us(&self, us: u32) {
+        self.delayed_us.set(self.delayed_us.get() + u64::from(us));
+    }
+}
+
+/// The glue: one controller driving one bench.
+pub(crate) struct Host<'r, C: CardSlot> {
+    pub(crate) rig: &'r Rig<C>,
+    pub(crate) ctrl: Controller,
+    /// SDIO interrupts signalled so far.
+    pub(crate) sdio_signals: u32,
+    /// Card-detect changes seen so far.
+    pub(crate) card_detect_changes: u32,
+}
+
+impl<'r, C: CardSlot> Host<'r, C> {
+    /// Probes: initialises the hardware and sets the identification clock.
+    pub(crate) fn new(rig: &'r Rig<C>, config: HostConfig) -> Self {
+        let mut host = Self {
+            rig,
+            ctrl: Controller::new(config),
+            sdio_signals: 0,
+            card_detect_changes: 0,
+        };
+        host.ctrl.init_hardware(rig).expect("init_hardware");
+        host.clock(400_000, Timing::Legacy);
+        host
+    }
+
+    pub(crate) fn clock(&mut self, hz: u32, timing: Timing) -> u32 {
+        self.ctrl
+            .set_clock(self.rig, hz, timing)
+            .expect("set_clock")
+    }
+
+    /// Starts `req`, with its data through `segments` (offsets into the data window).
+    pub(crate) fn start(
+        &mut self,
+        req: &RequestSpec,
+        segments: &[(u64, u32)],
+    ) -> Result<(), StartError> {
+        if req.data.is_none() && segments.is_empty() {
+            return self.ctrl.start(self.rig, req, None::<NoDmaChain<'_>>);
+        }
+        let window = self.rig.base + DATA_OFFSET;
+        let mut ram = self.rig.ram.borrow_mut();
+        let chain = DmaChain {
+            area: &mut ram[..AREA_LEN],
+            area_bus: self.rig.base,
+            segments: segments.iter().map(|&(offset, len)| Segment {
+                bus_address: window + offset,
+                len,
+            }),
+        };
+        self.ctrl.start(self.rig, req, Some(chain))
+    }
+
+    /// One run of the interrupt handler, as the glue's: `None` if the line is low.
+    pub(crate) fn interrupt(&mut self) -> Option<Progress> {
+        if !self.rig.interrupt_line() {
+            return None;
+        }
+        if self.ctrl.sdio_irq_event(self.rig) {
+            self.sdio_signals += 1;
+        }
+        if self.ctrl.card_detect_event(self.rig) {
+            self.card_detect_changes += 1;
+        }
+        Some(self.ctrl.handle_interrupt(self.rig))
+    }
+
+    /// Runs interrupts until the request completes; `None` if the line goes low first.
+    pub(crate) fn wait(&mut self) -> Option<RequestResult> {
+        for _ in 0..MAX_INTERRUPTS {
+            match self.interrupt()? {
+                Progress::Done(result) => return Some(result),
+                Progress::Pending => {}
+            }
+        }
+        panic!("request still running after {MAX_INTERRUPTS} interrupts");
+    }
+
+    /// Runs `req` to completion.
+    pub(crate) fn run(&mut self, req: &RequestSpec, segments: &[(u64, u32)]) -> RequestResult {
+        self.start(req, segments).expect("start");
+        let result = self.wait().expect("request stuck: interrupt line low");
+        assert!(self.ctrl.is_idle());
+        result
+    }
+
+    /// Runs a command without data.
+    pub(crate) fn command(&mut self, opcode: u32, arg: u32, flags: u32) -> CommandResult {
+        self.run(&request(command(opcode, arg, flags)), &[]).cmd
+    }
+
+    /// Runs a command without data that must succeed, and returns its response.
+    pub(crate) fn ok(&mut self, opcode: u32, arg: u32, flags: u32) -> [u32; 4] {
+        let result = self.command(opcode, arg, flags);
+        assert_eq!(result.error, None, "CMD{opcode} failed");
+        result.response
+    }
+
+    /// Runs a single-buffer data command that must succeed.
+    pub(crate) fn read_ok(&mut self, opcode: u32, arg: u32, block_size: u32, blocks: u32) {
+        let req = RequestSpec {
+            data: Some(read_data(block_size, blocks)),
+            ..request(command(opcode, arg, flags::R1 | flags::ADTC))
+        };
+        let result = self.run(&req, &[(0, block_size * blocks)]);
+        assert_eq!(result.first_error(), None, "CMD{opcode}: {result:?}");
+    }
+}
+
+/// A command spec.
+pub(crate) fn command(opcode: u32, arg: u32, flags: u32) -> CommandSpec {
+    CommandSpec { opcode, arg, flags }
+}
+
+/// A request of one command without data.
+pub(crate) fn request(cmd: CommandSpec) -> RequestSpec {
+    RequestSpec {
+        sbc: None,
+        cmd,
+        data: None,
+        stop: None,
+    }
+}
+
+/// A read data phase with the MMC core's default timeout for SD reads (100 ms).
+pub(crate) fn read_data(block_size: u32, blocks: u32) -> DataSpec {
+    DataSpec {
+        block_size,
+        blocks,
+        write: false,
+        timeout_ns: 100_000_000,
+        timeout_clks: 0,
+    }
+}
+
+/// A write data phase (250 ms).
+pub(crate) fn write_data(block_size: u32, blocks: u32) -> DataSpec {
+    DataSpec {
+        write: true,
+        timeout_ns: 250_000_000,
+        ..read_data(block_size, blocks)
+    }
+}
+
+/// CMD12 as the block layer prepares it.
+pub(crate) fn stop_command() -> CommandSpec {
+    command(12, 0, flags::R1B | flags::AC)
+}
+
+/// CMD23 for `blocks` blocks.
+pub(crate) fn set_block_count(blocks: u32) -> CommandSpec {
+    command(23, blocks, flags::R1 | flags::AC)
+}
+
+/// A block read or write of 512-byte blocks as the block layer builds it: CMD17/24 for one
+/// block, CMD18/25 otherwise, with CMD23 when `sbc`, and always a stop command for multiple
+/// blocks.
+pub(crate) fn block_request(write: bool, address: u32, blocks: u32, sbc: bool) -> RequestSpec {
+    let multi = blocks > 1;
+    let opcode = match (write, multi) {
+        (false, false) => 17,
+        (false, true) => 18,
+        (true, false) => 24,
+        (true, true) => 25,
+    };
+    let data = if write {
+        write_data(512, blocks)
+    } else {
+        read_data(512, blocks)
+    };
+    RequestSpec {
+        sbc: (multi && sbc).then(|| set_block_count(blocks)),
+        cmd: command(opcode, address, flags::R1 | flags::ADTC),
+        data: Some(data),
+        stop: multi.then(stop_command),
+    }
+}
+
+/// A recognisable pattern for block `n`.
+pub(crate) fn pattern(storage: &mut [u8]) {
+    for (i, b) in storage.iter_mut().enumerate() {
+        *b = (i * 7 + i / 512) as u8;
+    }
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The C interfaces the test-only simulated board needs (device tree overlays,
+ * the interrupt simulator, a view of RAM by physical address) that the kernel
+ * crate does not wrap in 7.3. bindgen turns them into sim_bindings_generated.rs;
+ * only kernels with CONFIG_MMC_MTK_RUST_SIM build it.
+ */
+#include <linux/io.h>
+#include <linux/mm.h>
+#include <linux/irq_sim.h>
+#include <linux/irqdomain.h>
+#include <linux/interrupt.h>
+#include <linux/of.h>
+#include <linux/of_platform.h>
