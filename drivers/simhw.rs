@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The simulated test board (`CONFIG_MMC_MTK_RUST_SIM`, never in production kernels):
-//! two MSDC controllers modelled at register level by `sim`, one with an eMMC card and
-//! one with an SD card, their storage in memory.
+//! two MSDC controllers modelled at register level by `sim`, one with an eMMC card (two
+//! boot partitions, RPMB, a cache) and one with an SD card, their storage in memory.
 //!
 //! The board is a device tree overlay (`dts/msdc-sim.dtso`) with real MSDC nodes, fixed
 //! clocks and supplies, so the driver probes them exactly as it probes hardware. The one
@@ -39,7 +39,7 @@ use kernel::{
 
 use crate::sim::{
     emmc::{
-        card::{Card, DataError, ReadyOrder},
+        card::{Card, CardConfig, DataError, ReadyOrder},
         command::{CardWork, Command, NoResponse, Response},
     },
     latency::Latency,
@@ -55,8 +55,17 @@ use crate::sim::{
 const CARD_BYTES: usize = 64 << 20;
 /// Steps a model may take per run (a command, then its data phase).
 const STEPS_PER_RUN: u32 = 4;
+/// Bytes of each of the eMMC's two boot partitions (a multiple of 128 KiB).
+const EMMC_BOOT_BYTES: usize = 4 << 20;
 /// eMMC command queue depth the card advertises in EXT_CSD.
 const EMMC_QUEUE_DEPTH: u8 = 32;
+
+/// Zeroed card storage that lives as long as the kernel (the board is never removed).
+fn storage<const BYTES: usize>() -> Result<&'static mut [u8]> {
+    let bytes =
+        <VBox<[u8; BYTES]> as InPlaceInit<_>>::init(pin_init::zeroed::<[u8; BYTES]>(), GFP_KERNEL)?;
+    Ok(VBox::leak(bytes))
+}
 
 /// What sits in a simulated slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -199,16 +208,17 @@ const MIN_LATENCY_NS: u64 = 1_000;
 
 impl SimulatedMsdc {
     fn new(spec: &SlotSpec) -> Result<Arc<Self>> {
-        let storage = <VBox<[u8; CARD_BYTES]> as InPlaceInit<_>>::init(
-            pin_init::zeroed::<[u8; CARD_BYTES]>(),
-            GFP_KERNEL,
-        )?;
-        let storage: &'static mut [u8] = VBox::leak(storage);
         let card = match spec.card {
-            CardKind::Emmc => {
-                SimCard::Emmc(Card::new(storage, EMMC_QUEUE_DEPTH, ReadyOrder::Immediate))
-            }
-            CardKind::Sd => SimCard::Sd(SdCard::new(storage, SdConfig::default())),
+            CardKind::Emmc => SimCard::Emmc(Card::with_config(
+                storage::<CARD_BYTES>()?,
+                [storage::<EMMC_BOOT_BYTES>()?, storage::<EMMC_BOOT_BYTES>()?],
+                CardConfig {
+                    queue_depth: EMMC_QUEUE_DEPTH,
+                    order: ReadyOrder::Immediate,
+                    ..CardConfig::default()
+                },
+            )),
+            CardKind::Sd => SimCard::Sd(SdCard::new(storage::<CARD_BYTES>()?, SdConfig::default())),
         };
         // MT8192 (the overlay's compatible): 12-bit divider, 36-bit DMA, a 200 MHz
         // source clock as the overlay's fixed clock says.

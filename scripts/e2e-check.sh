@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Judges a guest console log of scripts/run.sh: passes only if the guest's fio run
-# ended with "e2e: result PASS", the driver registered, and the kernel reported no
+# ended with "e2e: result PASS", the driver registered, an eMMC and an SD card came
+# up (when the run was on the disks), and the kernel reported no
 # warning, crash, lockdep, KASAN/UBSAN, RCU or hung-task problem anywhere in it.
 # Separate from run.sh so that a saved log can be checked again.
 #
@@ -32,6 +33,16 @@ fi
 if ! grep -q '^guest: platform driver mtk_sd_rust registered' <<<"$text"; then
 	echo "e2e-check: mtk_sd_rust did not register with the platform bus" >&2
 	failed=1
+fi
+
+# On the simulated board, both kinds of card must have come up through the driver.
+if grep -qE '^e2e: fio-.*target disks' <<<"$text"; then
+	for type in MMC SD; do
+		grep -qE "^e2e:   mmc[0-9]+: card .* type=$type " <<<"$text" || {
+			echo "e2e-check: no $type card was initialised" >&2
+			failed=1
+		}
+	done
 fi
 
 if grep -q '^e2e: result PASS' <<<"$text"; then

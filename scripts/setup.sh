@@ -141,6 +141,9 @@ link_checkout() {
 	if [[ $(readlink "$link" 2>/dev/null) != "$REPO" ]]; then
 		ln -sfn "$REPO" "$link.tmp"
 		mv -T "$link.tmp" "$link"
+		# Objects built from another checkout may look newer than this one's sources
+		# (make compares times): drop them so the driver is rebuilt from this one.
+		rm -rf "$CACHE"/obj/*/drivers/mmc/host/mtk_rust
 	fi
 }
 
