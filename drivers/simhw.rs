@@ -34,7 +34,7 @@ use kernel::{
         },
         Delta, Monotonic,
     },
-    workqueue::{self, Work, WorkItem},
+    workqueue::{Work, WorkItem},
 };
 
 use crate::sim::{
@@ -265,7 +265,7 @@ impl SimulatedMsdc {
             self.raise();
         }
         // Already queued is fine: the queued run picks this write's work up too.
-        let _ = workqueue::system_unbound().enqueue(self.clone());
+        let _ = ffi::default_queue().enqueue(self.clone());
     }
 
     fn raise(&self) {

@@ -6,7 +6,7 @@
 
 use core::ptr::NonNull;
 
-use kernel::{error::to_result, prelude::*};
+use kernel::{error::to_result, prelude::*, workqueue::Queue};
 
 #[allow(
     dead_code,
@@ -205,4 +205,12 @@ pub(super) fn ram_write(address: u64, data: &[u8]) -> Result {
     // SAFETY: as in `ram_read`; the driver mapped the buffer for the device to write.
     unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), dst.as_ptr(), data.len()) };
     Ok(())
+}
+
+/// The kernel's default unbound workqueue (`system_dfl_wq`), which 7.3's Rust workqueue
+/// API does not name yet (its `system_unbound()` is the deprecated alias).
+pub(super) fn default_queue() -> &'static Queue {
+    // SAFETY: `system_dfl_wq` is allocated during early boot, before any initcall runs,
+    // and never destroyed; reading the pointer copies it.
+    unsafe { Queue::from_raw(kernel::bindings::system_dfl_wq) }
 }
