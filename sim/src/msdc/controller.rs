@@ -341,6 +341,25 @@ impl MsdcModel {
     }
 
     /// Charges one command exchange at the current bus clock.
+    /// Sends an automatic command (auto-CMD23 or auto-CMD12); its response lands in
+    /// `SDC_ACMD_RESP` with ACMDRDY, or ACMDTMO without one. Returns whether it answered.
+    fn auto_command<C: CardSlot + ?Sized>(&mut self, card: &mut C, cmd: Command) -> bool {
+        self.commands = self.commands.saturating_add(1);
+        match card.command(cmd) {
+            Ok(r) => {
+                self.charge_command(ResponseLength::Short);
+                self.acmd_resp = r.value();
+                self.int |= int::ACMDRDY;
+                true
+            }
+            Err(_) => {
+                self.charge_command(ResponseLength::Missing);
+                self.int |= int::ACMDTMO;
+                false
+            }
+        }
+    }
+
     fn charge_command(&mut self, response: ResponseLength) {
         let ns = self
             .config
@@ -684,20 +703,8 @@ impl MsdcModel {
             self.int |= int::CMDTMO;
             return;
         }
-        if c.auto_cmd == 2 {
-            self.commands = self.commands.saturating_add(1);
-            match card.command(Command::new(23, self.blk_num)) {
-                Ok(r) => {
-                    self.charge_command(ResponseLength::Short);
-                    self.acmd_resp = r.value();
-                    self.int |= int::ACMDRDY;
-                }
-                Err(_) => {
-                    self.charge_command(ResponseLength::Missing);
-                    self.int |= int::ACMDTMO;
-                    return;
-                }
-            }
+        if c.auto_cmd == 2 && !self.auto_command(card, Command::new(23, self.blk_num)) {
+            return;
         }
         if fault == Some(Fault::CommandTimeout) {
             self.charge_command(ResponseLength::Missing);
@@ -940,18 +947,7 @@ impl MsdcModel {
             return self.finish_data(int::DATTMO);
         }
         if d.auto_cmd12 {
-            self.commands = self.commands.saturating_add(1);
-            match card.command(Command::new(12, 0)) {
-                Ok(r) => {
-                    self.charge_command(ResponseLength::Short);
-                    self.acmd_resp = r.value();
-                    self.int |= int::ACMDRDY;
-                }
-                Err(_) => {
-                    self.charge_command(ResponseLength::Missing);
-                    self.int |= int::ACMDTMO;
-                }
-            }
+            self.auto_command(card, Command::new(12, 0));
             let work = card.take_work();
             self.charge_work(work);
         }

@@ -15,19 +15,15 @@ use sim::sd::BLOCK_SIZE;
 
 use crate::rig::{
     block_request, command, flags, legacy_config, modern_config, read_data, request, Host, Rig,
+    CFG_CKSTB, MSDC_CFG, MSDC_DMA_CFG, MSDC_DMA_CTRL, MSDC_INTEN, MSDC_PS,
 };
 use crate::sd::{rca_arg, sd_init, sd_rig};
 
-const MSDC_CFG: usize = 0x00;
 const MSDC_IOCON: usize = 0x04;
-const MSDC_PS: usize = 0x08;
-const MSDC_INTEN: usize = 0x10;
 const SDC_CFG: usize = 0x30;
 const SDC_ADV_CFG0: usize = 0x64;
 const DMA_SA_H4BIT: usize = 0x8C;
 const MSDC_DMA_SA: usize = 0x90;
-const MSDC_DMA_CTRL: usize = 0x98;
-const MSDC_DMA_CFG: usize = 0x9C;
 const MSDC_PATCH_BIT0: usize = 0xB0;
 const MSDC_PATCH_BIT1: usize = 0xB4;
 const MSDC_PATCH_BIT2: usize = 0xB8;
@@ -36,7 +32,6 @@ const EMMC50_CFG0: usize = 0x208;
 const CFG_MODE: u32 = 1 << 0;
 const CFG_CKPDN: u32 = 1 << 1;
 const CFG_PIO: u32 = 1 << 3;
-const CFG_CKSTB: u32 = 1 << 7;
 const INT_CDSC: u32 = 1 << 1;
 const INT_SDIOIRQ: u32 = 1 << 7;
 const INT_CMDRDY: u32 = 1 << 8;

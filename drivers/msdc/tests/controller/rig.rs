@@ -38,16 +38,16 @@ const MAX_INTERRUPTS: usize = 16;
 
 // `SDC_FIFO_CFG` is not in the model's register file (a sim gap): the bench keeps it.
 const SDC_FIFO_CFG: usize = 0x228;
-const MSDC_CFG: usize = 0x00;
-const MSDC_PS: usize = 0x08;
+pub(crate) const MSDC_CFG: usize = 0x00;
+pub(crate) const MSDC_PS: usize = 0x08;
 const MSDC_INT: usize = 0x0C;
-const MSDC_INTEN: usize = 0x10;
+pub(crate) const MSDC_INTEN: usize = 0x10;
 const SDC_CMD: usize = 0x34;
 const SDC_STS: usize = 0x3C;
-const MSDC_DMA_CTRL: usize = 0x98;
-const MSDC_DMA_CFG: usize = 0x9C;
+pub(crate) const MSDC_DMA_CTRL: usize = 0x98;
+pub(crate) const MSDC_DMA_CFG: usize = 0x9C;
 const CFG_RST: u32 = 1 << 2;
-const CFG_CKSTB: u32 = 1 << 7;
+pub(crate) const CFG_CKSTB: u32 = 1 << 7;
 const DMA_CTRL_START: u32 = 1 << 0;
 const DMA_CFG_STS: u32 = 1 << 0;
 const STS_CMDBUSY: u32 = 1 << 1;
