@@ -38,7 +38,7 @@ lint: fmt-check clippy
 
 fmt-check:
 	$(CARGO) fmt --all --check
-	rustfmt --check --edition 2021 --config-path .rustfmt.toml drivers/mtk_sd_rust.rs kunit/*.rs
+	rustfmt --check --edition 2021 --config-path .rustfmt.toml driver/mtk_sd_rust.rs kunit/*.rs
 
 clippy:
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings

@@ -6,7 +6,7 @@
 mod tests {
     use core::sync::atomic::{AtomicU32, Ordering};
 
-    use crate::mmc::{
+    use crate::kernel_mmc::{
         caps, pm, pulse_optional_reset, vdd, Host, HostAllocation, HostOps, HostSettings, Ios,
         PinState, Pins, PowerMode, Registration, Request, TransferLimits,
     };

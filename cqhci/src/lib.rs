@@ -8,7 +8,14 @@
 //! Inline crypto is not supported: the crypto word of 128-bit task descriptors is always zero
 //! and CQCFG's crypto enable stays clear.
 
-#![no_std]
+#![cfg_attr(not(CONFIG_RUST), no_std)]
+#![forbid(unsafe_code)]
+
+// The register layer is a crate of its own on the host and the kernel crate's `registers`
+// module in the kernel: `crate::registers` names it in both, and `register!` is in scope.
+#[cfg(not(CONFIG_RUST))]
+#[macro_use]
+extern crate registers;
 
 pub mod completion;
 pub mod desc;

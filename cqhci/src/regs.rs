@@ -568,3 +568,10 @@ impl Iterator for TaskMaskIter {
         Tag::new(n)
     }
 }
+
+/// The CQHCI register block, wherever the host controller places it (MSDC: base + 0x800).
+pub struct CqhciBlock;
+
+impl crate::registers::Window for CqhciBlock {
+    const NAME: &'static str = "cqhci";
+}

@@ -11,7 +11,7 @@
 //! actions (see [`queue`]); the kernel glue owns the lock, the waits and the calls into the
 //! host. The same source files are compiled into the kernel driver as submodules.
 
-#![no_std]
+#![cfg_attr(not(CONFIG_RUST), no_std)]
 #![forbid(unsafe_code)]
 
 pub mod actions;

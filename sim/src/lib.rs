@@ -7,7 +7,29 @@
 //! engines they test, so an engine's encoding bug shows up as a model violation rather than
 //! being mirrored. The same modules compile into the kernel driver (as `crate::sim`) for KUnit.
 
-#![no_std]
+#![cfg_attr(not(CONFIG_RUST), no_std)]
+#![forbid(unsafe_code)]
+
+// The register layer is a crate of its own on the host and the kernel crate's `registers`
+// module in the kernel: `crate::registers` names it in both, and `register!` is in scope.
+#[cfg(not(CONFIG_RUST))]
+#[macro_use]
+extern crate registers;
+
+/// The register windows the models serve, named by the driver crates that access them
+/// (`::cqhci` and `::msdc` on the host, the kernel crate's modules in the kernel). The
+/// models keep their own register definitions; only the window types are shared.
+#[cfg(not(CONFIG_RUST))]
+pub mod windows {
+    pub use ::cqhci::regs::CqhciBlock;
+    pub use ::msdc::regs::{MsdcBase, MsdcTop};
+}
+/// The register windows the models serve (see the host build's documentation).
+#[cfg(CONFIG_RUST)]
+pub mod windows {
+    pub use crate::cqhci::regs::CqhciBlock;
+    pub use crate::msdc::regs::{MsdcBase, MsdcTop};
+}
 
 pub mod cqhci;
 pub mod emmc;

@@ -11,59 +11,44 @@ use kernel::prelude::*;
 mod backend;
 mod dt;
 mod host;
-pub mod mmc;
+pub mod kernel_mmc;
 mod platform_driver;
 #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
 mod simhw;
 pub mod soc;
 
+// The host-testable crates, each included through its own `lib.rs` exactly as Cargo
+// compiles it (`README.md`, "How the crates reach the kernel"). `registers` comes first:
+// its `register!` macro is in scope for every module declared after it.
+
+/// Typed registers and descriptor words, and the register access trait.
+#[macro_use]
+#[path = "../registers/src/lib.rs"]
+pub mod registers;
+
+/// An MMC request as the engines see it: commands, data, segments and results.
+#[path = "../mmc_request/src/lib.rs"]
+pub mod mmc_request;
+
 /// The eMMC 5.1 command queue engine (CQHCI), shared with other host drivers.
-#[path = "../cqhci/src"]
-pub mod cqhci {
-    pub mod completion;
-    pub mod desc;
-    pub mod engine;
-    pub mod host;
-    pub mod regs;
-}
+#[path = "../cqhci/src/lib.rs"]
+pub mod cqhci;
 
 /// The host software queue, for hosts without a command queue engine.
-#[path = "../hsq/src"]
-pub mod hsq {
-    pub mod actions;
-    pub mod depth;
-    pub mod error;
-    mod fifo;
-    pub mod queue;
-    pub mod scenarios;
-    pub mod tag;
-}
+#[path = "../hsq/src/lib.rs"]
+pub mod hsq;
 
-/// Hardware models (CQHCI block, MSDC controller, eMMC and SD cards) that the KUnit
-/// suites drive the engines against. Test-only: a production configuration contains no simulation code.
+/// The MSDC's hardware-independent logic: registers, commands, clocks, DMA descriptors and
+/// the legacy request engine.
+#[path = "../msdc/src/lib.rs"]
+pub mod msdc;
+
+/// Hardware models (CQHCI block, MSDC controller, eMMC and SD cards) that the KUnit suites
+/// and the simulated board drive the driver against. Test-only: a production configuration
+/// contains no simulation code.
 #[cfg(any(CONFIG_MMC_MTK_RUST_KUNIT_TEST, CONFIG_MMC_MTK_RUST_SIM))]
-#[path = "../sim/src"]
-pub mod sim {
-    pub mod cqhci;
-    pub mod emmc;
-    pub mod latency;
-    pub mod memory;
-    pub mod msdc;
-    pub mod sd;
-}
-
-/// The MSDC's hardware-independent logic: registers, commands, clocks, DMA descriptors.
-#[path = "msdc/src"]
-pub mod msdc {
-    pub mod arith;
-    pub mod clock;
-    pub mod command;
-    pub mod controller;
-    pub mod dma;
-    pub mod errors;
-    pub mod regs;
-    pub mod timeout;
-}
+#[path = "../sim/src/lib.rs"]
+pub mod sim;
 
 #[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
 #[path = "../kunit/cqhci.rs"]

@@ -8,7 +8,16 @@
 //! reason the modules refer to each other through `super::` and this file holds nothing
 //! but the crate attributes and the module list.
 
-#![no_std]
+#![cfg_attr(not(CONFIG_RUST), no_std)]
+#![forbid(unsafe_code)]
+
+// The register layer is a crate of its own on the host and the kernel crate's `registers`
+// module in the kernel: `crate::registers` names it in both, and `register!` is in scope.
+#[cfg(not(CONFIG_RUST))]
+#[macro_use]
+extern crate registers;
+#[cfg(not(CONFIG_RUST))]
+extern crate mmc_request;
 
 pub mod arith;
 pub mod clock;

@@ -22,7 +22,7 @@ use kernel::{
 
 use crate::{
     backend::RegisterWindow,
-    mmc::{
+    kernel_mmc::{
         signal_voltage, timing, CommandInfo, CommandOutcome, DataOutcome, DescriptorMemory, Host,
         HostOps, Ios, PinState, Pins, PowerMode, Request, RequestOutcome,
     },

@@ -1040,3 +1040,17 @@ impl Sub for InterruptSet {
         self.difference(rhs)
     }
 }
+
+/// The main MSDC register window (device tree `reg` index 0).
+pub struct MsdcBase;
+
+impl crate::registers::Window for MsdcBase {
+    const NAME: &'static str = "msdc";
+}
+
+/// The optional "top" pad-control window (device tree `reg` index 1) of newer SoCs.
+pub struct MsdcTop;
+
+impl crate::registers::Window for MsdcTop {
+    const NAME: &'static str = "top";
+}

@@ -16,7 +16,7 @@ use crate::{
     backend::{RegisterWindow, REGISTER_WINDOW_SIZE},
     dt::MediatekProperties,
     host::{CardDetect, Msdc, MsdcSlot, SlotParts, DESCRIPTOR_AREA_LEN},
-    mmc::{
+    kernel_mmc::{
         self, caps, vdd, DescriptorMemory, HostAllocation, HostSettings, PinState, Pins,
         TransferLimits,
     },
@@ -157,7 +157,7 @@ impl Drop for Shutdown {
 /// requests), then the interrupt is freed, the watchdog stopped and the clocks turned off.
 #[pin_data]
 pub(crate) struct MsdcData<'a> {
-    _mmc: mmc::Registration<MsdcSlot>,
+    _mmc: kernel_mmc::Registration<MsdcSlot>,
     #[pin]
     _irq: irq::Registration<'a, MsdcIrq>,
     _shutdown: Shutdown,
@@ -223,7 +223,7 @@ impl platform::Driver for MsdcDriver {
                 return Err(EINVAL);
             }
             let regs = register_window(pdev)?;
-            if mmc::pulse_optional_reset(dev, c"hrst")
+            if kernel_mmc::pulse_optional_reset(dev, c"hrst")
                 .inspect_err(|e| dev_err!(dev, "reset \"hrst\": {:?}\n", e))?
             {
                 dev_dbg!(dev, "controller reset through \"hrst\"\n");
@@ -236,7 +236,7 @@ impl platform::Driver for MsdcDriver {
                 );
             }
             let addressing = DmaAddressing::from_support_64g(soc.support_64g);
-            mmc::set_dma_mask(pdev, addressing.address_bits())
+            kernel_mmc::set_dma_mask(pdev, addressing.address_bits())
                 .inspect_err(|e| dev_err!(dev, "DMA mask: {:?}\n", e))?;
             let descriptors = DescriptorMemory::new(dev, DESCRIPTOR_AREA_LEN)
                 .inspect_err(|e| dev_err!(dev, "no memory for DMA descriptors: {:?}\n", e))?;
@@ -264,7 +264,7 @@ impl platform::Driver for MsdcDriver {
             });
             let card_detect = card_detect_mode(&host, soc);
             // The MMC core holds the device active while it uses the host.
-            mmc::pm::enable_autosuspend(dev, AUTOSUSPEND_DELAY_MS)
+            kernel_mmc::pm::enable_autosuspend(dev, AUTOSUSPEND_DELAY_MS)
                 .inspect_err(|e| dev_err!(dev, "runtime PM: {:?}\n", e))?;
             let max_divider = soc.clock_divider.max_divider();
             let settings = HostSettings {
@@ -330,7 +330,7 @@ impl platform::Driver for MsdcDriver {
                     )
                 },
                 // Last: the core starts sending commands from here on.
-                _mmc: mmc::Registration::add(host, &settings, Ok::<_, Error>(slot))
+                _mmc: kernel_mmc::Registration::add(host, &settings, Ok::<_, Error>(slot))
                     .inspect_err(|e| dev_err!(dev, "cannot add the MMC host: {:?}\n", e))?,
             }? Error))
         })

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The register! macro and the Io trait against a small register file.
+
+use core::cell::RefCell;
+
+use registers::{register, FieldValue, Io, PartialFieldValue, PollLimit, Register, Window};
+
+/// The main window of the test device.
+struct Main;
+impl Window for Main {
+    const NAME: &'static str = "main";
+}
+
+/// A second window (e.g. a block at an offset inside the first).
+struct Queue;
+impl Window for Queue {
+    const NAME: &'static str = "queue";
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Off,
+    Slow,
+    Fast,
+    Turbo,
+}
+
+impl FieldValue for Mode {
+    const WIDTH: u32 = 2;
+    fn into_bits(self) -> u64 {
+        self as u64
+    }
+    fn from_bits(bits: u64) -> Self {
+        match bits {
+            0 => Mode::Off,
+            1 => Mode::Slow,
+            2 => Mode::Fast,
+            _ => Mode::Turbo,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Width {
+    One,
+    Four,
+    Eight,
+}
+
+impl PartialFieldValue for Width {
+    const WIDTH: u32 = 2;
+    fn into_bits(self) -> u64 {
+        match self {
+            Width::One => 0,
+            Width::Four => 1,
+            Width::Eight => 2,
+        }
+    }
+    fn try_from_bits(bits: u64) -> Option<Self> {
+        match bits {
+            0 => Some(Width::One),
+            1 => Some(Width::Four),
+            2 => Some(Width::Eight),
+            _ => None,
+        }
+    }
+}
+
+register! {
+    /// Configuration.
+    CFG(u32) @ Main + 0x04 {
+        /// Reset.
+        0:0 rst => bool;
+        /// Two reserved bits set together.
+        3:2 rsvd => bool;
+        /// Divider.
+        15:8 div;
+        /// Mode.
+        17:16 mode => Mode;
+        /// Bus width.
+        21:20 width ?=> Width;
+        /// Top bit.
+        31:31 top => bool;
+    }
+
+    /// Status.
+    STS(u32) @ Main + 0x08 {
+        /// Busy.
+        0:0 busy => bool;
+    }
+
+    /// Doorbell in the second window.
+    DOORBELL(u32) @ Queue + 0x04 {
+        /// Slots.
+        31:0 slots;
+    }
+
+    /// A 64-bit descriptor word.
+    DESC(u64) {
+        /// Valid.
+        0:0 valid => bool;
+        /// Length.
+        31:16 length;
+        /// Address.
+        63:32 address;
+    }
+}
+
+/// Two windows of 16 registers; `STS.busy` clears after `busy_reads` reads.
+struct Device {
+    main: RefCell<[u32; 16]>,
+    queue: RefCell<[u32; 16]>,
+    busy_reads: RefCell<u32>,
+    delays: RefCell<u32>,
+}
+
+impl Device {
+    fn new(busy_reads: u32) -> Self {
+        Self {
+            main: RefCell::new([0; 16]),
+            queue: RefCell::new([0; 16]),
+            busy_reads: RefCell::new(busy_reads),
+            delays: RefCell::new(0),
+        }
+    }
+}
+
+impl Io<Main> for Device {
+    fn read32(&self, offset: usize) -> u32 {
+        if offset == STS::OFFSET {
+            let mut left = self.busy_reads.borrow_mut();
+            *left = left.saturating_sub(1);
+            return STS::zeroed().with_busy(*left > 0).raw();
+        }
+        self.main.borrow()[offset / 4]
+    }
+
+    fn write32(&self, offset: usize, value: u32) {
+        self.main.borrow_mut()[offset / 4] = value;
+    }
+
+    fn poll32(
+        &self,
+        offset: usize,
+        mut done: impl FnMut(u32) -> bool,
+        limit: PollLimit,
+    ) -> Result<u32, u32> {
+        let mut last = 0;
+        for _ in 0..limit.attempts.max(1) {
+            last = Io::<Main>::read32(self, offset);
+            if done(last) {
+                return Ok(last);
+            }
+            *self.delays.borrow_mut() += limit.interval_us;
+        }
+        Err(last)
+    }
+}
+
+impl Io<Queue> for Device {
+    fn read32(&self, offset: usize) -> u32 {
+        self.queue.borrow()[offset / 4]
+    }
+
+    fn write32(&self, offset: usize, value: u32) {
+        self.queue.borrow_mut()[offset / 4] = value;
+    }
+
+    fn poll32(
+        &self,
+        offset: usize,
+        mut done: impl FnMut(u32) -> bool,
+        _limit: PollLimit,
+    ) -> Result<u32, u32> {
+        let value = Io::<Queue>::read32(self, offset);
+        if done(value) {
+            Ok(value)
+        } else {
+            Err(value)
+        }
+    }
+}
+
+#[test]
+fn getters_read_their_bits() {
+    let cfg = CFG::from_raw(0x8013_2A01);
+    assert!(cfg.rst());
+    assert!(!cfg.rsvd());
+    assert_eq!(cfg.div(), 0x2A);
+    assert_eq!(cfg.mode(), Mode::Turbo);
+    assert_eq!(cfg.width(), Some(Width::Four));
+    assert!(cfg.top());
+    assert_eq!(CFG::from_raw(0x0030_0000).width(), None);
+}
+
+#[test]
+fn setters_touch_only_their_field() {
+    let cfg = CFG::from_raw(u32::MAX).with_rst(false);
+    assert_eq!(cfg.raw(), u32::MAX - 1);
+    let cfg = CFG::zeroed().with_rsvd(true);
+    assert_eq!(cfg.raw(), 0b1100);
+    let cfg = CFG::from_raw(u32::MAX).with_mode(Mode::Off);
+    assert_eq!(cfg.raw(), !(0b11 << 16));
+    let cfg = CFG::zeroed().with_width(Width::Eight);
+    assert_eq!(cfg.raw(), 2 << 20);
+    let cfg = CFG::from_raw(u32::MAX).with_const_div::<0>();
+    assert_eq!(cfg.raw(), !(0xFF << 8));
+    assert_eq!(CFG::zeroed().with_top(true).raw(), 1 << 31);
+}
+
+#[test]
+fn runtime_values_wider_than_the_field_are_refused() {
+    let cfg = CFG::from_raw(0x55);
+    let err = cfg.try_with_div(0x100).unwrap_err();
+    assert_eq!(err.value, 0x100);
+    assert_eq!(err.max, 0xFF);
+    assert_eq!(cfg.try_with_div(0xFF).map(CFG::raw), Ok(0xFF55));
+}
+
+#[test]
+fn constant_values_are_built_at_compile_time() {
+    const VALUE: CFG = CFG::zeroed().with_const_div::<7>().with_rst(true);
+    assert_eq!(VALUE.raw(), 0x701);
+}
+
+#[test]
+fn sixty_four_bit_words() {
+    let desc = DESC::zeroed()
+        .with_valid(true)
+        .try_with_length(0xFFFF)
+        .and_then(|d| d.try_with_address(0xDEAD_BEEF))
+        .unwrap();
+    assert_eq!(desc.raw(), 0xDEAD_BEEF_FFFF_0001);
+    assert_eq!(desc.address(), 0xDEAD_BEEF);
+    assert_eq!(desc.length(), 0xFFFF);
+    assert!(desc.try_with_length(0x1_0000).is_err());
+}
+
+#[test]
+fn io_reaches_each_register_through_its_window() {
+    let dev = Device::new(0);
+    dev.write(CFG::zeroed().with_const_div::<3>());
+    dev.write(DOORBELL::zeroed().with_const_slots::<0x8000_0001>());
+    assert_eq!(dev.main.borrow()[1], 0x300);
+    assert_eq!(dev.queue.borrow()[1], 0x8000_0001);
+    assert_eq!(dev.read::<CFG>().div(), 3);
+    assert_eq!(dev.read::<DOORBELL>().slots(), 0x8000_0001);
+    let written = dev.update::<CFG>(|cfg| cfg.with_rst(true));
+    assert_eq!(written.raw(), 0x301);
+    assert_eq!(dev.main.borrow()[1], 0x301);
+}
+
+#[test]
+fn poll_returns_the_accepted_value_or_times_out() {
+    let limit = PollLimit {
+        attempts: 10,
+        interval_us: 5,
+    };
+    let dev = Device::new(4);
+    let sts = dev.poll::<STS>(|s| !s.busy(), limit).unwrap();
+    assert!(!sts.busy());
+    assert_eq!(*dev.delays.borrow(), 15);
+
+    let dev = Device::new(100);
+    let err = dev.poll::<STS>(|s| !s.busy(), limit).unwrap_err();
+    assert_eq!(err.register, "STS");
+    assert_eq!(err.last, 1);
+    assert_eq!(*dev.delays.borrow(), 50);
+}
+
+#[test]
+fn registers_name_their_window_and_offset() {
+    assert_eq!(<CFG as Register>::OFFSET, 4);
+    assert_eq!(<CFG as Register>::NAME, "CFG");
+    assert_eq!(<<DOORBELL as Register>::Window as Window>::NAME, "queue");
+    assert_eq!(format!("{:?}", CFG::from_raw(0x10)), "CFG(0x10)");
+}
