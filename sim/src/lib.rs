@@ -31,6 +31,7 @@ pub mod windows {
     pub use crate::msdc::regs::{MsdcBase, MsdcTop};
 }
 
+pub mod bus;
 pub mod cqhci;
 pub mod emmc;
 pub mod latency;
