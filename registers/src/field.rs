@@ -70,14 +70,20 @@ impl FieldValue for bool {
 /// word, or reversed, fails the build.
 #[doc(hidden)]
 pub const fn mask_u32(high: u32, low: u32) -> u32 {
-    assert!(low <= high && high < 32, "a field is HI:LO inside its 32-bit word");
+    assert!(
+        low <= high && high < 32,
+        "a field is HI:LO inside its 32-bit word"
+    );
     (u32::MAX >> (31 - (high - low))) << low
 }
 
 /// Mask of the `HI:LO` field of a 64-bit word; see [`mask_u32`].
 #[doc(hidden)]
 pub const fn mask_u64(high: u32, low: u32) -> u64 {
-    assert!(low <= high && high < 64, "a field is HI:LO inside its 64-bit word");
+    assert!(
+        low <= high && high < 64,
+        "a field is HI:LO inside its 64-bit word"
+    );
     (u64::MAX >> (63 - (high - low))) << low
 }
 

@@ -67,11 +67,11 @@ pub use io::{Io, PollLimit, PollTimeout, Register, Window};
 #[doc(hidden)]
 pub use crate as registers;
 
-/// Identifier pasting for the macro's `with_*` setters: the `paste` crate on the host, the
-/// kernel's own `paste!` in the kernel.
-#[cfg(not(CONFIG_RUST))]
-#[doc(hidden)]
-pub use paste::paste;
+// Identifier pasting for the macro's `with_*` setters: the kernel's own `paste!` in the
+// kernel, the `paste` crate on the host.
 #[cfg(CONFIG_RUST)]
 #[doc(hidden)]
 pub use kernel::macros::paste;
+#[cfg(not(CONFIG_RUST))]
+#[doc(hidden)]
+pub use paste::paste;

@@ -119,7 +119,12 @@ macro_rules! register {
         $crate::register!(@fields $vis $name $storage { $($fields)* });
     };
 
-    (@located $name:ident @ $window:ident + $offset:literal) => {
+    (@located $vis:vis $name:ident @ $window:ident + $offset:literal) => {
+        impl $name {
+            /// Byte offset of the register from the start of its window.
+            $vis const OFFSET: usize = $offset;
+        }
+
         impl $crate::registers::Register for $name {
             type Window = $window;
             const OFFSET: usize = $offset;
@@ -311,7 +316,7 @@ macro_rules! register {
     )*) => {
         $(
             $crate::register!(@word $(#[$attr])* $vis $name($storage) { $($fields)* });
-            $($crate::register!(@located $name @ $window + $offset);)?
+            $($crate::register!(@located $vis $name @ $window + $offset);)?
         )*
     };
 }

@@ -276,3 +276,15 @@ fn registers_name_their_window_and_offset() {
     assert_eq!(<<DOORBELL as Register>::Window as Window>::NAME, "queue");
     assert_eq!(format!("{:?}", CFG::from_raw(0x10)), "CFG(0x10)");
 }
+
+#[test]
+fn offsets_serve_as_patterns() {
+    let name = |offset: usize| match offset {
+        CFG::OFFSET => "CFG",
+        STS::OFFSET => "STS",
+        _ => "?",
+    };
+    assert_eq!(name(4), "CFG");
+    assert_eq!(name(8), "STS");
+    assert_eq!(name(12), "?");
+}
