@@ -5,7 +5,10 @@
 
 use core::ptr::NonNull;
 
-use kernel::{device::Device, error::to_result, prelude::*};
+use kernel::{device::Device, prelude::*};
+
+#[cfg(CONFIG_PINCTRL)]
+use kernel::error::to_result;
 
 #[cfg(CONFIG_PINCTRL)]
 use super::bindings;
@@ -29,6 +32,7 @@ pub enum PinState {
 /// by it (devm) and stay valid while the device is bound; this value is only used while
 /// the MMC host it serves is registered, which ends before the device unbinds.
 pub struct Pins {
+    #[cfg(CONFIG_PINCTRL)]
     pinctrl: Option<NonNull<kernel::ffi::c_void>>,
     states: [Option<NonNull<kernel::ffi::c_void>>; 3],
 }
@@ -45,43 +49,49 @@ impl Pins {
 
     /// Looks up the device's pin states. A device tree without `pinctrl-0` yields no
     /// states: the pads stay as the firmware set them.
+    #[cfg(CONFIG_PINCTRL)]
     pub fn get(dev: &Device) -> Result<Self> {
-        #[cfg(CONFIG_PINCTRL)]
-        {
-            // `Device` is a `#[repr(transparent)]` wrapper of the C `struct device`.
-            let raw = core::ptr::from_ref(dev)
-                .cast_mut()
-                .cast::<bindings::device>();
-            // SAFETY: `raw` is a live device; the handle is devm-managed.
-            let pinctrl = unsafe { bindings::devm_pinctrl_get(raw) };
-            match kernel::error::from_err_ptr(pinctrl) {
-                Ok(p) if !p.is_null() => {
-                    let mut states = [None; 3];
-                    for (slot, name) in states.iter_mut().zip(Self::NAMES) {
-                        // SAFETY: `p` is a live pin control handle; `name` is NUL-terminated.
-                        let state =
-                            unsafe { bindings::pinctrl_lookup_state(p, name.as_char_ptr()) };
-                        *slot = kernel::error::from_err_ptr(state)
-                            .ok()
-                            .and_then(|s| NonNull::new(s.cast()));
-                    }
-                    // INVARIANT: handles from the pin control core for `dev`.
-                    return Ok(Self {
-                        pinctrl: NonNull::new(p.cast()),
-                        states,
-                    });
+        // `Device` is a `#[repr(transparent)]` wrapper of the C `struct device`.
+        let raw = core::ptr::from_ref(dev)
+            .cast_mut()
+            .cast::<bindings::device>();
+        // SAFETY: `raw` is a live device; the handle is devm-managed.
+        let pinctrl = unsafe { bindings::devm_pinctrl_get(raw) };
+        match kernel::error::from_err_ptr(pinctrl) {
+            Ok(p) if !p.is_null() => {
+                let mut states = [None; 3];
+                for (slot, name) in states.iter_mut().zip(Self::NAMES) {
+                    // SAFETY: `p` is a live pin control handle; `name` is NUL-terminated.
+                    let state = unsafe { bindings::pinctrl_lookup_state(p, name.as_char_ptr()) };
+                    *slot = kernel::error::from_err_ptr(state)
+                        .ok()
+                        .and_then(|s| NonNull::new(s.cast()));
                 }
-                Ok(_) => {}
-                Err(e) if e == ENODEV => {}
-                Err(e) => return Err(e),
+                // INVARIANT: handles from the pin control core for `dev`.
+                return Ok(Self {
+                    pinctrl: NonNull::new(p.cast()),
+                    states,
+                });
             }
+            Ok(_) => {}
+            Err(e) if e == ENODEV => {}
+            Err(e) => return Err(e),
         }
-        let _ = dev;
-        Ok(Self {
-            pinctrl: None,
-            states: [None; 3],
-        })
+        Ok(Self::NONE)
     }
+
+    /// Without pin control the pads stay as the firmware set them.
+    #[cfg(not(CONFIG_PINCTRL))]
+    pub fn get(_dev: &Device) -> Result<Self> {
+        Ok(Self::NONE)
+    }
+
+    /// No pin control handle and no states.
+    const NONE: Self = Self {
+        #[cfg(CONFIG_PINCTRL)]
+        pinctrl: None,
+        states: [None; 3],
+    };
 
     /// Whether the device tree defines `state`.
     pub fn has(&self, state: PinState) -> bool {
@@ -90,21 +100,18 @@ impl Pins {
 
     /// Applies `state`; a state the device tree does not define is not an error, the pads
     /// then stay as they are.
+    #[cfg(CONFIG_PINCTRL)]
     pub fn select(&self, state: PinState) -> Result {
         let (Some(p), Some(s)) = (self.pinctrl, self.states[state as usize]) else {
             return Ok(());
         };
-        #[cfg(CONFIG_PINCTRL)]
-        {
-            // SAFETY: by the type invariant both handles are alive and belong together.
-            to_result(unsafe {
-                bindings::pinctrl_select_state(p.as_ptr().cast(), s.as_ptr().cast())
-            })
-        }
-        #[cfg(not(CONFIG_PINCTRL))]
-        {
-            let _ = (p, s);
-            to_result(0)
-        }
+        // SAFETY: by the type invariant both handles are alive and belong together.
+        to_result(unsafe { bindings::pinctrl_select_state(p.as_ptr().cast(), s.as_ptr().cast()) })
+    }
+
+    /// Without pin control no state is defined: nothing to apply.
+    #[cfg(not(CONFIG_PINCTRL))]
+    pub fn select(&self, _state: PinState) -> Result {
+        Ok(())
     }
 }

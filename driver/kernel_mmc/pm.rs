@@ -7,12 +7,16 @@
 
 use kernel::{
     device::{Bound, Device},
-    error::to_result,
     prelude::*,
 };
 
+#[cfg(CONFIG_PM)]
+use kernel::error::to_result;
+
+#[cfg(CONFIG_PM)]
 use super::bindings;
 
+#[cfg(CONFIG_PM)]
 fn raw(dev: &Device) -> *mut bindings::device {
     // `Device` is a `#[repr(transparent)]` wrapper of the C `struct device`.
     core::ptr::from_ref(dev).cast_mut().cast()
@@ -20,44 +24,42 @@ fn raw(dev: &Device) -> *mut bindings::device {
 
 /// Marks the device active, lets it suspend `delay_ms` after its last use, and enables
 /// runtime PM until the driver unbinds (devm).
+#[cfg(CONFIG_PM)]
 pub fn enable_autosuspend(dev: &Device<Bound>, delay_ms: i32) -> Result {
-    #[cfg(CONFIG_PM)]
-    {
-        let raw = raw(dev);
-        // SAFETY: `raw` is a bound device; runtime PM is not enabled for it yet, so its
-        // status may be set, and the devm action undoes the enabling on unbind.
-        unsafe {
-            to_result(bindings::__pm_runtime_set_status(
-                raw,
-                bindings::rpm_status_RPM_ACTIVE as u32,
-            ))?;
-            bindings::pm_runtime_set_autosuspend_delay(raw, delay_ms);
-            bindings::__pm_runtime_use_autosuspend(raw, true);
-            to_result(bindings::devm_pm_runtime_enable(raw))
-        }
-    }
-    #[cfg(not(CONFIG_PM))]
-    {
-        let _ = (dev, delay_ms, to_result(0));
-        Ok(())
+    let raw = raw(dev);
+    // SAFETY: `raw` is a bound device; runtime PM is not enabled for it yet, so its
+    // status may be set, and the devm action undoes the enabling on unbind.
+    unsafe {
+        to_result(bindings::__pm_runtime_set_status(
+            raw,
+            bindings::rpm_status_RPM_ACTIVE as u32,
+        ))?;
+        bindings::pm_runtime_set_autosuspend_delay(raw, delay_ms);
+        bindings::__pm_runtime_use_autosuspend(raw, true);
+        to_result(bindings::devm_pm_runtime_enable(raw))
     }
 }
 
+/// Without runtime PM the device stays powered while it is bound: nothing to set up.
+#[cfg(not(CONFIG_PM))]
+pub fn enable_autosuspend(_dev: &Device<Bound>, _delay_ms: i32) -> Result {
+    Ok(())
+}
+
 /// Whether the device is powered (active, or runtime PM disabled).
+#[cfg(CONFIG_PM)]
 pub fn is_active(dev: &Device) -> bool {
-    #[cfg(CONFIG_PM)]
-    {
-        // SAFETY: `dev` is alive; the fields are read as `pm_runtime_active()` reads them.
-        unsafe {
-            let power = &(*raw(dev)).power;
-            power.runtime_status == bindings::rpm_status_RPM_ACTIVE || power.disable_depth() != 0
-        }
+    // SAFETY: `dev` is alive; the fields are read as `pm_runtime_active()` reads them.
+    unsafe {
+        let power = &(*raw(dev)).power;
+        power.runtime_status == bindings::rpm_status_RPM_ACTIVE || power.disable_depth() != 0
     }
-    #[cfg(not(CONFIG_PM))]
-    {
-        let _ = dev;
-        true
-    }
+}
+
+/// Without runtime PM a bound device is always powered.
+#[cfg(not(CONFIG_PM))]
+pub fn is_active(_dev: &Device) -> bool {
+    true
 }
 
 /// A runtime PM reference: the device stays active while this lives; dropping it starts
