@@ -46,6 +46,7 @@ impl QueuedRequest {
     }
 
     /// The direct command's opcode and argument, for a request without data.
+    /// (Its user, the CQHCI glue, comes with the command-queueing issue, #10.)
     pub fn direct_command(&self) -> Option<(u32, u32)> {
         match (
             self.inner.has_data(),

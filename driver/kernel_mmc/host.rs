@@ -94,7 +94,8 @@ impl Host {
         unsafe { (*self.as_raw()).caps2 }
     }
 
-    /// Whether a queue engine (`mmc_cqe_ops`) is installed.
+    /// Whether a queue engine (`mmc_cqe_ops`) is installed (checked by the queue engines'
+    /// glue, issue #10).
     pub fn has_queue_engine(&self) -> bool {
         // SAFETY: by the type invariant the host is alive.
         unsafe { !(*self.as_raw()).cqe_ops.is_null() }
@@ -389,7 +390,8 @@ impl<T: HostOps> Registration<T> {
     }
 
     /// As [`Registration::add`], for a host whose requests may also go through a queue
-    /// engine (`mmc_cqe_ops`): CQHCI hardware or the host software queue.
+    /// engine (`mmc_cqe_ops`): CQHCI hardware or the host software queue. The probe starts
+    /// using it with the command-queueing issue (#10).
     pub fn add_with_queue(
         host: HostAllocation,
         settings: &HostSettings,

@@ -209,7 +209,7 @@ impl Request {
         unsafe { self.raw().data.as_ref() }
     }
 
-    /// Whether the request moves data.
+    /// Whether the request moves data (the queue engines' depth policy asks; issue #10).
     pub fn has_data(&self) -> bool {
         self.data_raw().is_some()
     }
