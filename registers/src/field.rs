@@ -70,11 +70,9 @@ impl FieldValue for bool {
 /// word, or reversed, fails the build.
 #[doc(hidden)]
 pub const fn mask_u32(high: u32, low: u32) -> u32 {
-    assert!(
-        low <= high && high < 32,
-        "a field is HI:LO inside its 32-bit word"
-    );
-    (u32::MAX >> (31 - (high - low))) << low
+    assert!(high < 32, "a field is HI:LO inside its 32-bit word");
+    // The mask lies in the low 32 bits: the truncation keeps all of it.
+    mask_u64(high, low) as u32
 }
 
 /// Mask of the `HI:LO` field of a 64-bit word; see [`mask_u32`].

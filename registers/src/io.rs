@@ -112,3 +112,27 @@ pub trait Io<W: Window> {
             })
     }
 }
+
+/// [`Io::poll32`] for an implementation that can only read and wait, such as a hardware
+/// model: `read` until `done` accepts the value, `wait_us(limit.interval_us)` between two
+/// reads, at most `limit.attempts` reads (at least one).
+pub fn poll_by_reads(
+    mut read: impl FnMut() -> u32,
+    mut wait_us: impl FnMut(u32),
+    mut done: impl FnMut(u32) -> bool,
+    limit: PollLimit,
+) -> Result<u32, u32> {
+    let mut last = read();
+    for _ in 1..limit.attempts.max(1) {
+        if done(last) {
+            return Ok(last);
+        }
+        wait_us(limit.interval_us);
+        last = read();
+    }
+    if done(last) {
+        Ok(last)
+    } else {
+        Err(last)
+    }
+}

@@ -59,7 +59,7 @@ pub mod io;
 mod register;
 
 pub use field::{FieldOverflow, FieldValue, PartialFieldValue};
-pub use io::{Io, PollLimit, PollTimeout, Register, Window};
+pub use io::{poll_by_reads, Io, PollLimit, PollTimeout, Register, Window};
 
 /// The path the macro's expansion names its support items by (`$crate::registers::…`). In
 /// the kernel crate the module itself has that path.

@@ -186,57 +186,39 @@ macro_rules! register {
     (@fields $vis:vis $name:ident $storage:ident {
         $(#[$fattr:meta])* $hi:literal : $lo:literal $field:ident => $ty:ty; $($rest:tt)*
     }) => {
-        const _: () = assert!(
-            <$ty as $crate::registers::FieldValue>::WIDTH <= $hi - $lo + 1,
-            "the field's type needs more bits than the field has"
-        );
-
-        impl $name {
-            $(#[$fattr])*
-            #[doc = ""]
-            #[doc = concat!("Bits `", stringify!($hi), ":", stringify!($lo), "`.")]
-            #[inline]
-            $vis fn $field(self) -> $ty {
-                use $crate::registers::field::Storage as _;
-                let mask = $crate::register!(@mask $storage $hi $lo).widen();
-                <$ty as $crate::registers::FieldValue>::from_bits((self.0.widen() & mask) >> $lo)
-            }
-
-            $crate::registers::paste! {
-                #[doc = concat!("Sets `", stringify!($field), "`.")]
-                #[inline]
-                #[must_use]
-                $vis fn [<with_ $field>](self, value: $ty) -> Self {
-                    use $crate::registers::field::Storage;
-                    let mask = $crate::register!(@mask $storage $hi $lo).widen();
-                    let bits = (<$ty as $crate::registers::FieldValue>::into_bits(value) << $lo) & mask;
-                    Self(<$storage as Storage>::narrow((self.0.widen() & !mask) | bits))
-                }
-            }
-        }
-
+        $crate::register!(@converted $vis $name $storage $(#[$fattr])* $hi:$lo $field
+            [$crate::registers::FieldValue] [$ty] [$ty] from_bits
+            "`.");
         $crate::register!(@fields $vis $name $storage { $($rest)* });
     };
 
     (@fields $vis:vis $name:ident $storage:ident {
         $(#[$fattr:meta])* $hi:literal : $lo:literal $field:ident ?=> $ty:ty; $($rest:tt)*
     }) => {
+        $crate::register!(@converted $vis $name $storage $(#[$fattr])* $hi:$lo $field
+            [$crate::registers::PartialFieldValue] [$ty] [Option<$ty>] try_from_bits
+            "`; `None` for a reserved encoding.");
+        $crate::register!(@fields $vis $name $storage { $($rest)* });
+    };
+
+    // A field read and written as `$ty` through `$conversion` (`FieldValue` or
+    // `PartialFieldValue`), whose `$decode` gives the getter's `$getter` type.
+    (@converted $vis:vis $name:ident $storage:ident $(#[$fattr:meta])* $hi:literal : $lo:literal
+        $field:ident [$conversion:path] [$ty:ty] [$getter:ty] $decode:ident $doc_tail:literal) => {
         const _: () = assert!(
-            <$ty as $crate::registers::PartialFieldValue>::WIDTH <= $hi - $lo + 1,
+            <$ty as $conversion>::WIDTH <= $hi - $lo + 1,
             "the field's type needs more bits than the field has"
         );
 
         impl $name {
             $(#[$fattr])*
             #[doc = ""]
-            #[doc = concat!("Bits `", stringify!($hi), ":", stringify!($lo), "`; `None` for a reserved encoding.")]
+            #[doc = concat!("Bits `", stringify!($hi), ":", stringify!($lo), $doc_tail)]
             #[inline]
-            $vis fn $field(self) -> Option<$ty> {
+            $vis fn $field(self) -> $getter {
                 use $crate::registers::field::Storage as _;
                 let mask = $crate::register!(@mask $storage $hi $lo).widen();
-                <$ty as $crate::registers::PartialFieldValue>::try_from_bits(
-                    (self.0.widen() & mask) >> $lo,
-                )
+                <$ty as $conversion>::$decode((self.0.widen() & mask) >> $lo)
             }
 
             $crate::registers::paste! {
@@ -246,14 +228,11 @@ macro_rules! register {
                 $vis fn [<with_ $field>](self, value: $ty) -> Self {
                     use $crate::registers::field::Storage;
                     let mask = $crate::register!(@mask $storage $hi $lo).widen();
-                    let bits =
-                        (<$ty as $crate::registers::PartialFieldValue>::into_bits(value) << $lo) & mask;
+                    let bits = (<$ty as $conversion>::into_bits(value) << $lo) & mask;
                     Self(<$storage as Storage>::narrow((self.0.widen() & !mask) | bits))
                 }
             }
         }
-
-        $crate::register!(@fields $vis $name $storage { $($rest)* });
     };
 
     (@fields $vis:vis $name:ident $storage:ident {

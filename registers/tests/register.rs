@@ -4,7 +4,9 @@
 
 use core::cell::RefCell;
 
-use registers::{register, FieldValue, Io, PartialFieldValue, PollLimit, Register, Window};
+use registers::{
+    poll_by_reads, register, FieldValue, Io, PartialFieldValue, PollLimit, Register, Window,
+};
 
 /// The main window of the test device.
 struct Main;
@@ -143,18 +145,15 @@ impl Io<Main> for Device {
     fn poll32(
         &self,
         offset: usize,
-        mut done: impl FnMut(u32) -> bool,
+        done: impl FnMut(u32) -> bool,
         limit: PollLimit,
     ) -> Result<u32, u32> {
-        let mut last = 0;
-        for _ in 0..limit.attempts.max(1) {
-            last = Io::<Main>::read32(self, offset);
-            if done(last) {
-                return Ok(last);
-            }
-            *self.delays.borrow_mut() += limit.interval_us;
-        }
-        Err(last)
+        poll_by_reads(
+            || Io::<Main>::read32(self, offset),
+            |us| *self.delays.borrow_mut() += us,
+            done,
+            limit,
+        )
     }
 }
 
@@ -170,15 +169,10 @@ impl Io<Queue> for Device {
     fn poll32(
         &self,
         offset: usize,
-        mut done: impl FnMut(u32) -> bool,
-        _limit: PollLimit,
+        done: impl FnMut(u32) -> bool,
+        limit: PollLimit,
     ) -> Result<u32, u32> {
-        let value = Io::<Queue>::read32(self, offset);
-        if done(value) {
-            Ok(value)
-        } else {
-            Err(value)
-        }
+        poll_by_reads(|| Io::<Queue>::read32(self, offset), |_| {}, done, limit)
     }
 }
 
@@ -266,7 +260,8 @@ fn poll_returns_the_accepted_value_or_times_out() {
     let err = dev.poll::<STS>(|s| !s.busy(), limit).unwrap_err();
     assert_eq!(err.register, "STS");
     assert_eq!(err.last, 1);
-    assert_eq!(*dev.delays.borrow(), 50);
+    // Ten reads, with a wait between each two of them.
+    assert_eq!(*dev.delays.borrow(), 45);
 }
 
 #[test]

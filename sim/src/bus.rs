@@ -9,7 +9,7 @@
 
 use core::cell::{RefCell, RefMut};
 
-use crate::registers::{Io, PollLimit, Window};
+use crate::registers::{poll_by_reads, Io, PollLimit, Window};
 
 /// A model's register file: what a bus read or write does to it.
 pub trait RegisterFile {
@@ -67,18 +67,15 @@ impl<M: RegisterFile + Serves<W>, W: Window> Io<W> for Bus<M> {
     fn poll32(
         &self,
         offset: usize,
-        mut done: impl FnMut(u32) -> bool,
+        done: impl FnMut(u32) -> bool,
         limit: PollLimit,
     ) -> Result<u32, u32> {
-        let mut model = self.model.borrow_mut();
-        let mut last = 0;
-        for _ in 0..limit.attempts.max(1) {
-            last = model.read(M::BASE + offset);
-            if done(last) {
-                return Ok(last);
-            }
-            model.wait_us(limit.interval_us);
-        }
-        Err(last)
+        let model = RefCell::new(self.model.borrow_mut());
+        poll_by_reads(
+            || model.borrow_mut().read(M::BASE + offset),
+            |us| model.borrow_mut().wait_us(us),
+            done,
+            limit,
+        )
     }
 }
