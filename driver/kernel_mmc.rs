@@ -6,6 +6,18 @@
 //! bindings for the MMC headers (`kernel_mmc/bindings_helper.h`) and this module wraps
 //! them once. Everything above this module is safe Rust.
 
+/// A callback table entry: the callback when the implementation provides it (`#[vtable]`'s
+/// `HAS_*` constant), otherwise absent, so the MMC core falls back to its default.
+macro_rules! optional_op {
+    ($provided:expr, $callback:expr) => {
+        if $provided {
+            Some($callback)
+        } else {
+            None
+        }
+    };
+}
+
 mod bindings;
 mod cqe;
 mod dma;

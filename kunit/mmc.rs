@@ -14,8 +14,15 @@ mod tests {
         device::{Bound, Device},
         error::{code::ENOMEDIUM, Error, Result},
         faux,
-        prelude::vtable,
+        prelude::{vtable, CStr},
     };
+
+    /// Runs `test` with a bound faux device named `name` as the host's parent.
+    fn on_faux_device(name: &'static CStr, test: impl FnOnce(&Device<Bound>) -> Result) -> Result {
+        let registration = faux::Registration::new(name, None)?;
+        let faux_device: &faux::Device<Bound> = registration.as_ref();
+        test(faux_device.as_ref())
+    }
 
     static POWER_ON_CALLS: AtomicU32 = AtomicU32::new(0);
     static POWER_OFF_CALLS: AtomicU32 = AtomicU32::new(0);
@@ -46,120 +53,114 @@ mod tests {
 
     #[test]
     fn host_allocation_round_trip() -> Result {
-        let registration = faux::Registration::new(c"mtk_sd_rust_kunit", None)?;
-        let faux_device: &faux::Device<Bound> = registration.as_ref();
-        let parent: &Device<Bound> = faux_device.as_ref();
-        let first = HostAllocation::new(parent, 0)?;
-        let second = HostAllocation::new(parent, 16)?;
-        assert!(first.index() >= 0);
-        assert_ne!(first.index(), second.index());
-        assert_eq!(first.caps(), 0);
-        Ok(())
+        on_faux_device(c"mtk_sd_rust_kunit", |parent| {
+            let first = HostAllocation::new(parent, 0)?;
+            let second = HostAllocation::new(parent, 16)?;
+            assert!(first.index() >= 0);
+            assert_ne!(first.index(), second.index());
+            assert_eq!(first.caps(), 0);
+            Ok(())
+        })
     }
 
     #[test]
     fn registration_powers_the_slot_up_then_off() -> Result {
-        let registration = faux::Registration::new(c"mtk_sd_rust_kunit_slot", None)?;
-        let faux_device: &faux::Device<Bound> = registration.as_ref();
-        let parent: &Device<Bound> = faux_device.as_ref();
-        let settings = HostSettings {
-            min_frequency: 400_000,
-            max_frequency: 50_000_000,
-            ocr_avail: vdd::VDD_32_33 | vdd::VDD_33_34,
-            caps: 0,
-            caps2: 0,
-        };
-        let ons = POWER_ON_CALLS.load(Ordering::Relaxed);
-        let offs = POWER_OFF_CALLS.load(Ordering::Relaxed);
-        {
-            let host = Registration::new(parent, &settings, Ok::<_, Error>(EmptySlot))?;
-            assert!(host.index() >= 0);
-            // mmc_add_host() powers the slot up before scanning it.
-            assert!(POWER_ON_CALLS.load(Ordering::Relaxed) > ons);
-            let _: &EmptySlot = host.data();
-        }
-        // Removal powers it off, through the same ops table.
-        assert!(POWER_OFF_CALLS.load(Ordering::Relaxed) > offs);
-        // With no card detected the core never sent a command.
-        assert_eq!(REQUESTS.load(Ordering::Relaxed), 0);
-        Ok(())
+        on_faux_device(c"mtk_sd_rust_kunit_slot", |parent| {
+            let settings = HostSettings {
+                min_frequency: 400_000,
+                max_frequency: 50_000_000,
+                ocr_avail: vdd::VDD_32_33 | vdd::VDD_33_34,
+                caps: 0,
+                caps2: 0,
+            };
+            let ons = POWER_ON_CALLS.load(Ordering::Relaxed);
+            let offs = POWER_OFF_CALLS.load(Ordering::Relaxed);
+            {
+                let host = Registration::new(parent, &settings, Ok::<_, Error>(EmptySlot))?;
+                assert!(host.index() >= 0);
+                // mmc_add_host() powers the slot up before scanning it.
+                assert!(POWER_ON_CALLS.load(Ordering::Relaxed) > ons);
+                let _: &EmptySlot = host.data();
+            }
+            // Removal powers it off, through the same ops table.
+            assert!(POWER_OFF_CALLS.load(Ordering::Relaxed) > offs);
+            // With no card detected the core never sent a command.
+            assert_eq!(REQUESTS.load(Ordering::Relaxed), 0);
+            Ok(())
+        })
     }
 
     #[test]
     fn host_reference_outlives_the_allocation() -> Result {
-        let registration = faux::Registration::new(c"mtk_sd_rust_kunit_ref", None)?;
-        let faux_device: &faux::Device<Bound> = registration.as_ref();
-        let parent: &Device<Bound> = faux_device.as_ref();
-        let allocation = HostAllocation::for_registration(parent)?;
-        let index = allocation.index();
-        let host = allocation.host_ref();
-        // mmc_free_host() drops the core's reference; ours keeps the memory (KASAN would
-        // report a use after free otherwise).
-        drop(allocation);
-        assert_eq!(host.index(), index);
-        Ok(())
+        on_faux_device(c"mtk_sd_rust_kunit_ref", |parent| {
+            let allocation = HostAllocation::for_registration(parent)?;
+            let index = allocation.index();
+            let host = allocation.host_ref();
+            // mmc_free_host() drops the core's reference; ours keeps the memory (KASAN would
+            // report a use after free otherwise).
+            drop(allocation);
+            assert_eq!(host.index(), index);
+            Ok(())
+        })
     }
 
     #[test]
     fn a_node_without_properties_gives_defaults() -> Result {
-        let registration = faux::Registration::new(c"mtk_sd_rust_kunit_props", None)?;
-        let faux_device: &faux::Device<Bound> = registration.as_ref();
-        let parent: &Device<Bound> = faux_device.as_ref();
-        let mut allocation = HostAllocation::for_registration(parent)?;
-        // No firmware node: nothing to parse, no supplies, and that is not an error.
-        allocation.parse_device_tree()?;
-        allocation.get_regulators()?;
-        let host: &Host = allocation.host();
-        assert!(!host.has_vmmc());
-        assert!(!host.has_vqmmc());
-        host.set_vmmc(Some(21))?;
-        assert!(!host.switch_vqmmc_to_ios()?);
-        assert_eq!(host.gpio_card_detect(), None);
-        assert_eq!(host.gpio_write_protect(), None);
-        // No pin states and no reset line: both optional.
-        let pins = Pins::get(parent)?;
-        assert!(!pins.has(PinState::Default));
-        pins.select(PinState::Uhs)?;
-        assert!(!pulse_optional_reset(parent, c"hrst")?);
-        Ok(())
+        on_faux_device(c"mtk_sd_rust_kunit_props", |parent| {
+            let mut allocation = HostAllocation::for_registration(parent)?;
+            // No firmware node: nothing to parse, no supplies, and that is not an error.
+            allocation.parse_device_tree()?;
+            allocation.get_regulators()?;
+            let host: &Host = allocation.host();
+            assert!(!host.has_vmmc());
+            assert!(!host.has_vqmmc());
+            host.set_vmmc(Some(21))?;
+            assert!(!host.switch_vqmmc_to_ios()?);
+            assert_eq!(host.gpio_card_detect(), None);
+            assert_eq!(host.gpio_write_protect(), None);
+            // No pin states and no reset line: both optional.
+            let pins = Pins::get(parent)?;
+            assert!(!pins.has(PinState::Default));
+            pins.select(PinState::Uhs)?;
+            assert!(!pulse_optional_reset(parent, c"hrst")?);
+            Ok(())
+        })
     }
 
     #[test]
     fn capabilities_and_limits_reach_the_host() -> Result {
-        let registration = faux::Registration::new(c"mtk_sd_rust_kunit_caps", None)?;
-        let faux_device: &faux::Device<Bound> = registration.as_ref();
-        let parent: &Device<Bound> = faux_device.as_ref();
-        let mut allocation = HostAllocation::for_registration(parent)?;
-        allocation.add_caps(caps::BUS_4_BIT | caps::CMD23, caps::NO_SDIO);
-        allocation.remove_caps(caps::BUS_4_BIT, 0);
-        allocation.set_limits(&TransferLimits {
-            max_segments: 128,
-            max_segment_size: 65_536,
-            max_block_size: 512,
-            max_block_count: 1024,
-            max_request_size: 512 * 1024,
-            max_busy_timeout_ms: 0,
-        });
-        let host = allocation.host();
-        assert_eq!(host.caps(), caps::CMD23);
-        assert_eq!(host.caps2(), caps::NO_SDIO);
-        Ok(())
+        on_faux_device(c"mtk_sd_rust_kunit_caps", |parent| {
+            let mut allocation = HostAllocation::for_registration(parent)?;
+            allocation.add_caps(caps::BUS_4_BIT | caps::CMD23, caps::NO_SDIO);
+            allocation.remove_caps(caps::BUS_4_BIT, 0);
+            allocation.set_limits(&TransferLimits {
+                max_segments: 128,
+                max_segment_size: 65_536,
+                max_block_size: 512,
+                max_block_count: 1024,
+                max_request_size: 512 * 1024,
+                max_busy_timeout_ms: 0,
+            });
+            let host = allocation.host();
+            assert_eq!(host.caps(), caps::CMD23);
+            assert_eq!(host.caps2(), caps::NO_SDIO);
+            Ok(())
+        })
     }
 
     #[test]
     fn runtime_pm_reference_keeps_the_device_active() -> Result {
-        let registration = faux::Registration::new(c"mtk_sd_rust_kunit_pm", None)?;
-        let faux_device: &faux::Device<Bound> = registration.as_ref();
-        let dev: &Device<Bound> = faux_device.as_ref();
-        pm::enable_autosuspend(dev, 0)?;
-        {
+        on_faux_device(c"mtk_sd_rust_kunit_pm", |dev| {
+            pm::enable_autosuspend(dev, 0)?;
+            {
+                let _active = pm::ActiveReference::get(dev)?;
+                assert!(pm::is_active(dev));
+            }
+            // Dropping the last reference with no autosuspend delay lets the device suspend;
+            // taking one again resumes it.
             let _active = pm::ActiveReference::get(dev)?;
             assert!(pm::is_active(dev));
-        }
-        // Dropping the last reference with no autosuspend delay lets the device suspend;
-        // taking one again resumes it.
-        let _active = pm::ActiveReference::get(dev)?;
-        assert!(pm::is_active(dev));
-        Ok(())
+            Ok(())
+        })
     }
 }

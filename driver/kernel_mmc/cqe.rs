@@ -115,11 +115,7 @@ impl<T: CqeOps> CqeOpsTable<T> {
         cqe_enable: Some(Self::cqe_enable),
         cqe_disable: Some(Self::cqe_disable),
         cqe_request: Some(Self::cqe_request),
-        cqe_post_req: if T::HAS_CQE_POST_REQ {
-            Some(Self::cqe_post_req)
-        } else {
-            None
-        },
+        cqe_post_req: optional_op!(T::HAS_CQE_POST_REQ, Self::cqe_post_req),
         cqe_off: Some(Self::cqe_off),
         cqe_wait_for_idle: Some(Self::cqe_wait_for_idle),
         cqe_timeout: Some(Self::cqe_timeout),

@@ -64,41 +64,16 @@ impl<T: HostOps> OpsTable<T> {
     const TABLE: bindings::mmc_host_ops = bindings::mmc_host_ops {
         request: Some(Self::request),
         set_ios: Some(Self::set_ios),
-        get_cd: if T::HAS_GET_CD {
-            Some(Self::get_cd)
-        } else {
-            None
-        },
-        get_ro: if T::HAS_GET_RO {
-            Some(Self::get_ro)
-        } else {
-            None
-        },
-        card_busy: if T::HAS_CARD_BUSY {
-            Some(Self::card_busy)
-        } else {
-            None
-        },
-        card_hw_reset: if T::HAS_CARD_HW_RESET {
-            Some(Self::card_hw_reset)
-        } else {
-            None
-        },
-        start_signal_voltage_switch: if T::HAS_START_SIGNAL_VOLTAGE_SWITCH {
-            Some(Self::start_signal_voltage_switch)
-        } else {
-            None
-        },
-        enable_sdio_irq: if T::HAS_ENABLE_SDIO_IRQ {
-            Some(Self::enable_sdio_irq)
-        } else {
-            None
-        },
-        ack_sdio_irq: if T::HAS_ACK_SDIO_IRQ {
-            Some(Self::ack_sdio_irq)
-        } else {
-            None
-        },
+        get_cd: optional_op!(T::HAS_GET_CD, Self::get_cd),
+        get_ro: optional_op!(T::HAS_GET_RO, Self::get_ro),
+        card_busy: optional_op!(T::HAS_CARD_BUSY, Self::card_busy),
+        card_hw_reset: optional_op!(T::HAS_CARD_HW_RESET, Self::card_hw_reset),
+        start_signal_voltage_switch: optional_op!(
+            T::HAS_START_SIGNAL_VOLTAGE_SWITCH,
+            Self::start_signal_voltage_switch
+        ),
+        enable_sdio_irq: optional_op!(T::HAS_ENABLE_SDIO_IRQ, Self::enable_sdio_irq),
+        ack_sdio_irq: optional_op!(T::HAS_ACK_SDIO_IRQ, Self::ack_sdio_irq),
         // SAFETY: every other member is an `Option` of a function pointer, for which
         // all-zero bytes mean `None`: the MMC core treats those operations as absent.
         ..unsafe { core::mem::zeroed() }
