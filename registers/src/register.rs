@@ -151,9 +151,10 @@ macro_rules! register {
 
     (@fields $vis:vis $name:ident $storage:ident {}) => {};
 
-    (@fields $vis:vis $name:ident $storage:ident {
-        $(#[$fattr:meta])* $hi:literal : $lo:literal $field:ident => bool; $($rest:tt)*
-    }) => {
+    // The build-time range check and the documented const getter of a field, whose value
+    // `$value` computes from the raw word and the field's mask.
+    (@getter $vis:vis $name:ident $storage:ident $(#[$fattr:meta])* $hi:literal : $lo:literal
+        $field:ident -> $ret:ty { |$raw:ident: $rs:ty, $mask:ident: $ms:ty| $value:expr }) => {
         const _: $storage = $crate::register!(@mask $storage $hi $lo);
 
         impl $name {
@@ -161,9 +162,22 @@ macro_rules! register {
             #[doc = ""]
             #[doc = concat!("Bits `", stringify!($hi), ":", stringify!($lo), "`.")]
             #[inline]
-            $vis const fn $field(self) -> bool {
-                self.0 & $crate::register!(@mask $storage $hi $lo) != 0
+            $vis const fn $field(self) -> $ret {
+                let $raw: $rs = self.0;
+                let $mask: $ms = $crate::register!(@mask $storage $hi $lo);
+                $value
             }
+        }
+    };
+
+    (@fields $vis:vis $name:ident $storage:ident {
+        $(#[$fattr:meta])* $hi:literal : $lo:literal $field:ident => bool; $($rest:tt)*
+    }) => {
+        $crate::register!(@getter $vis $name $storage $(#[$fattr])* $hi:$lo $field -> bool {
+            |raw: $storage, mask: $storage| raw & mask != 0
+        });
+
+        impl $name {
 
             $crate::registers::paste! {
                 #[doc = concat!("Sets (`true`) or clears every bit of `", stringify!($field), "`.")]
@@ -238,16 +252,11 @@ macro_rules! register {
     (@fields $vis:vis $name:ident $storage:ident {
         $(#[$fattr:meta])* $hi:literal : $lo:literal $field:ident; $($rest:tt)*
     }) => {
-        const _: $storage = $crate::register!(@mask $storage $hi $lo);
+        $crate::register!(@getter $vis $name $storage $(#[$fattr])* $hi:$lo $field -> $storage {
+            |raw: $storage, mask: $storage| (raw & mask) >> $lo
+        });
 
         impl $name {
-            $(#[$fattr])*
-            #[doc = ""]
-            #[doc = concat!("Bits `", stringify!($hi), ":", stringify!($lo), "`.")]
-            #[inline]
-            $vis const fn $field(self) -> $storage {
-                (self.0 & $crate::register!(@mask $storage $hi $lo)) >> $lo
-            }
 
             $crate::registers::paste! {
                 #[doc = concat!("Sets `", stringify!($field), "` to `VALUE`; a `VALUE` wider than the field fails the build.")]

@@ -128,18 +128,39 @@ impl Device {
     }
 }
 
-impl Io<Main> for Device {
+/// Where a window's registers are kept in the test device.
+trait Bank: Window {
+    fn bank(device: &Device) -> &RefCell<[u32; 16]>;
+    /// The window holds `STS` (with its busy countdown).
+    const HAS_STATUS: bool;
+}
+
+impl Bank for Main {
+    fn bank(device: &Device) -> &RefCell<[u32; 16]> {
+        &device.main
+    }
+    const HAS_STATUS: bool = true;
+}
+
+impl Bank for Queue {
+    fn bank(device: &Device) -> &RefCell<[u32; 16]> {
+        &device.queue
+    }
+    const HAS_STATUS: bool = false;
+}
+
+impl<W: Bank> Io<W> for Device {
     fn read32(&self, offset: usize) -> u32 {
-        if offset == STS::OFFSET {
+        if W::HAS_STATUS && offset == STS::OFFSET {
             let mut left = self.busy_reads.borrow_mut();
             *left = left.saturating_sub(1);
             return STS::zeroed().with_busy(*left > 0).raw();
         }
-        self.main.borrow()[offset / 4]
+        W::bank(self).borrow()[offset / 4]
     }
 
     fn write32(&self, offset: usize, value: u32) {
-        self.main.borrow_mut()[offset / 4] = value;
+        W::bank(self).borrow_mut()[offset / 4] = value;
     }
 
     fn poll32(
@@ -149,30 +170,11 @@ impl Io<Main> for Device {
         limit: PollLimit,
     ) -> Result<u32, u32> {
         poll_by_reads(
-            || Io::<Main>::read32(self, offset),
+            || Io::<W>::read32(self, offset),
             |us| *self.delays.borrow_mut() += us,
             done,
             limit,
         )
-    }
-}
-
-impl Io<Queue> for Device {
-    fn read32(&self, offset: usize) -> u32 {
-        self.queue.borrow()[offset / 4]
-    }
-
-    fn write32(&self, offset: usize, value: u32) {
-        self.queue.borrow_mut()[offset / 4] = value;
-    }
-
-    fn poll32(
-        &self,
-        offset: usize,
-        done: impl FnMut(u32) -> bool,
-        limit: PollLimit,
-    ) -> Result<u32, u32> {
-        poll_by_reads(|| Io::<Queue>::read32(self, offset), |_| {}, done, limit)
     }
 }
 
