@@ -8,18 +8,10 @@
 
 use kernel::prelude::*;
 
-mod backend;
-mod dt;
-mod host;
-pub mod kernel_mmc;
-mod platform_driver;
-#[cfg(CONFIG_MMC_MTK_RUST_SIM)]
-mod simhw;
-pub mod soc;
-
 // The host-testable crates, each included through its own `lib.rs` exactly as Cargo
 // compiles it (`README.md`, "How the crates reach the kernel"). `registers` comes first:
-// its `register!` macro is in scope for every module declared after it.
+// its `register!` macro is in scope for every module declared after it, the driver's
+// own included.
 
 /// Typed registers and descriptor words, and the register access trait.
 #[macro_use]
@@ -49,6 +41,17 @@ pub mod msdc;
 #[cfg(any(CONFIG_MMC_MTK_RUST_KUNIT_TEST, CONFIG_MMC_MTK_RUST_SIM))]
 #[path = "../sim/src/lib.rs"]
 pub mod sim;
+
+// The driver itself.
+mod backend;
+mod dt;
+mod host;
+pub mod kernel_mmc;
+mod platform_driver;
+#[cfg(CONFIG_MMC_MTK_RUST_SIM)]
+mod simhw;
+pub mod soc;
+
 
 #[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
 #[path = "../kunit/cqhci.rs"]

@@ -56,6 +56,7 @@
 
 pub mod field;
 pub mod io;
+#[macro_use]
 mod register;
 
 pub use field::{FieldOverflow, FieldValue, PartialFieldValue};

@@ -90,6 +90,9 @@ macro_rules! register {
         #[allow(non_camel_case_types)]
         $vis struct $name($storage);
 
+        // Generated accessors: a user needs some of them, not all (as the kernel's own
+        // `bitfield!` does).
+        #[allow(dead_code)]
         impl $name {
             /// The value with every bit clear.
             #[inline]
@@ -120,6 +123,9 @@ macro_rules! register {
     };
 
     (@located $vis:vis $name:ident @ $window:ident + $offset:literal) => {
+        // Generated accessors: a user needs some of them, not all (as the kernel's own
+        // `bitfield!` does).
+        #[allow(dead_code)]
         impl $name {
             /// Byte offset of the register from the start of its window.
             $vis const OFFSET: usize = $offset;
@@ -157,6 +163,9 @@ macro_rules! register {
         $field:ident -> $ret:ty { |$raw:ident: $rs:ty, $mask:ident: $ms:ty| $value:expr }) => {
         const _: $storage = $crate::register!(@mask $storage $hi $lo);
 
+        // Generated accessors: a user needs some of them, not all (as the kernel's own
+        // `bitfield!` does).
+        #[allow(dead_code)]
         impl $name {
             $(#[$fattr])*
             #[doc = ""]
@@ -177,6 +186,9 @@ macro_rules! register {
             |raw: $storage, mask: $storage| raw & mask != 0
         });
 
+        // Generated accessors: a user needs some of them, not all (as the kernel's own
+        // `bitfield!` does).
+        #[allow(dead_code)]
         impl $name {
 
             $crate::registers::paste! {
@@ -224,6 +236,9 @@ macro_rules! register {
             "the field's type needs more bits than the field has"
         );
 
+        // Generated accessors: a user needs some of them, not all (as the kernel's own
+        // `bitfield!` does).
+        #[allow(dead_code)]
         impl $name {
             $(#[$fattr])*
             #[doc = ""]
@@ -256,6 +271,9 @@ macro_rules! register {
             |raw: $storage, mask: $storage| (raw & mask) >> $lo
         });
 
+        // Generated accessors: a user needs some of them, not all (as the kernel's own
+        // `bitfield!` does).
+        #[allow(dead_code)]
         impl $name {
 
             $crate::registers::paste! {
