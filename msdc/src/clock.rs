@@ -22,7 +22,8 @@
 //! rounds the DDR divider itself up instead.
 
 use super::arith::{div_ceil_u64, div_u64};
-use super::regs::{ClockMode, Field, FieldOverflow, RegisterWord, MSDC_CFG};
+use super::regs::{ClockMode, MSDC_CFG};
+use crate::registers::FieldOverflow;
 
 /// Width of the `MSDC_CFG` divider field, a per-SoC property (`clk_div_bits`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,33 +44,13 @@ impl DividerWidth {
         }
     }
 
-    /// The divider field for this width.
-    pub const fn divider_field(self) -> Field<MSDC_CFG> {
-        match self {
-            Self::Bits8 => MSDC_CFG::CKDIV,
-            Self::Bits12 => MSDC_CFG::CKDIV_EXTRA,
-        }
-    }
-
-    /// The clock mode field for this width.
-    pub const fn mode_field(self) -> Field<MSDC_CFG> {
-        match self {
-            Self::Bits8 => MSDC_CFG::CKMOD,
-            Self::Bits12 => MSDC_CFG::CKMOD_EXTRA,
-        }
-    }
-
-    /// The HS400 half-source-clock flag for this width.
-    pub const fn hs400_clock_field(self) -> Field<MSDC_CFG> {
-        match self {
-            Self::Bits8 => MSDC_CFG::HS400_CK_MODE,
-            Self::Bits12 => MSDC_CFG::HS400_CK_MODE_EXTRA,
-        }
-    }
-
-    /// Largest divider value.
+    /// Largest divider value: the divider field of this width, all ones.
     pub const fn max_divider(self) -> u32 {
-        self.divider_field().max_value()
+        let all_ones = MSDC_CFG::from_raw(u32::MAX);
+        match self {
+            Self::Bits8 => all_ones.ckdiv(),
+            Self::Bits12 => all_ones.ckdiv_extra(),
+        }
     }
 
     /// The slowest single data rate clock the divider reaches, rounded up; this is the
@@ -80,8 +61,11 @@ impl DividerWidth {
     }
 
     /// Reads the clock mode currently programmed in `cfg`.
-    pub fn mode_of(self, cfg: MSDC_CFG) -> Option<ClockMode> {
-        ClockMode::from_field(cfg.get(self.mode_field()))
+    pub fn mode_of(self, cfg: MSDC_CFG) -> ClockMode {
+        match self {
+            Self::Bits8 => cfg.ckmod(),
+            Self::Bits12 => cfg.ckmod_extra(),
+        }
     }
 }
 
@@ -165,11 +149,19 @@ pub struct ClockSetting {
 impl ClockSetting {
     /// Returns `cfg` with the mode, divider and HS400 flag of this setting, leaving every
     /// other bit alone. `CKPDN` and the `CKSTB` wait stay with the caller.
+    ///
+    /// A divider wider than the field of `width` is refused.
     pub fn apply(self, cfg: MSDC_CFG, width: DividerWidth) -> Result<MSDC_CFG, FieldOverflow> {
-        Ok(cfg
-            .with(width.mode_field(), self.mode.field_value())?
-            .with(width.divider_field(), self.divider)?
-            .with_flag(width.hs400_clock_field(), self.hs400_half_source))
+        Ok(match width {
+            DividerWidth::Bits8 => cfg
+                .with_ckmod(self.mode)
+                .try_with_ckdiv(self.divider)?
+                .with_hs400_ck_mode(self.hs400_half_source),
+            DividerWidth::Bits12 => cfg
+                .with_ckmod_extra(self.mode)
+                .try_with_ckdiv_extra(self.divider)?
+                .with_hs400_ck_mode_extra(self.hs400_half_source),
+        })
     }
 
     /// The clock the data and busy timeout counters run on.

@@ -20,7 +20,9 @@
 //! - When a set-block-count (CMD23) cannot go out as auto-CMD23, [`plan_set_block_count`]
 //!   sends it in software rather than dropping it.
 
-use super::regs::{FieldOverflow, RegisterWord, SDC_CMD};
+use super::regs::SDC_CMD;
+pub use super::regs::{AutoCommand, TransferMode};
+use crate::registers::PartialFieldValue;
 
 /// `MMC_RSP_PRESENT`: the command has a response.
 pub const MMC_RSP_PRESENT: u32 = 1 << 0;
@@ -60,14 +62,6 @@ pub enum CommandError {
     NoBlocks,
     /// An automatic CMD12 or CMD23 was asked for without a multiple block transfer.
     AutoCommandWithoutMultiBlock,
-    /// A field value did not fit; a bug in this module if it ever happens.
-    Field(FieldOverflow),
-}
-
-impl From<FieldOverflow> for CommandError {
-    fn from(e: FieldOverflow) -> Self {
-        Self::Field(e)
-    }
 }
 
 /// Response format, as far as the controller needs to know it.
@@ -141,6 +135,27 @@ impl ResponseType {
     }
 }
 
+/// `SDC_CMD.RSPTYP`: the [`ResponseType::hardware_code`]; code 7 reads back as R1b, as the
+/// hardware has one busy response type only.
+impl PartialFieldValue for ResponseType {
+    const WIDTH: u32 = 3;
+
+    fn into_bits(self) -> u64 {
+        u64::from(self.hardware_code())
+    }
+
+    fn try_from_bits(bits: u64) -> Option<Self> {
+        match bits {
+            0 => Some(Self::None),
+            1 => Some(Self::R1),
+            2 => Some(Self::R2),
+            3 => Some(Self::R3),
+            7 => Some(Self::R1b),
+            _ => None,
+        }
+    }
+}
+
 /// Direction of a data transfer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DataDirection {
@@ -148,17 +163,6 @@ pub enum DataDirection {
     Read,
     /// To the card (`MMC_DATA_WRITE`).
     Write,
-}
-
-/// `SDC_CMD.DTYPE`: how the data phase is framed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TransferMode {
-    /// One block.
-    SingleBlock = 1,
-    /// Several blocks, ended by CMD12 or bounded by CMD23.
-    MultiBlock = 2,
-    /// An unframed MMC stream (CMD11/CMD20 of old MMC cards); not used by Linux.
-    Stream = 3,
 }
 
 /// The data phase that follows a command.
@@ -195,17 +199,6 @@ impl DataTransfer {
             TransferMode::SingleBlock
         }
     }
-}
-
-/// `SDC_CMD.AUTOCMD`: a command the controller sends by itself around the data phase.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AutoCommand {
-    /// No automatic command.
-    None = 0,
-    /// CMD12 after the data, ending an open-ended multiple block transfer.
-    Cmd12 = 1,
-    /// CMD23 before the command, with the block count taken from `SDC_BLK_NUM`.
-    Cmd23 = 2,
 }
 
 /// How a request's set-block-count command (`mrq->sbc`) is to be sent.
@@ -298,19 +291,15 @@ impl Command {
     /// Writing it starts the command, so `SDC_ARG` (and for data, `SDC_BLK_NUM`, the DMA
     /// setup and the timeout) must be programmed first.
     pub fn sdc_cmd(&self) -> Result<SDC_CMD, CommandError> {
-        if self.opcode > SDC_CMD::OPC.max_value() {
-            return Err(CommandError::InvalidOpcode(self.opcode));
-        }
-        let mut word = SDC_CMD::default()
-            .with(SDC_CMD::OPC, self.opcode)?
-            .with(SDC_CMD::RSPTYP, self.response.hardware_code())?;
+        let mut word = SDC_CMD::zeroed()
+            .try_with_opc(self.opcode)
+            .map_err(|_| CommandError::InvalidOpcode(self.opcode))?
+            .with_rsptyp(self.response);
 
         match self.opcode {
-            MMC_STOP_TRANSMISSION => word = word.with_flag(SDC_CMD::STOP, true),
-            SD_SWITCH_VOLTAGE if self.data.is_none() => {
-                word = word.with_flag(SDC_CMD::VOLSWTH, true)
-            }
-            MMC_GO_IRQ_STATE if self.data.is_none() => word = word.with_flag(SDC_CMD::GOIRQ, true),
+            MMC_STOP_TRANSMISSION => word = word.with_stop(true),
+            SD_SWITCH_VOLTAGE if self.data.is_none() => word = word.with_volswth(true),
+            MMC_GO_IRQ_STATE if self.data.is_none() => word = word.with_goirq(true),
             _ => {}
         }
 
@@ -330,9 +319,12 @@ impl Command {
         data: DataTransfer,
         auto_command: AutoCommand,
     ) -> Result<SDC_CMD, CommandError> {
-        if data.block_size == 0 || data.block_size > SDC_CMD::BLKLEN.max_value() {
-            return Err(CommandError::InvalidBlockSize(data.block_size));
-        }
+        let word = match data.block_size {
+            0 => Err(CommandError::InvalidBlockSize(0)),
+            size => word
+                .try_with_blklen(size)
+                .map_err(|_| CommandError::InvalidBlockSize(size)),
+        }?;
         if data.blocks == 0 {
             return Err(CommandError::NoBlocks);
         }
@@ -341,10 +333,9 @@ impl Command {
             return Err(CommandError::AutoCommandWithoutMultiBlock);
         }
         Ok(word
-            .with(SDC_CMD::BLKLEN, data.block_size)?
-            .with(SDC_CMD::DTYPE, mode as u32)?
-            .with_flag(SDC_CMD::RW, data.direction == DataDirection::Write)
-            .with(SDC_CMD::AUTOCMD, auto_command as u32)?)
+            .with_dtype(mode)
+            .with_rw(data.direction == DataDirection::Write)
+            .with_autocmd(auto_command))
     }
 }
 

@@ -5,15 +5,15 @@
 //!
 //! The kernel glue owns the locking, the interrupt line, the DMA mapping and the request
 //! timer; this module owns every register access of the legacy path and the order they come
-//! in. It touches the hardware only through [`Registers`], so the same code runs against
-//! MMIO in the kernel and against the `sim` controller model in tests.
+//! in. It touches the hardware only through [`Io`]`<`[`MsdcBase`]`>`, so the same code runs
+//! against MMIO in the kernel and against the `sim` controller model in tests.
 //!
 //! # How the glue drives it
 //!
 //! All methods run under the glue's spinlock: [`Controller::start`], the clock, bus and
 //! card-detect setters in process context, [`Controller::handle_interrupt`] in hard-IRQ
 //! context. Nothing here sleeps, allocates or panics, and every wait on a self-clearing bit
-//! is a bounded poll of [`POLL_LIMIT`] reads with [`Registers::delay_us`] in between (about
+//! is a bounded [`Io::poll`] of [`POLL_LIMIT`] reads, [`POLL_INTERVAL_US`] apart (about
 //! 20 ms, the bound upstream uses for its atomic polls).
 //!
 //! The interrupt handler calls, in this order:
@@ -76,33 +76,25 @@ use super::errors::{
     DATA_INTERRUPTS,
 };
 use super::regs::{
-    BusWidth, Field, InterruptSet, Register, RegisterWord, EMMC50_CFG0, EMMC50_CFG2, EMMC_IOCON,
-    MSDC_CFG, MSDC_DMA_CFG, MSDC_DMA_CTRL, MSDC_FIFOCS, MSDC_INT, MSDC_INTEN, MSDC_IOCON,
-    MSDC_PATCH_BIT0, MSDC_PATCH_BIT1, MSDC_PATCH_BIT2, MSDC_PS, SDC_ACMD_RESP, SDC_ADV_CFG0,
-    SDC_ARG, SDC_BLK_NUM, SDC_CFG, SDC_CMD, SDC_FIFO_CFG, SDC_RESP0, SDC_RESP1, SDC_RESP2,
-    SDC_RESP3, SDC_STS,
+    BusWidth, InterruptSet, MsdcBase, EMMC50_CFG0, EMMC50_CFG2, EMMC_IOCON, MSDC_CFG, MSDC_DMA_CFG,
+    MSDC_DMA_CTRL, MSDC_FIFOCS, MSDC_INT, MSDC_INTEN, MSDC_IOCON, MSDC_PATCH_BIT0, MSDC_PATCH_BIT1,
+    MSDC_PATCH_BIT2, MSDC_PS, SDC_ACMD_RESP, SDC_ADV_CFG0, SDC_ARG, SDC_BLK_NUM, SDC_CFG, SDC_CMD,
+    SDC_FIFO_CFG, SDC_RESP0, SDC_RESP1, SDC_RESP2, SDC_RESP3, SDC_STS,
 };
 use super::timeout::{self, TimeoutRequest, INITIAL_DATA_TIMEOUT_COUNT, INITIAL_TIMEOUT_CLOCKS};
-
-/// Register access: MMIO in the kernel, the sim model in tests.
-///
-/// `write` must order earlier writes to coherent memory before the register write (the
-/// kernel's `writel` does, `writel_relaxed` does not): the DMA engine reads the descriptor
-/// chain once `MSDC_DMA_CTRL.START` is written.
-pub trait Registers {
-    /// Reads the base-region register at byte offset `offset`.
-    fn read(&self, offset: usize) -> u32;
-    /// Writes `value` to the base-region register at byte offset `offset`.
-    fn write(&self, offset: usize, value: u32);
-    /// Busy-wait between polls of a self-clearing bit (udelay in the kernel). Default: no-op.
-    fn delay_us(&self, _us: u32) {}
-}
+use crate::registers::{FieldOverflow, Io, PollLimit};
 
 /// Reads of a self-clearing bit before a poll gives up.
 pub const POLL_LIMIT: u32 = 20_000;
 
 /// Microseconds between two reads of a poll: with [`POLL_LIMIT`], about 20 ms.
 pub const POLL_INTERVAL_US: u32 = 1;
+
+/// The bound of every poll: [`POLL_LIMIT`] reads, [`POLL_INTERVAL_US`] apart.
+const POLL: PollLimit = PollLimit {
+    attempts: POLL_LIMIT,
+    interval_us: POLL_INTERVAL_US,
+};
 
 /// Event batches one [`Controller::handle_interrupt`] call handles at most: one per phase
 /// (set-block-count or auto-CMD23, command, data, stop).
@@ -180,7 +172,7 @@ pub struct PatchDetails {
     /// (`pop_en_cnt`: MT8189 8, MT8196 2).
     pub pop_enable_count: u8,
     /// The SoC has the "top" register region (`needs_top_base`). The enhanced receive path
-    /// is then enabled in `EMMC_TOP_CONTROL`, outside [`Registers`]: the glue sets
+    /// is then enabled in `EMMC_TOP_CONTROL`, outside [`MsdcBase`]: the glue sets
     /// `SDC_RX_ENH_EN` there, and the engine leaves `SDC_ADV_CFG0` alone.
     pub has_top_region: bool,
 }
@@ -306,7 +298,8 @@ pub enum Progress {
     Done(RequestResult),
 }
 
-/// A bounded poll that did not finish, or a clock that cannot be produced.
+/// A bounded poll that did not finish, a clock that cannot be produced, or per-SoC data that
+/// does not fit the registers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HwError {
     /// `MSDC_CFG.RST` did not clear.
@@ -319,6 +312,9 @@ pub enum HwError {
     DmaStopTimeout,
     /// No divider setting meets the requested clock.
     UnreachableClock(ClockError),
+    /// A [`PatchDetails`] value does not fit its register field; the initialisation stopped
+    /// after `MSDC_PATCH_BIT0`.
+    PatchOutOfRange(FieldOverflow),
 }
 
 /// Why [`Controller::start`] did not start a request; nothing was sent to the card.
@@ -604,7 +600,7 @@ impl Controller {
     /// SDIO interrupt is off, as upstream leaves it. A request in flight is abandoned without
     /// a result: [`Controller::abort`] it first. The pad-tune delay lines (`MSDC_PAD_TUNE*`,
     /// top region) belong to the tuning code; only `MSDC_IOCON` is cleared here.
-    pub fn init_hardware(&mut self, r: &impl Registers) -> Result<(), HwError> {
+    pub fn init_hardware(&mut self, r: &impl Io<MsdcBase>) -> Result<(), HwError> {
         self.request = None;
         self.standing_interrupts = InterruptSet::empty();
         self.clock = ClockPlan::Gated;
@@ -614,22 +610,18 @@ impl Controller {
         };
 
         modify_cfg(r, |cfg| {
-            cfg.with_flag(MSDC_CFG::MODE, true)
-                .with_flag(MSDC_CFG::PIO, false)
-                .with_flag(MSDC_CFG::CKPDN, false)
+            cfg.with_mode(true).with_pio(false).with_ckpdn(false)
         });
         self.reset_controller(r)?;
-        r.write(MSDC_INTEN::OFFSET, 0);
+        r.write(MSDC_INTEN::zeroed());
         acknowledge_all(r);
 
         self.program_card_detect(r, self.internal_card_detect);
-        r.write(MSDC_IOCON::OFFSET, 0);
-        self.program_patch_bits(r);
+        r.write(MSDC_IOCON::zeroed());
+        self.program_patch_bits(r)?;
         self.program_sdio_mode(r, self.sdio_mode);
-        modify::<SDC_CFG>(r, |cfg| {
-            with_value(cfg, SDC_CFG::DTOC, INITIAL_DATA_TIMEOUT_COUNT)
-        });
-        modify::<MSDC_DMA_CFG>(r, dma::checksum_checking);
+        r.update::<SDC_CFG>(|cfg| cfg.with_const_dtoc::<INITIAL_DATA_TIMEOUT_COUNT>());
+        r.update::<MSDC_DMA_CFG>(dma::checksum_checking);
         self.program_identification_clock(r)
     }
 
@@ -637,7 +629,7 @@ impl Controller {
     /// request event. Card-detect and SDIO events stay pending for their consumers, and
     /// `MSDC_INTEN` is left alone. A request in flight is not completed: see
     /// [`Controller::abort`].
-    pub fn reset(&mut self, r: &impl Registers) -> Result<(), HwError> {
+    pub fn reset(&mut self, r: &impl Io<MsdcBase>) -> Result<(), HwError> {
         self.reset_controller(r)
     }
 
@@ -646,42 +638,40 @@ impl Controller {
     /// `CKSTB`, and reprograms the data timeout for the new clock.
     pub fn set_clock(
         &mut self,
-        r: &impl Registers,
+        r: &impl Io<MsdcBase>,
         hz: u32,
         timing: Timing,
     ) -> Result<u32, HwError> {
         let plan = clock::plan(self.config.source_hz, hz, timing, self.config.divider)
             .map_err(HwError::UnreachableClock)?;
         let ClockPlan::Running(setting) = plan else {
-            modify_cfg(r, |cfg| cfg.with_flag(MSDC_CFG::CKPDN, false));
+            modify_cfg(r, |cfg| cfg.with_ckpdn(false));
             self.clock = ClockPlan::Gated;
             return Ok(0);
         };
-        let enabled = r.read(MSDC_INTEN::OFFSET);
-        r.write(MSDC_INTEN::OFFSET, 0);
+        let enabled = r.read::<MSDC_INTEN>();
+        r.write(MSDC_INTEN::zeroed());
         let stable = self.program_divider(r, setting);
         if stable.is_ok() {
-            modify_cfg(r, |cfg| cfg.with_flag(MSDC_CFG::CKPDN, true));
+            modify_cfg(r, |cfg| cfg.with_ckpdn(true));
             self.clock = plan;
             self.program_data_timeout(r, self.data_timeout);
         } else {
             // The divider changed but the clock never settled: nothing is known to run.
             self.clock = ClockPlan::Gated;
         }
-        r.write(MSDC_INTEN::OFFSET, enabled);
+        r.write(enabled);
         stable.map(|()| plan.bus_hz())
     }
 
     /// Sets the data bus width to 1, 4 or 8 lines; any other value selects one line.
-    pub fn set_bus_width(&mut self, r: &impl Registers, lines: u8) {
+    pub fn set_bus_width(&mut self, r: &impl Io<MsdcBase>, lines: u8) {
         let width = match lines {
             4 => BusWidth::Four,
             8 => BusWidth::Eight,
             _ => BusWidth::One,
         };
-        modify::<SDC_CFG>(r, |cfg| {
-            with_value(cfg, SDC_CFG::BUSWIDTH, width.field_value())
-        });
+        r.update::<SDC_CFG>(|cfg| cfg.with_buswidth(width));
     }
 
     /// Starts `req`. A request with data needs `dma`: the chain is written into its area
@@ -692,7 +682,7 @@ impl Controller {
     /// through [`Controller::handle_interrupt`] or [`Controller::abort`].
     pub fn start<I: IntoIterator<Item = Segment>>(
         &mut self,
-        r: &impl Registers,
+        r: &impl Io<MsdcBase>,
         req: &RequestSpec,
         dma: Option<DmaChain<'_, I>>,
     ) -> Result<(), StartError> {
@@ -738,21 +728,18 @@ impl Controller {
     /// Events of a phase already finished are not enabled any more, so they are ignored
     /// (and cleared before the next command). Events of the next phase that are already
     /// latched are handled in the same call, up to [`MAX_EVENT_BATCHES`] batches.
-    pub fn handle_interrupt(&mut self, r: &impl Registers) -> Progress {
+    pub fn handle_interrupt(&mut self, r: &impl Io<MsdcBase>) -> Progress {
         for _ in 0..MAX_EVENT_BATCHES {
             let Some(flight) = self.request.take() else {
                 return Progress::Pending;
             };
-            let enabled = InterruptSet::pending_enabled(
-                MSDC_INT::from_raw(r.read(MSDC_INT::OFFSET)),
-                MSDC_INTEN::from_raw(r.read(MSDC_INTEN::OFFSET)),
-            );
+            let enabled = InterruptSet::pending_enabled(r.read(), r.read());
             let events = enabled & flight.phase.interrupts();
             if events.is_empty() {
                 self.request = Some(flight);
                 return Progress::Pending;
             }
-            r.write(MSDC_INT::OFFSET, events.as_acknowledge().raw());
+            r.write(events.as_acknowledge());
             match self.advance(r, flight, events) {
                 Step::Continue(flight) => self.request = Some(flight),
                 Step::Finished(result) => return Progress::Done(result),
@@ -766,7 +753,7 @@ impl Controller {
     /// with [`ErrorKind::TimedOut`] on the phase that was running. `None` when idle.
     ///
     /// No stop command is sent; the block layer's recovery stops the card if needed.
-    pub fn abort(&mut self, r: &impl Registers) -> Option<RequestResult> {
+    pub fn abort(&mut self, r: &impl Io<MsdcBase>) -> Option<RequestResult> {
         let mut flight = self.request.take()?;
         self.enable_phase_interrupts(r, None);
         if flight.phase == Phase::Data {
@@ -781,67 +768,63 @@ impl Controller {
     ///
     /// The pin is active low, as upstream reads it; for `MMC_CAP2_CD_ACTIVE_HIGH` the glue
     /// inverts the result. Meaningful only with the internal card detect enabled.
-    pub fn card_present(&self, r: &impl Registers) -> bool {
-        !load::<MSDC_PS>(r).is_set(MSDC_PS::CDSTS)
+    pub fn card_present(&self, r: &impl Io<MsdcBase>) -> bool {
+        !r.read::<MSDC_PS>().cdsts()
     }
 
     /// Enables or disables the internal card detect: `MSDC_PS.CDEN` with upstream's
     /// debounce, the `CDSC` interrupt and wake-up on insertion (`SDC_CFG.INSWKUP`).
-    pub fn set_internal_card_detect(&mut self, r: &impl Registers, enable: bool) {
+    pub fn set_internal_card_detect(&mut self, r: &impl Io<MsdcBase>, enable: bool) {
         self.internal_card_detect = enable;
         self.program_card_detect(r, enable);
     }
 
     /// Whether the card holds DAT0 low (busy), `msdc_card_busy`.
-    pub fn card_busy(&self, r: &impl Registers) -> bool {
-        !load::<MSDC_PS>(r).is_set(MSDC_PS::DAT0)
+    pub fn card_busy(&self, r: &impl Io<MsdcBase>) -> bool {
+        !r.read::<MSDC_PS>().dat0()
     }
 
     /// Pulses the eMMC `RST_n` line (`EMMC_IOCON.BOOTRST`) for a card hardware reset: low
     /// for 10 µs, well above JESD84-B51's 1 µs minimum (tRSTW). The card then needs 200 µs
     /// (tRSCA) before its first command; the glue sleeps that out of its lock.
-    pub fn pulse_card_reset(&mut self, r: &impl Registers) {
-        modify::<EMMC_IOCON>(r, |v| v.with_flag(EMMC_IOCON::BOOTRST, true));
-        r.delay_us(CARD_RESET_PULSE_US);
-        modify::<EMMC_IOCON>(r, |v| v.with_flag(EMMC_IOCON::BOOTRST, false));
+    ///
+    /// `delay_us` busy-waits the pulse time (`udelay` in the kernel): [`Io`] has no wait of
+    /// its own outside a poll.
+    pub fn pulse_card_reset(&mut self, r: &impl Io<MsdcBase>, delay_us: impl FnOnce(u32)) {
+        r.update::<EMMC_IOCON>(|v| v.with_bootrst(true));
+        delay_us(CARD_RESET_PULSE_US);
+        r.update::<EMMC_IOCON>(|v| v.with_bootrst(false));
     }
 
     /// Consumes a pending, enabled card-detect change (`CDSC`); true if there was one, and
     /// the glue then schedules card detection (`mmc_detect_change`, 20 ms).
-    pub fn card_detect_event(&mut self, r: &impl Registers) -> bool {
+    pub fn card_detect_event(&mut self, r: &impl Io<MsdcBase>) -> bool {
         self.consume_standing_event(r, InterruptSet::CDSC)
     }
 
     /// Selects SDIO mode (`SDC_CFG.SDIO` and DAT1 interrupt detection, for slots without
     /// `MMC_CAP2_NO_SDIO`) or plain memory-card mode, which also disables the SDIO interrupt.
-    pub fn set_sdio_mode(&mut self, r: &impl Registers, sdio: bool) {
+    pub fn set_sdio_mode(&mut self, r: &impl Io<MsdcBase>, sdio: bool) {
         self.sdio_mode = sdio;
         self.program_sdio_mode(r, sdio);
     }
 
     /// Enables or disables the SDIO card interrupt (`MSDC_INTEN.SDIOIRQ` and
     /// `SDC_CFG.SDIOIDE`), for `enable_sdio_irq` and `ack_sdio_irq`.
-    pub fn enable_sdio_irq(&mut self, r: &impl Registers, enable: bool) {
+    pub fn enable_sdio_irq(&mut self, r: &impl Io<MsdcBase>, enable: bool) {
         if enable {
             self.standing_interrupts |= InterruptSet::SDIOIRQ;
         } else {
             self.standing_interrupts = self.standing_interrupts - InterruptSet::SDIOIRQ;
         }
-        modify::<MSDC_INTEN>(r, |inten| {
-            let bits = if enable {
-                inten.raw() | InterruptSet::SDIOIRQ.bits()
-            } else {
-                inten.raw() & !InterruptSet::SDIOIRQ.bits()
-            };
-            MSDC_INTEN::from_raw(bits)
-        });
-        modify::<SDC_CFG>(r, |cfg| cfg.with_flag(SDC_CFG::SDIOIDE, enable));
+        r.update::<MSDC_INTEN>(|inten| inten.with_sdioirq(enable));
+        r.update::<SDC_CFG>(|cfg| cfg.with_sdioide(enable));
     }
 
     /// Consumes a pending, enabled SDIO card interrupt; true if there was one. The SDIO
     /// interrupt is then disabled, as upstream does, until the core acknowledges it with
     /// [`Controller::enable_sdio_irq`]`(true)`; the glue calls `sdio_signal_irq`.
-    pub fn sdio_irq_event(&mut self, r: &impl Registers) -> bool {
+    pub fn sdio_irq_event(&mut self, r: &impl Io<MsdcBase>) -> bool {
         if !self.consume_standing_event(r, InterruptSet::SDIOIRQ) {
             return false;
         }
@@ -853,13 +836,12 @@ impl Controller {
     /// with `recheck_sdio_irq`): the SDIO interrupt is enabled, DAT1 is low, but no event
     /// was latched. Then it disables the SDIO interrupt, as [`Controller::sdio_irq_event`]
     /// does, and returns true for the glue to signal it.
-    pub fn recheck_sdio_irq(&mut self, r: &impl Registers) -> bool {
+    pub fn recheck_sdio_irq(&mut self, r: &impl Io<MsdcBase>) -> bool {
         if !self.standing_interrupts.contains(InterruptSet::SDIOIRQ) {
             return false;
         }
-        let latched = InterruptSet::from_bits_retain(r.read(MSDC_INT::OFFSET))
-            .contains(InterruptSet::SDIOIRQ);
-        let dat1_high = load::<MSDC_PS>(r).is_set(MSDC_PS::DATA1);
+        let latched = r.read::<MSDC_INT>().sdioirq();
+        let dat1_high = r.read::<MSDC_PS>().data1();
         if latched || dat1_high {
             return false;
         }
@@ -958,7 +940,7 @@ impl Controller {
 
     /// Issues the command of `phase`; on a bus that stays busy, fails the phase with a
     /// timeout (upstream's `REQ_CMD_BUSY`) and ends the request.
-    fn issue(&mut self, r: &impl Registers, mut flight: InFlight, phase: Phase) -> Step {
+    fn issue(&mut self, r: &impl Io<MsdcBase>, mut flight: InFlight, phase: Phase) -> Step {
         let Some(command) = flight.command_of(phase) else {
             return Step::Finished(flight.result);
         };
@@ -967,27 +949,27 @@ impl Controller {
             self.end_with_error(r);
             return Step::Finished(flight.result);
         }
-        let fifo = load::<MSDC_FIFOCS>(r);
-        if fifo.get(MSDC_FIFOCS::RXCNT) != 0 || fifo.get(MSDC_FIFOCS::TXCNT) != 0 {
+        let fifo = r.read::<MSDC_FIFOCS>();
+        if fifo.rxcnt() != 0 || fifo.txcnt() != 0 {
             // Left over from an aborted transfer: upstream resets before the next command.
             self.recover(r);
         }
         // Events of earlier phases that were latched while masked would look like this
         // command's once its interrupts are enabled.
-        r.write(MSDC_INT::OFFSET, REQUEST_EVENTS.bits());
+        r.write(REQUEST_EVENTS.as_acknowledge());
         if let Some(blocks) = command.blocks {
-            modify_cfg(r, |cfg| cfg.with_flag(MSDC_CFG::PIO, false));
-            r.write(SDC_BLK_NUM::OFFSET, blocks);
+            modify_cfg(r, |cfg| cfg.with_pio(false));
+            r.write(SDC_BLK_NUM::from_raw(blocks));
         }
         flight.phase = phase;
         self.enable_phase_interrupts(r, Some(phase));
-        r.write(SDC_ARG::OFFSET, command.argument);
-        r.write(SDC_CMD::OFFSET, command.word.raw());
+        r.write(SDC_ARG::from_raw(command.argument));
+        r.write(command.word);
         Step::Continue(flight)
     }
 
     /// Moves the request on with `events`, the acknowledged events of its phase.
-    fn advance(&mut self, r: &impl Registers, flight: InFlight, events: InterruptSet) -> Step {
+    fn advance(&mut self, r: &impl Io<MsdcBase>, flight: InFlight, events: InterruptSet) -> Step {
         match flight.phase {
             Phase::SetBlockCount => self.on_set_block_count(r, flight, events),
             Phase::Command => self.on_command(r, flight, events),
@@ -998,7 +980,7 @@ impl Controller {
 
     fn on_set_block_count(
         &mut self,
-        r: &impl Registers,
+        r: &impl Io<MsdcBase>,
         mut flight: InFlight,
         events: InterruptSet,
     ) -> Step {
@@ -1018,7 +1000,7 @@ impl Controller {
 
     fn on_command(
         &mut self,
-        r: &impl Registers,
+        r: &impl Io<MsdcBase>,
         mut flight: InFlight,
         events: InterruptSet,
     ) -> Step {
@@ -1058,7 +1040,12 @@ impl Controller {
         }
     }
 
-    fn on_data(&mut self, r: &impl Registers, mut flight: InFlight, events: InterruptSet) -> Step {
+    fn on_data(
+        &mut self,
+        r: &impl Io<MsdcBase>,
+        mut flight: InFlight,
+        events: InterruptSet,
+    ) -> Step {
         let Some(outcome) = data_outcome(events) else {
             return Step::Continue(flight);
         };
@@ -1081,7 +1068,12 @@ impl Controller {
         Step::Finished(flight.result)
     }
 
-    fn on_stop(&mut self, r: &impl Registers, mut flight: InFlight, events: InterruptSet) -> Step {
+    fn on_stop(
+        &mut self,
+        r: &impl Io<MsdcBase>,
+        mut flight: InFlight,
+        events: InterruptSet,
+    ) -> Step {
         let Some(stop) = flight.stop else {
             return Step::Finished(flight.result);
         };
@@ -1098,70 +1090,58 @@ impl Controller {
     }
 
     /// Masks the request interrupts and resets the controller after a failed phase.
-    fn end_with_error(&mut self, r: &impl Registers) {
+    fn end_with_error(&mut self, r: &impl Io<MsdcBase>) {
         self.enable_phase_interrupts(r, None);
         self.recover(r);
     }
 
     /// Resets the controller; a reset that does not complete is remembered, reported through
     /// [`Controller::take_hardware_fault`] and retried by the next start.
-    fn recover(&mut self, r: &impl Registers) {
+    fn recover(&mut self, r: &impl Io<MsdcBase>) {
         if let Err(e) = self.reset_controller(r) {
             self.hardware_fault = Some(e);
         }
     }
 
-    fn reset_controller(&mut self, r: &impl Registers) -> Result<(), HwError> {
+    fn reset_controller(&mut self, r: &impl Io<MsdcBase>) -> Result<(), HwError> {
         self.reset_pending = true;
-        store(r, writable_cfg(load(r)).with_flag(MSDC_CFG::RST, true));
-        if !poll(r, MSDC_CFG::OFFSET, |raw| {
-            !MSDC_CFG::from_raw(raw).is_set(MSDC_CFG::RST)
-        }) {
-            return Err(HwError::ResetTimeout);
-        }
-        modify::<MSDC_FIFOCS>(r, |fifo| fifo.with_flag(MSDC_FIFOCS::CLR, true));
-        if !poll(r, MSDC_FIFOCS::OFFSET, |raw| {
-            !MSDC_FIFOCS::from_raw(raw).is_set(MSDC_FIFOCS::CLR)
-        }) {
-            return Err(HwError::FifoClearTimeout);
-        }
-        r.write(MSDC_INT::OFFSET, RESET_CLEARS.bits());
+        r.write(writable_cfg(r.read()).with_rst(true));
+        r.poll::<MSDC_CFG>(|cfg| !cfg.rst(), POLL)
+            .map_err(|_| HwError::ResetTimeout)?;
+        r.update::<MSDC_FIFOCS>(|fifo| fifo.with_clr(true));
+        r.poll::<MSDC_FIFOCS>(|fifo| !fifo.clr(), POLL)
+            .map_err(|_| HwError::FifoClearTimeout)?;
+        r.write(RESET_CLEARS.as_acknowledge());
         self.reset_pending = false;
         Ok(())
     }
 
     /// Waits for `SDC_STS.CMDBUSY`, and `SDCBUSY` too for R1b and data commands, to clear
     /// (`msdc_cmd_is_ready`).
-    fn wait_bus_idle(&self, r: &impl Registers, whole_controller: bool) -> bool {
-        let mut busy = SDC_STS::CMDBUSY.mask();
-        if whole_controller {
-            busy |= SDC_STS::SDCBUSY.mask();
-        }
-        poll(r, SDC_STS::OFFSET, |raw| raw & busy == 0)
+    fn wait_bus_idle(&self, r: &impl Io<MsdcBase>, whole_controller: bool) -> bool {
+        let busy = |sts: SDC_STS| sts.cmdbusy() || (whole_controller && sts.sdcbusy());
+        r.poll::<SDC_STS>(|sts| !busy(sts), POLL).is_ok()
     }
 
     /// Points the DMA at the chain, enables the data interrupts and starts it.
-    fn start_dma(&mut self, r: &impl Registers, chain: ChainStart) {
-        modify::<MSDC_DMA_CFG>(r, dma::checksum_checking);
-        let ctrl = dma::descriptor_mode(dma_ctrl_settings(load::<MSDC_DMA_CTRL>(r)));
-        store(r, ctrl);
+    fn start_dma(&mut self, r: &impl Io<MsdcBase>, chain: ChainStart) {
+        r.update::<MSDC_DMA_CFG>(dma::checksum_checking);
+        let ctrl = dma::descriptor_mode(dma_ctrl_settings(r.read()));
+        r.write(ctrl);
         if let Some(high) = chain.start_high {
-            store(r, high);
+            r.write(high);
         }
-        store(r, chain.start_low);
+        r.write(chain.start_low);
         self.enable_phase_interrupts(r, Some(Phase::Data));
-        store(r, ctrl.with_flag(MSDC_DMA_CTRL::START, true));
+        r.write(ctrl.with_start(true));
     }
 
     /// Stops the DMA and waits for it to go idle; a DMA that does not is reset.
-    fn stop_dma(&mut self, r: &impl Registers) {
-        let ctrl = dma_ctrl_settings(load::<MSDC_DMA_CTRL>(r));
-        store(r, ctrl.with_flag(MSDC_DMA_CTRL::STOP, true));
-        let stopped = poll(r, MSDC_DMA_CTRL::OFFSET, |raw| {
-            !MSDC_DMA_CTRL::from_raw(raw).is_set(MSDC_DMA_CTRL::STOP)
-        }) && poll(r, MSDC_DMA_CFG::OFFSET, |raw| {
-            !MSDC_DMA_CFG::from_raw(raw).is_set(MSDC_DMA_CFG::STS)
-        });
+    fn stop_dma(&mut self, r: &impl Io<MsdcBase>) {
+        let ctrl = dma_ctrl_settings(r.read());
+        r.write(ctrl.with_stop(true));
+        let stopped = r.poll::<MSDC_DMA_CTRL>(|ctrl| !ctrl.stop(), POLL).is_ok()
+            && r.poll::<MSDC_DMA_CFG>(|cfg| !cfg.sts(), POLL).is_ok();
         if !stopped {
             self.hardware_fault = Some(HwError::DmaStopTimeout);
             self.recover(r);
@@ -1169,48 +1149,49 @@ impl Controller {
     }
 
     /// Writes `MSDC_INTEN`: the interrupts of `phase` plus card detect and SDIO if enabled.
-    fn enable_phase_interrupts(&self, r: &impl Registers, phase: Option<Phase>) {
+    fn enable_phase_interrupts(&self, r: &impl Io<MsdcBase>, phase: Option<Phase>) {
         let phase_interrupts = phase.map_or(InterruptSet::empty(), Phase::interrupts);
-        store(r, (phase_interrupts | self.standing_interrupts).as_enable());
+        r.write((phase_interrupts | self.standing_interrupts).as_enable());
     }
 
-    fn consume_standing_event(&mut self, r: &impl Registers, event: InterruptSet) -> bool {
-        let pending = InterruptSet::pending_enabled(load(r), load(r));
+    fn consume_standing_event(&mut self, r: &impl Io<MsdcBase>, event: InterruptSet) -> bool {
+        let pending = InterruptSet::pending_enabled(r.read(), r.read());
         if !pending.contains(event) {
             return false;
         }
-        store(r, event.as_acknowledge());
+        r.write(event.as_acknowledge());
         true
     }
 
-    fn program_data_timeout(&self, r: &impl Registers, request: TimeoutRequest) {
+    fn program_data_timeout(&self, r: &impl Io<MsdcBase>, request: TimeoutRequest) {
         let clock = self.clock.timeout_clock();
-        modify::<SDC_CFG>(r, |cfg| timeout::with_data_timeout(cfg, clock, request));
+        r.update::<SDC_CFG>(|cfg| timeout::with_data_timeout(cfg, clock, request));
     }
 
     /// Writes a clock setting with the clock gated and waits for `CKSTB`.
     fn program_divider(
         &self,
-        r: &impl Registers,
+        r: &impl Io<MsdcBase>,
         setting: clock::ClockSetting,
     ) -> Result<(), HwError> {
         let width = self.config.divider;
-        modify_cfg(r, |cfg| {
-            let gated = cfg.with_flag(MSDC_CFG::CKPDN, false);
-            setting.apply(gated, width).unwrap_or(gated)
-        });
-        if poll(r, MSDC_CFG::OFFSET, |raw| {
-            MSDC_CFG::from_raw(raw).is_set(MSDC_CFG::CKSTB)
-        }) {
-            Ok(())
-        } else {
-            Err(HwError::ClockTimeout)
-        }
+        let gated = writable_cfg(r.read()).with_ckpdn(false);
+        // A divider the field cannot hold asks for less than the slowest clock; `plan`
+        // never returns one for this width.
+        let cfg = setting.apply(gated, width).map_err(|_| {
+            HwError::UnreachableClock(ClockError::BelowMinimum {
+                minimum_hz: width.minimum_clock_hz(self.config.source_hz),
+            })
+        })?;
+        r.write(cfg);
+        r.poll::<MSDC_CFG>(MSDC_CFG::ckstb, POLL)
+            .map(|_| ())
+            .map_err(|_| HwError::ClockTimeout)
     }
 
     /// Leaves a stable divider of at most [`IDENTIFICATION_CLOCK_HZ`] (or the slowest the
     /// divider reaches) with the clock gated, so the first `set_clock` finds a card-safe rate.
-    fn program_identification_clock(&mut self, r: &impl Registers) -> Result<(), HwError> {
+    fn program_identification_clock(&mut self, r: &impl Io<MsdcBase>) -> Result<(), HwError> {
         let source = self.config.source_hz;
         let width = self.config.divider;
         let plan = match clock::plan(source, IDENTIFICATION_CLOCK_HZ, Timing::Legacy, width) {
@@ -1227,136 +1208,112 @@ impl Controller {
         Ok(())
     }
 
-    fn program_card_detect(&mut self, r: &impl Registers, enable: bool) {
-        modify::<MSDC_PS>(r, |ps| {
+    fn program_card_detect(&mut self, r: &impl Io<MsdcBase>, enable: bool) {
+        r.update::<MSDC_PS>(|ps| {
             let ps = if enable {
-                with_value(ps, MSDC_PS::CDDEBOUNCE, CARD_DETECT_DEBOUNCE)
+                ps.with_const_cddebounce::<CARD_DETECT_DEBOUNCE>()
             } else {
                 ps
             };
-            ps.with_flag(MSDC_PS::CDEN, enable)
+            ps.with_cden(enable)
         });
-        modify::<SDC_CFG>(r, |cfg| cfg.with_flag(SDC_CFG::INSWKUP, enable));
+        r.update::<SDC_CFG>(|cfg| cfg.with_inswkup(enable));
         if enable {
             self.standing_interrupts |= InterruptSet::CDSC;
         } else {
             self.standing_interrupts = self.standing_interrupts - InterruptSet::CDSC;
         }
-        modify::<MSDC_INTEN>(r, |inten| {
-            let bits = if enable {
-                inten.raw() | InterruptSet::CDSC.bits()
-            } else {
-                inten.raw() & !InterruptSet::CDSC.bits()
-            };
-            MSDC_INTEN::from_raw(bits)
-        });
+        r.update::<MSDC_INTEN>(|inten| inten.with_cdsc(enable));
     }
 
-    fn program_sdio_mode(&mut self, r: &impl Registers, sdio: bool) {
+    fn program_sdio_mode(&mut self, r: &impl Io<MsdcBase>, sdio: bool) {
         if !sdio {
             self.enable_sdio_irq(r, false);
         }
-        modify::<SDC_CFG>(r, |cfg| {
-            cfg.with_flag(SDC_CFG::SDIO, sdio)
-                .with_flag(SDC_CFG::SDIOIDE, false)
-        });
-        modify::<SDC_ADV_CFG0>(r, |adv| adv.with_flag(SDC_ADV_CFG0::DAT1_IRQ_TRIGGER, sdio));
+        r.update::<SDC_CFG>(|cfg| cfg.with_sdio(sdio).with_sdioide(false));
+        r.update::<SDC_ADV_CFG0>(|adv| adv.with_dat1_irq_trigger(sdio));
     }
 
-    /// The patch bits of `msdc_init_hw` (Linux 7.x), by SoC quirk.
-    fn program_patch_bits(&self, r: &impl Registers) {
+    /// The patch bits of `msdc_init_hw` (Linux 7.x), by SoC quirk. A [`PatchDetails`] value
+    /// wider than its field stops the initialisation after `MSDC_PATCH_BIT0`.
+    fn program_patch_bits(&self, r: &impl Io<MsdcBase>) -> Result<(), HwError> {
         let config = &self.config;
         let details = &self.details;
 
-        let patch0 = MSDC_PATCH_BIT0::default()
-            .with_flag(MSDC_PATCH_BIT0::ODDSUPP, true)
-            .with_flag(MSDC_PATCH_BIT0::DIS_WRMON, true)
-            .with_flag(MSDC_PATCH_BIT0::DESCUP_SEL, true)
-            .with_flag(MSDC_PATCH_BIT0::DECRCTMO, true);
-        let patch0 = with_value(patch0, MSDC_PATCH_BIT0::BUSYDLY, R1B_BUSY_DELAY);
-        let patch0 = with_value(patch0, MSDC_PATCH_BIT0::CKGEN_MSDC_DLY_SEL, 1);
-        store(r, patch0);
+        r.write(
+            MSDC_PATCH_BIT0::zeroed()
+                .with_oddsupp(true)
+                .with_dis_wrmon(true)
+                .with_descup_sel(true)
+                .with_decrctmo(true)
+                .with_const_busydly::<R1B_BUSY_DELAY>()
+                .with_const_ckgen_msdc_dly_sel::<1>(),
+        );
 
-        let single_burst = load::<EMMC50_CFG2>(r).get(EMMC50_CFG2::AXI_SET_LEN) == 0;
-        let mut patch1 = MSDC_PATCH_BIT1::default()
-            .with_flag(MSDC_PATCH_BIT1::DDR_CMD_FIX_SEL, true)
-            .with_flag(MSDC_PATCH_BIT1::SINGLE_BURST, single_burst)
-            .with_flag(MSDC_PATCH_BIT1::RSVD20, true)
-            .with_flag(MSDC_PATCH_BIT1::AUTO_SYNCST_CLR, true)
-            .with_flag(MSDC_PATCH_BIT1::MARK_POP_WATER, true)
-            .with_flag(MSDC_PATCH_BIT1::LP_DCM_EN, true)
-            .with_flag(MSDC_PATCH_BIT1::RSVD3, true)
-            .with_flag(MSDC_PATCH_BIT1::AHB_GDMA_HCLK, true)
-            .with_flag(MSDC_PATCH_BIT1::MSDC_CLK_ENFEAT, true)
-            .with_flag(MSDC_PATCH_BIT1::BUSY_CHECK_SEL, !config.busy_check);
-        patch1 = with_value(patch1, MSDC_PATCH_BIT1::WRDAT_CRC_TACNTR, 1);
-        patch1 = with_value(patch1, MSDC_PATCH_BIT1::CMDTA, 1);
+        let single_burst = r.read::<EMMC50_CFG2>().axi_set_len() == 0;
+        let mut patch1 = MSDC_PATCH_BIT1::zeroed()
+            .with_ddr_cmd_fix_sel(true)
+            .with_single_burst(single_burst)
+            .with_rsvd20(true)
+            .with_auto_syncst_clr(true)
+            .with_mark_pop_water(true)
+            .with_lp_dcm_en(true)
+            .with_rsvd3(true)
+            .with_ahb_gdma_hclk(true)
+            .with_msdc_clk_enfeat(true)
+            .with_busy_check_sel(!config.busy_check)
+            .with_const_wrdat_crc_tacntr::<1>()
+            .with_const_cmdta::<1>();
 
-        let mut patch2 = load::<MSDC_PATCH_BIT2>(r);
+        let mut patch2 = r.read::<MSDC_PATCH_BIT2>();
         if config.stop_clk_fix {
             if details.stop_delay_select != 0 {
-                patch1 = with_value(
-                    patch1,
-                    MSDC_PATCH_BIT1::STOP_DLY,
-                    u32::from(details.stop_delay_select),
-                );
+                patch1 = patch1
+                    .try_with_stop_dly(u32::from(details.stop_delay_select))
+                    .map_err(HwError::PatchOutOfRange)?;
             }
             if details.pop_enable_count != 0 {
-                patch2 = with_value(
-                    patch2,
-                    MSDC_PATCH_BIT2::POP_EN_CNT,
-                    u32::from(details.pop_enable_count),
-                );
+                patch2 = patch2
+                    .try_with_pop_en_cnt(u32::from(details.pop_enable_count))
+                    .map_err(HwError::PatchOutOfRange)?;
             }
-            modify::<SDC_FIFO_CFG>(r, |fifo| {
-                fifo.with_flag(SDC_FIFO_CFG::WRVALIDSEL, false)
-                    .with_flag(SDC_FIFO_CFG::RDVALIDSEL, false)
-            });
+            r.update::<SDC_FIFO_CFG>(|fifo| fifo.with_wrvalidsel(false).with_rdvalidsel(false));
         }
         if config.async_fifo {
-            patch2 = with_value(patch2, MSDC_PATCH_BIT2::RESPWAIT, ASYNC_FIFO_RESPONSE_WAIT)
-                .with_flag(MSDC_PATCH_BIT2::CFGRESP, false)
-                .with_flag(MSDC_PATCH_BIT2::CFGCRCSTS, true);
+            patch2 = patch2
+                .with_const_respwait::<ASYNC_FIFO_RESPONSE_WAIT>()
+                .with_cfgresp(false)
+                .with_cfgcrcsts(true);
             if !config.enhance_rx {
-                patch2 = with_value(
-                    patch2,
-                    MSDC_PATCH_BIT2::RESPSTSENSEL,
-                    ASYNC_FIFO_STATUS_DELAY,
-                );
-                patch2 = with_value(
-                    patch2,
-                    MSDC_PATCH_BIT2::CRCSTSENSEL,
-                    ASYNC_FIFO_STATUS_DELAY,
-                );
+                patch2 = patch2
+                    .with_const_respstsensel::<ASYNC_FIFO_STATUS_DELAY>()
+                    .with_const_crcstsensel::<ASYNC_FIFO_STATUS_DELAY>();
             } else if !details.has_top_region {
-                modify::<SDC_ADV_CFG0>(r, |adv| adv.with_flag(SDC_ADV_CFG0::RX_ENHANCE_EN, true));
+                r.update::<SDC_ADV_CFG0>(|adv| adv.with_rx_enhance_en(true));
             }
         }
-        patch2 = patch2.with_flag(
-            MSDC_PATCH_BIT2::SUPPORT_64G,
-            config.addressing == DmaAddressing::Bits36,
-        );
-        store(r, patch1);
-        store(r, patch2);
-        modify::<EMMC50_CFG0>(r, |cfg0| cfg0.with_flag(EMMC50_CFG0::CFCSTS_SEL, true));
+        patch2 = patch2.with_support_64g(config.addressing == DmaAddressing::Bits36);
+        r.write(patch1);
+        r.write(patch2);
+        r.update::<EMMC50_CFG0>(|cfg0| cfg0.with_cfcsts_sel(true));
+        Ok(())
     }
 }
 
 /// The response of a finished command phase, in `mmc_command.resp` order.
-fn read_response(r: &impl Registers, response: ResponseType, outcome: Outcome) -> CommandResult {
-    let offsets = [
-        SDC_RESP0::OFFSET,
-        SDC_RESP1::OFFSET,
-        SDC_RESP2::OFFSET,
-        SDC_RESP3::OFFSET,
-    ];
+fn read_response(r: &impl Io<MsdcBase>, response: ResponseType, outcome: Outcome) -> CommandResult {
     let mut registers = [0u32; 4];
-    for (word, offset) in registers
+    for (index, word) in registers
         .iter_mut()
-        .zip(offsets)
+        .enumerate()
         .take(response.response_registers())
     {
-        *word = r.read(offset);
+        *word = match index {
+            0 => r.read::<SDC_RESP0>().raw(),
+            1 => r.read::<SDC_RESP1>().raw(),
+            2 => r.read::<SDC_RESP2>().raw(),
+            _ => r.read::<SDC_RESP3>().raw(),
+        };
     }
     CommandResult {
         response: response_words(response, registers),
@@ -1365,9 +1322,9 @@ fn read_response(r: &impl Registers, response: ResponseType, outcome: Outcome) -
 }
 
 /// The auto-CMD23 result: its R1 is in `SDC_ACMD_RESP`.
-fn auto_command_result(r: &impl Registers, outcome: Outcome) -> CommandResult {
+fn auto_command_result(r: &impl Io<MsdcBase>, outcome: Outcome) -> CommandResult {
     CommandResult {
-        response: [load::<SDC_ACMD_RESP>(r).raw(), 0, 0, 0],
+        response: [r.read::<SDC_ACMD_RESP>().raw(), 0, 0, 0],
         error: outcome.err(),
     }
 }
@@ -1375,57 +1332,22 @@ fn auto_command_result(r: &impl Registers, outcome: Outcome) -> CommandResult {
 /// `MSDC_DMA_CTRL` as read, without the action bits (start, stop, resume) that would act
 /// again if written back.
 fn dma_ctrl_settings(ctrl: MSDC_DMA_CTRL) -> MSDC_DMA_CTRL {
-    ctrl.with_flag(MSDC_DMA_CTRL::START, false)
-        .with_flag(MSDC_DMA_CTRL::STOP, false)
-        .with_flag(MSDC_DMA_CTRL::RESUME, false)
-}
-
-/// Polls the register at `offset` until `done` holds, at most [`POLL_LIMIT`] reads.
-fn poll(r: &impl Registers, offset: usize, done: impl Fn(u32) -> bool) -> bool {
-    for _ in 0..POLL_LIMIT {
-        if done(r.read(offset)) {
-            return true;
-        }
-        r.delay_us(POLL_INTERVAL_US);
-    }
-    false
-}
-
-fn load<T: Register>(r: &impl Registers) -> T {
-    T::from_raw(r.read(T::OFFSET))
-}
-
-fn store<T: Register>(r: &impl Registers, value: T) {
-    r.write(T::OFFSET, value.raw());
-}
-
-fn modify<T: Register>(r: &impl Registers, change: impl FnOnce(T) -> T) {
-    store(r, change(load::<T>(r)));
+    ctrl.with_start(false).with_stop(false).with_resume(false)
 }
 
 /// Read-modify-write of `MSDC_CFG` that never writes `RST` back (which would start another
 /// reset) nor the read-only status bits.
-fn modify_cfg(r: &impl Registers, change: impl FnOnce(MSDC_CFG) -> MSDC_CFG) {
-    store(
-        r,
-        change(writable_cfg(load(r))).with_flag(MSDC_CFG::RST, false),
-    );
+fn modify_cfg(r: &impl Io<MsdcBase>, change: impl FnOnce(MSDC_CFG) -> MSDC_CFG) {
+    r.write(change(writable_cfg(r.read())).with_rst(false));
 }
 
 /// `cfg` without the reset trigger and the read-only status bits.
 fn writable_cfg(cfg: MSDC_CFG) -> MSDC_CFG {
-    cfg.with_flag(MSDC_CFG::RST, false)
-        .with_flag(MSDC_CFG::CKSTB, false)
-        .with_flag(MSDC_CFG::BV18PSS, false)
+    cfg.with_rst(false).with_ckstb(false).with_bv18pss(false)
 }
 
 /// W1C of every pending event.
-fn acknowledge_all(r: &impl Registers) {
-    let pending = r.read(MSDC_INT::OFFSET);
-    r.write(MSDC_INT::OFFSET, pending);
-}
-
-/// `word` with `field` set to a constant that fits it (otherwise unchanged).
-fn with_value<W: RegisterWord>(word: W, field: Field<W>, value: u32) -> W {
-    word.with(field, value).unwrap_or(word)
+fn acknowledge_all(r: &impl Io<MsdcBase>) {
+    let pending = r.read::<MSDC_INT>();
+    r.write(pending);
 }

@@ -24,9 +24,8 @@
 //! The DMA engine reads this memory once started, so the caller must make the writes
 //! visible to the device (a write barrier) before setting `MSDC_DMA_CTRL.START`.
 
-use super::regs::{
-    Field, RegisterWord, DMA_BURST_64B, DMA_SA_H4BIT, MSDC_DMA_CFG, MSDC_DMA_CTRL, MSDC_DMA_SA,
-};
+use super::regs::{DMA_BURST_64B, DMA_SA_H4BIT, MSDC_DMA_CFG, MSDC_DMA_CTRL, MSDC_DMA_SA};
+use crate::registers::{FieldOverflow, FieldValue};
 
 /// Size of a GPD in bytes.
 pub const GPD_SIZE: usize = 28;
@@ -44,95 +43,80 @@ pub const fn area_len(segments: usize) -> usize {
     BD_TABLE_OFFSET + segments * BD_SIZE
 }
 
-/// Declares a descriptor word type with its `HI:LO` fields.
-macro_rules! descriptor_word {
-    (
-        $(#[$meta:meta])*
-        $name:ident {
-            $(
-                $(#[$field_meta:meta])*
-                $hi:literal : $lo:literal $field:ident;
-            )*
-        }
-    ) => {
-        $(#[$meta])*
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-        pub struct $name(u32);
+/// The checksum byte of a descriptor: makes its first [`CHECKSUM_SPAN`] bytes add up to
+/// `0xFF` modulo 256.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Checksum(pub u8);
 
-        impl $name {
-            $(
-                $(#[$field_meta])*
-                #[doc = ""]
-                #[doc = concat!("Bits `", stringify!($hi), ":", stringify!($lo), "`.")]
-                pub const $field: Field<Self> = Field::new($hi, $lo);
-            )*
-        }
+impl FieldValue for Checksum {
+    const WIDTH: u32 = u8::BITS;
 
-        impl RegisterWord for $name {
-            fn from_raw(raw: u32) -> Self {
-                Self(raw)
-            }
+    fn into_bits(self) -> u64 {
+        u64::from(self.0)
+    }
 
-            fn raw(self) -> u32 {
-                self.0
-            }
-        }
-    };
+    fn from_bits(bits: u64) -> Self {
+        // The field is eight bits wide: `bits` fits.
+        Self(bits as u8)
+    }
 }
 
-descriptor_word! {
+register! {
     /// Word 0 of a GPD (`gpd_info`).
-    GpdInfo {
+    pub GpdInfo(u32) {
         /// Hardware owns the descriptor; the engine clears it when done.
-        0:0 HWO;
+        0:0 hwo => bool;
         /// The GPD points to a BD list rather than to a buffer.
-        1:1 BDP;
+        1:1 bdp => bool;
         /// Makes the first 16 bytes add up to `0xFF`.
-        15:8 CHECKSUM;
+        15:8 checksum => Checksum;
         /// Interrupt when the descriptor completes.
-        16:16 INT;
+        16:16 int => bool;
         /// Bits 35:32 of `next`.
-        27:24 NEXT_H4;
+        27:24 next_h4;
         /// Bits 35:32 of `ptr`.
-        31:28 PTR_H4;
+        31:28 ptr_h4;
     }
-}
 
-descriptor_word! {
     /// Word 3 of a GPD (`gpd_data_len`), unused when the GPD points to BDs.
-    GpdDataLen {
+    pub GpdDataLen(u32) {
         /// Buffer length bits 15:0.
-        15:0 BUFLEN;
+        15:0 buflen;
         /// Extension length.
-        23:16 EXTLEN;
+        23:16 extlen;
     }
-}
 
-descriptor_word! {
     /// Word 0 of a BD (`bd_info`).
-    BdInfo {
+    pub BdInfo(u32) {
         /// Last BD of the list.
-        0:0 EOL;
+        0:0 eol => bool;
         /// Makes the 16 bytes add up to `0xFF`.
-        15:8 CHECKSUM;
+        15:8 checksum => Checksum;
         /// Pad the buffer to a block.
-        17:17 BLKPAD;
+        17:17 blkpad => bool;
         /// Pad the buffer to a 32-bit word.
-        18:18 DWPAD;
+        18:18 dwpad => bool;
         /// Bits 35:32 of `next`.
-        27:24 NEXT_H4;
+        27:24 next_h4;
         /// Bits 35:32 of `ptr`.
-        31:28 PTR_H4;
+        31:28 ptr_h4;
     }
-}
 
-descriptor_word! {
     /// Word 3 of a BD (`bd_data_len`).
-    BdDataLen {
+    pub BdDataLen(u32) {
         /// Buffer length on SoCs with 32-bit DMA.
-        15:0 BUFLEN;
+        15:0 buflen;
         /// Buffer length on SoCs with 36-bit DMA.
-        23:0 BUFLEN_EXT;
+        23:0 buflen_ext;
+    }
+
+    /// A bus address as the descriptors and the `DMA_SA` registers take it: a low word, and
+    /// bits 35:32 in a 4-bit `*_H4` field.
+    pub BusAddress(u64) {
+        /// Bits 31:0, the address word.
+        31:0 low;
+        /// Bits 35:32, for the `*_H4` fields and `DMA_SA_H4BIT`.
+        35:32 high;
     }
 }
 
@@ -168,17 +152,23 @@ impl DmaAddressing {
         1u64 << self.address_bits()
     }
 
-    /// The BD length field.
-    pub const fn length_field(self) -> Field<BdDataLen> {
+    /// `word` with the BD length field of this width set to `len`, refusing a length wider
+    /// than the field.
+    pub fn with_length(self, word: BdDataLen, len: u32) -> Result<BdDataLen, FieldOverflow> {
         match self {
-            Self::Bits32 => BdDataLen::BUFLEN,
-            Self::Bits36 => BdDataLen::BUFLEN_EXT,
+            Self::Bits32 => word.try_with_buflen(len),
+            Self::Bits36 => word.try_with_buflen_ext(len),
         }
     }
 
-    /// Longest segment one BD can describe (the host's `max_seg_size`).
+    /// Longest segment one BD can describe (the host's `max_seg_size`): the length field of
+    /// this width, all ones.
     pub const fn max_segment_len(self) -> u32 {
-        self.length_field().max_value()
+        let all_ones = BdDataLen::from_raw(u32::MAX);
+        match self {
+            Self::Bits32 => all_ones.buflen(),
+            Self::Bits36 => all_ones.buflen_ext(),
+        }
     }
 }
 
@@ -338,8 +328,8 @@ impl<'a> DescriptorArea<'a> {
             start_high: match self.addressing {
                 DmaAddressing::Bits32 => None,
                 DmaAddressing::Bits36 => Some(
-                    DMA_SA_H4BIT::default()
-                        .with(DMA_SA_H4BIT::ADDR_HIGH_4BIT, high)
+                    DMA_SA_H4BIT::zeroed()
+                        .try_with_addr_high_4bit(high)
                         .map_err(|_| DmaError::AddressOutOfRange(self.bus_address))?,
                 ),
             },
@@ -398,23 +388,25 @@ impl<'a> DescriptorArea<'a> {
             (0, 0)
         };
 
-        let mut info = BdInfo::default().with_flag(BdInfo::EOL, last);
+        let mut info = BdInfo::zeroed().with_eol(last);
         if self.addressing == DmaAddressing::Bits36 {
             info = info
-                .with(BdInfo::NEXT_H4, next_high)
-                .and_then(|info| info.with(BdInfo::PTR_H4, ptr_high))
+                .try_with_next_h4(next_high)
+                .and_then(|info| info.try_with_ptr_h4(ptr_high))
                 .map_err(|_| DmaError::AddressOutOfRange(segment.bus_address))?;
         }
-        let data_len = BdDataLen::default()
-            .with(self.addressing.length_field(), segment.len)
+        let data_len = self
+            .addressing
+            .with_length(BdDataLen::zeroed(), segment.len)
             .map_err(|_| DmaError::SegmentTooLong {
                 len: segment.len,
                 max,
             })?;
 
+        let rest = [next_low, ptr_low, data_len.raw()];
+        let info = info.with_checksum(checksum(info.raw(), &rest));
         let mut bytes = [0u8; BD_SIZE];
-        write_words(&mut bytes, &[info.raw(), next_low, ptr_low, data_len.raw()]);
-        seal(&mut bytes);
+        write_words(&mut bytes, info.raw(), &rest);
         Ok(bytes)
     }
 
@@ -424,38 +416,41 @@ impl<'a> DescriptorArea<'a> {
         let (next_low, next_high) = self.reachable(second_gpd)?;
         let (ptr_low, ptr_high) = self.reachable(bd_table)?;
 
-        let mut info = GpdInfo::default()
-            .with_flag(GpdInfo::HWO, true)
-            .with_flag(GpdInfo::BDP, true);
+        let mut info = GpdInfo::zeroed().with_hwo(true).with_bdp(true);
         if self.addressing == DmaAddressing::Bits36 {
             info = info
-                .with(GpdInfo::NEXT_H4, next_high)
-                .and_then(|info| info.with(GpdInfo::PTR_H4, ptr_high))
+                .try_with_next_h4(next_high)
+                .and_then(|info| info.try_with_ptr_h4(ptr_high))
                 .map_err(|_| DmaError::AddressOutOfRange(self.bus_address))?;
         }
 
-        let mut bytes = [0u8; GPD_SIZE];
         // Words 3..6 (data length, argument, block count, command) stay zero: with BDP set
         // the engine takes lengths from the BDs, and the command is issued by registers.
-        write_words(&mut bytes, &[info.raw(), next_low, ptr_low]);
-        seal(&mut bytes);
+        let rest = [next_low, ptr_low];
+        let info = info.with_checksum(checksum(info.raw(), &rest));
+        let mut bytes = [0u8; GPD_SIZE];
+        write_words(&mut bytes, info.raw(), &rest);
         Ok(bytes)
     }
 }
 
-/// Low 32 bits and bits 35:32 of a bus address.
+/// Bits 31:0 and bits 35:32 of a bus address.
 fn split_address(address: u64) -> (u32, u32) {
-    (
-        (address & 0xFFFF_FFFF) as u32,
-        ((address >> 32) & 0xF) as u32,
-    )
+    let address = BusAddress::from_raw(address);
+    // Both fields are at most 32 bits wide: the conversions keep every bit.
+    (address.low() as u32, address.high() as u32)
 }
 
-fn write_words(bytes: &mut [u8], words: &[u32]) {
-    for (chunk, word) in bytes.chunks_exact_mut(4).zip(words) {
+/// Writes `info` and then `rest` as little-endian words from the start of `bytes`.
+fn write_words(bytes: &mut [u8], info: u32, rest: &[u32]) {
+    let words = core::iter::once(&info).chain(rest);
+    for (chunk, word) in bytes.chunks_exact_mut(WORD_SIZE).zip(words) {
         chunk.copy_from_slice(&word.to_le_bytes());
     }
 }
+
+/// Bytes of a descriptor word.
+const WORD_SIZE: usize = core::mem::size_of::<u32>();
 
 /// Sum of the checksummed bytes, modulo 256.
 fn byte_sum(bytes: &[u8]) -> u8 {
@@ -465,15 +460,12 @@ fn byte_sum(bytes: &[u8]) -> u8 {
         .fold(0u8, |sum, byte| sum.wrapping_add(*byte))
 }
 
-/// Fills in the checksum byte (bits 15:8 of the little-endian info word, so byte 1).
-fn seal(bytes: &mut [u8]) {
-    if let Some(checksum) = bytes.get_mut(1) {
-        *checksum = 0;
-    }
-    let checksum = 0xFFu8.wrapping_sub(byte_sum(bytes));
-    if let Some(slot) = bytes.get_mut(1) {
-        *slot = checksum;
-    }
+/// The checksum of a descriptor made of `info`, whose checksum field is still clear, and
+/// the words that follow it.
+fn checksum(info: u32, rest: &[u32]) -> Checksum {
+    let mut span = [0u8; CHECKSUM_SPAN];
+    write_words(&mut span, info, rest);
+    Checksum(0xFFu8.wrapping_sub(byte_sum(&span)))
 }
 
 /// Whether a descriptor's first 16 bytes add up to `0xFF`, the rule the engine checks.
@@ -483,13 +475,10 @@ pub fn checksum_valid(descriptor: &[u8]) -> bool {
 
 /// `MSDC_DMA_CTRL` switched to descriptor mode with 64-byte bursts.
 pub fn descriptor_mode(ctrl: MSDC_DMA_CTRL) -> MSDC_DMA_CTRL {
-    // Both values are constants that fit their fields.
-    ctrl.with_flag(MSDC_DMA_CTRL::MODE, true)
-        .with(MSDC_DMA_CTRL::BRUSTSZ, DMA_BURST_64B)
-        .unwrap_or(ctrl)
+    ctrl.with_mode(true).with_const_brustsz::<DMA_BURST_64B>()
 }
 
 /// `MSDC_DMA_CFG` with descriptor checksum checking on.
 pub fn checksum_checking(cfg: MSDC_DMA_CFG) -> MSDC_DMA_CFG {
-    cfg.with_flag(MSDC_DMA_CFG::DECSEN, true)
+    cfg.with_decsen(true)
 }

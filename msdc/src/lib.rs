@@ -17,6 +17,10 @@
 #[macro_use]
 extern crate registers;
 #[cfg(not(CONFIG_RUST))]
+#[expect(
+    unused_extern_crates,
+    reason = "the request types move onto mmc_request in a follow-up change"
+)]
 extern crate mmc_request;
 
 pub mod arith;

@@ -2,802 +2,667 @@
 
 //! Register map of the MediaTek MSDC controller, so that every bit position is named once.
 //!
-//! Each hardware register is a `u32` newtype carrying its offset and region, with one
-//! [`Field`] constant per documented field, declared as `HI:LO` exactly like the datasheet
-//! tables. Code elsewhere builds register values through [`RegisterWord::with`] and
-//! [`RegisterWord::get`] instead of shifting by hand.
+//! Each hardware register is one [`register!`] type, located in its window ([`MsdcBase`],
+//! the device tree's `reg[0]`, or [`MsdcTop`], `reg[1]`), with one field per documented
+//! field, declared as `HI:LO` exactly like the datasheet tables. Code elsewhere builds
+//! register values through the generated getters and `with_*` setters instead of shifting
+//! by hand, and reaches the hardware through [`Io`](crate::registers::Io) of the window.
 //!
-//! Names follow the MediaTek datasheet spelling used by the upstream C driver. Registers that
-//! the upstream driver never touches (`MSDC_TXDATA`, `MSDC_DMA_CA`, the debug and read-delay
-//! registers, `MSDC_VERSION`) use the layout of the eMMC 5.0 generation, the one that has
+//! Names follow the MediaTek datasheet spelling used by the upstream C driver; fields are
+//! lower snake case, as in the kernel's `register!`. Registers that the upstream driver never
+//! touches (`MSDC_TXDATA`, `MSDC_DMA_CA`, the debug and read-delay registers,
+//! `MSDC_VERSION`) use the layout of the eMMC 5.0 generation, the one that has
 //! `MSDC_PAD_TUNE0` at `0xF0`; older SoCs placed some of them elsewhere.
 //!
-//! The interrupt registers `MSDC_INT` and `MSDC_INTEN` share one bit layout, [`InterruptSet`].
+//! `MSDC_INT` and `MSDC_INTEN` share one bit layout; [`InterruptSet`] names sets of its
+//! bits for the request engine.
 
 use core::fmt;
-use core::marker::PhantomData;
 use core::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, Sub};
 
-/// Register window a register lives in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Region {
-    /// The main MSDC register block (device tree `reg[0]`).
-    Base,
-    /// The optional "top" pad-control block (device tree `reg[1]`), present on newer SoCs.
-    Top,
-}
+use super::command::ResponseType;
+use crate::registers::{FieldValue, PartialFieldValue};
 
-/// Offset of the CQHCI register block inside the [`Region::Base`] window.
-pub const CQHCI_BASE: usize = 0x800;
+/// Byte offset of the CQHCI register block (the `cqhci` crate's `CqhciBlock` window) inside
+/// the [`MsdcBase`] window: both live in the device tree's `reg[0]`.
+pub const CQHCI_BLOCK_OFFSET: usize = 0x800;
 
-/// A value did not fit in the bit range of a [`Field`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FieldOverflow {
-    /// The rejected value.
-    pub value: u32,
-    /// The largest value the field can hold.
-    pub max: u32,
-}
+/// Implements [`PartialFieldValue`] for an enum whose discriminants are the `WIDTH`-bit
+/// encodings of a field and lists every variant; encodings without a variant are reserved.
+macro_rules! discriminant_encoding {
+    ($type:ident: $width:literal, [$($variant:ident),+ $(,)?]) => {
+        impl PartialFieldValue for $type {
+            const WIDTH: u32 = $width;
 
-impl fmt::Display for FieldOverflow {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "value {:#x} exceeds field maximum {:#x}",
-            self.value, self.max
-        )
-    }
-}
-
-/// An inclusive bit range `HI:LO` of a 32-bit word of type `W`.
-///
-/// The type parameter ties a field to the register (or descriptor word) it belongs to, so a
-/// field of one register cannot be applied to another by mistake.
-pub struct Field<W> {
-    high: u32,
-    low: u32,
-    word: PhantomData<fn() -> W>,
-}
-
-impl<W> Clone for Field<W> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<W> Copy for Field<W> {}
-
-impl<W> PartialEq for Field<W> {
-    fn eq(&self, other: &Self) -> bool {
-        self.high == other.high && self.low == other.low
-    }
-}
-
-impl<W> Eq for Field<W> {}
-
-impl<W> fmt::Debug for Field<W> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Field({}:{})", self.high, self.low)
-    }
-}
-
-impl<W> Field<W> {
-    /// Declares the field `high:low`.
-    ///
-    /// Fields are declared in constants, so a malformed range fails the build rather than
-    /// the running kernel.
-    pub const fn new(high: u32, low: u32) -> Self {
-        assert!(
-            low <= high && high < 32,
-            "a field is HI:LO inside a 32-bit word"
-        );
-        Self {
-            high,
-            low,
-            word: PhantomData,
-        }
-    }
-
-    /// Position of the most significant bit.
-    pub const fn high_bit(self) -> u32 {
-        self.high
-    }
-
-    /// Position of the least significant bit (the shift).
-    pub const fn low_bit(self) -> u32 {
-        self.low
-    }
-
-    /// Number of bits in the field.
-    pub const fn width(self) -> u32 {
-        self.high - self.low + 1
-    }
-
-    /// Largest value the field can hold.
-    pub const fn max_value(self) -> u32 {
-        u32::MAX >> (32 - self.width())
-    }
-
-    /// The field's bits in place within the word.
-    pub const fn mask(self) -> u32 {
-        self.max_value() << self.low
-    }
-
-    /// Reads the field out of a raw word.
-    pub const fn extract(self, word: u32) -> u32 {
-        (word & self.mask()) >> self.low
-    }
-
-    /// Places `value` at the field's position, refusing values wider than the field.
-    pub const fn prepare(self, value: u32) -> Result<u32, FieldOverflow> {
-        if value > self.max_value() {
-            Err(FieldOverflow {
-                value,
-                max: self.max_value(),
-            })
-        } else {
-            Ok(value << self.low)
-        }
-    }
-
-    /// Returns `word` with the field replaced by `value`.
-    pub const fn replace(self, word: u32, value: u32) -> Result<u32, FieldOverflow> {
-        match self.prepare(value) {
-            Ok(bits) => Ok((word & !self.mask()) | bits),
-            Err(e) => Err(e),
-        }
-    }
-}
-
-/// A 32-bit word with named fields: a register value or a DMA descriptor word.
-pub trait RegisterWord: Copy {
-    /// Wraps a raw value, e.g. one just read from the hardware.
-    fn from_raw(raw: u32) -> Self;
-
-    /// The raw value, e.g. to write to the hardware.
-    fn raw(self) -> u32;
-
-    /// Reads one field.
-    fn get(self, field: Field<Self>) -> u32 {
-        field.extract(self.raw())
-    }
-
-    /// Whether any bit of the field is set; meant for single-bit flags.
-    fn is_set(self, field: Field<Self>) -> bool {
-        self.get(field) != 0
-    }
-
-    /// Returns a copy with the field replaced by `value`.
-    fn with(self, field: Field<Self>, value: u32) -> Result<Self, FieldOverflow> {
-        field.replace(self.raw(), value).map(Self::from_raw)
-    }
-
-    /// Returns a copy with every bit of the field set (`true`) or cleared (`false`).
-    fn with_flag(self, field: Field<Self>, set: bool) -> Self {
-        let raw = if set {
-            self.raw() | field.mask()
-        } else {
-            self.raw() & !field.mask()
-        };
-        Self::from_raw(raw)
-    }
-}
-
-/// A hardware register: a [`RegisterWord`] with a fixed location.
-pub trait Register: RegisterWord {
-    /// Byte offset from the start of [`Register::REGION`].
-    const OFFSET: usize;
-    /// Register window holding the register.
-    const REGION: Region;
-}
-
-/// Declares register newtypes with their location and `HI:LO` fields.
-macro_rules! registers {
-    ($(
-        $(#[$meta:meta])*
-        $name:ident @ $region:ident + $offset:literal {
-            $(
-                $(#[$field_meta:meta])*
-                $hi:literal : $lo:literal $field:ident;
-            )*
-        }
-    )*) => {$(
-        $(#[$meta])*
-        #[expect(non_camel_case_types, reason = "datasheet register names")]
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-        pub struct $name(u32);
-
-        impl $name {
-            /// Byte offset of the register from the start of its region.
-            pub const OFFSET: usize = $offset;
-            /// Register window holding the register.
-            pub const REGION: Region = Region::$region;
-
-            /// Wraps a raw value read from the hardware.
-            pub const fn from_raw(raw: u32) -> Self {
-                Self(raw)
+            fn into_bits(self) -> u64 {
+                // Naming every variant here keeps the list complete.
+                match self {
+                    $(Self::$variant)|+ => self as u64,
+                }
             }
 
-            /// The raw value to write to the hardware.
-            pub const fn raw(self) -> u32 {
-                self.0
-            }
-
-            $(
-                $(#[$field_meta])*
-                #[doc = ""]
-                #[doc = concat!("Bits `", stringify!($hi), ":", stringify!($lo), "`.")]
-                pub const $field: Field<Self> = Field::new($hi, $lo);
-            )*
-        }
-
-        impl RegisterWord for $name {
-            fn from_raw(raw: u32) -> Self {
-                Self(raw)
-            }
-
-            fn raw(self) -> u32 {
-                self.0
+            fn try_from_bits(bits: u64) -> Option<Self> {
+                [$(Self::$variant),+]
+                    .into_iter()
+                    .find(|variant| *variant as u64 == bits)
             }
         }
-
-        impl Register for $name {
-            const OFFSET: usize = $offset;
-            const REGION: Region = Region::$region;
-        }
-    )*};
+    };
 }
 
-registers! {
+/// Declares registers that share one field list, each at its own location, so that the
+/// layouts cannot drift apart: the field list in braces, then `NAME @ Window + offset;` per
+/// register, each with its own doc comment.
+macro_rules! shared_layout {
+    ($fields:tt) => {};
+    ($fields:tt $(#[$attr:meta])* $name:ident @ $window:ident + $offset:literal; $($rest:tt)*) => {
+        register! {
+            $(#[$attr])*
+            pub $name(u32) @ $window + $offset $fields
+        }
+        shared_layout!($fields $($rest)*);
+    };
+}
+
+register! {
     /// `MSDC_CFG`: controller mode, reset, clock source divider and clock gating.
-    MSDC_CFG @ Base + 0x00 {
+    pub MSDC_CFG(u32) @ MsdcBase + 0x00 {
         /// Card interface mode; 1 selects MMC/SD (the only mode this driver uses).
-        0:0 MODE;
+        0:0 mode => bool;
         /// Bus clock free-running enable; clearing it stops the card clock.
-        1:1 CKPDN;
+        1:1 ckpdn => bool;
         /// Controller soft reset; self-clearing when the reset is done.
-        2:2 RST;
+        2:2 rst => bool;
         /// PIO mode; the driver always clears it to move data by DMA.
-        3:3 PIO;
+        3:3 pio => bool;
         /// Clock driving enable.
-        4:4 CKDRVEN;
+        4:4 ckdrven => bool;
         /// 1.8 V signalling enable.
-        5:5 BV18SDT;
+        5:5 bv18sdt => bool;
         /// 1.8 V signalling pass status (read-only).
-        6:6 BV18PSS;
+        6:6 bv18pss => bool;
         /// Card clock stable after a divider change (read-only).
-        7:7 CKSTB;
+        7:7 ckstb => bool;
         /// Clock divider on SoCs with an 8-bit divider.
-        15:8 CKDIV;
+        15:8 ckdiv;
         /// Clock mode on SoCs with an 8-bit divider (see the clock module).
-        17:16 CKMOD;
+        17:16 ckmod => ClockMode;
         /// HS400 clock at half the source rate, on SoCs with an 8-bit divider.
-        18:18 HS400_CK_MODE;
+        18:18 hs400_ck_mode => bool;
         /// Clock divider on SoCs with a 12-bit divider.
-        19:8 CKDIV_EXTRA;
+        19:8 ckdiv_extra;
         /// Clock mode on SoCs with a 12-bit divider.
-        21:20 CKMOD_EXTRA;
+        21:20 ckmod_extra => ClockMode;
         /// HS400 clock at half the source rate, on SoCs with a 12-bit divider.
-        22:22 HS400_CK_MODE_EXTRA;
+        22:22 hs400_ck_mode_extra => bool;
     }
 
     /// `MSDC_IOCON`: sampling edges and data-line delay selection.
-    MSDC_IOCON @ Base + 0x04 {
+    pub MSDC_IOCON(u32) @ MsdcBase + 0x04 {
         /// SDR104 clock source select.
-        0:0 SDR104CKS;
+        0:0 sdr104cks => bool;
         /// Command response sampling edge (1 = falling).
-        1:1 RSPL;
+        1:1 rspl => bool;
         /// Read data sampling edge (1 = falling).
-        2:2 DSPL;
+        2:2 dspl => bool;
         /// Per-line data delay select.
-        3:3 DDLSEL;
+        3:3 ddlsel => bool;
         /// DDR50 clock delay.
-        4:4 DDR50CKD;
+        4:4 ddr50ckd => bool;
         /// Per-line read data sampling edge select.
-        5:5 DSPLSEL;
+        5:5 dsplsel => bool;
         /// Write data sampling edge.
-        8:8 W_DSPL;
+        8:8 w_dspl => bool;
         /// DAT0 sampling edge.
-        16:16 D0SPL;
+        16:16 d0spl => bool;
         /// DAT1 sampling edge.
-        17:17 D1SPL;
+        17:17 d1spl => bool;
         /// DAT2 sampling edge.
-        18:18 D2SPL;
+        18:18 d2spl => bool;
         /// DAT3 sampling edge.
-        19:19 D3SPL;
+        19:19 d3spl => bool;
         /// DAT4 sampling edge.
-        20:20 D4SPL;
+        20:20 d4spl => bool;
         /// DAT5 sampling edge.
-        21:21 D5SPL;
+        21:21 d5spl => bool;
         /// DAT6 sampling edge.
-        22:22 D6SPL;
+        22:22 d6spl => bool;
         /// DAT7 sampling edge.
-        23:23 D7SPL;
+        23:23 d7spl => bool;
         /// RISC access size.
-        25:24 RISCSZ;
+        25:24 riscsz;
     }
 
     /// `MSDC_PS`: pin status and the internal card-detect logic.
-    MSDC_PS @ Base + 0x08 {
+    pub MSDC_PS(u32) @ MsdcBase + 0x08 {
         /// Internal card-detect enable.
-        0:0 CDEN;
+        0:0 cden => bool;
         /// Card-detect pin level (read-only).
-        1:1 CDSTS;
+        1:1 cdsts => bool;
         /// Card-detect debounce time.
-        15:12 CDDEBOUNCE;
+        15:12 cddebounce;
         /// DAT7..DAT0 pin levels (read-only).
-        23:16 DAT;
+        23:16 dat;
         /// DAT0 pin level; low while the card signals busy (read-only).
-        16:16 DAT0;
+        16:16 dat0 => bool;
         /// DAT1 pin level; low while an SDIO card signals an interrupt (read-only).
-        17:17 DATA1;
+        17:17 data1 => bool;
         /// CMD pin level (read-only).
-        24:24 CMD;
+        24:24 cmd => bool;
         /// Write-protect pin level (read-only).
-        31:31 WP;
+        31:31 wp => bool;
     }
 
-    /// `MSDC_INT`: pending interrupt events, write 1 to clear; bits are [`InterruptSet`].
-    MSDC_INT @ Base + 0x0C {}
-
-    /// `MSDC_INTEN`: interrupt enables; bits are [`InterruptSet`].
-    MSDC_INTEN @ Base + 0x10 {}
-
     /// `MSDC_FIFOCS`: FIFO fill levels and FIFO clear.
-    MSDC_FIFOCS @ Base + 0x14 {
+    pub MSDC_FIFOCS(u32) @ MsdcBase + 0x14 {
         /// Bytes waiting in the receive FIFO (read-only).
-        7:0 RXCNT;
+        7:0 rxcnt;
         /// Bytes waiting in the transmit FIFO (read-only).
-        23:16 TXCNT;
+        23:16 txcnt;
         /// Clear both FIFOs; self-clearing.
-        31:31 CLR;
+        31:31 clr => bool;
     }
 
     /// `MSDC_TXDATA`: transmit FIFO data port (PIO only).
-    MSDC_TXDATA @ Base + 0x18 {}
+    pub MSDC_TXDATA(u32) @ MsdcBase + 0x18 {}
 
     /// `MSDC_RXDATA`: receive FIFO data port (PIO only).
-    MSDC_RXDATA @ Base + 0x1C {}
+    pub MSDC_RXDATA(u32) @ MsdcBase + 0x1C {}
 
     /// `SDC_CFG`: SD bus configuration and timeouts.
-    SDC_CFG @ Base + 0x30 {
+    pub SDC_CFG(u32) @ MsdcBase + 0x30 {
         /// Wake up on an SDIO interrupt.
-        0:0 SDIOINTWKUP;
+        0:0 sdiointwkup => bool;
         /// Wake up on card insertion.
-        1:1 INSWKUP;
+        1:1 inswkup => bool;
         /// Write data / busy timeout in units of 2^20 bus clocks, plus one.
-        14:2 WRDTOC;
-        /// Bus width (see [`BusWidth`]).
-        17:16 BUSWIDTH;
+        14:2 wrdtoc;
+        /// Bus width.
+        17:16 buswidth ?=> BusWidth;
         /// SDIO mode enable.
-        19:19 SDIO;
+        19:19 sdio => bool;
         /// SDIO interrupt detection enable.
-        20:20 SDIOIDE;
+        20:20 sdioide => bool;
         /// SDIO interrupt detection at block gaps.
-        21:21 INTATGAP;
+        21:21 intatgap => bool;
         /// Read data timeout in units of 2^20 bus clocks, plus one.
-        31:24 DTOC;
+        31:24 dtoc;
     }
 
     /// `SDC_CMD`: writing it issues a command; the layout is built by the command module.
-    SDC_CMD @ Base + 0x34 {
+    pub SDC_CMD(u32) @ MsdcBase + 0x34 {
         /// Command index.
-        5:0 OPC;
+        5:0 opc;
         /// Break (abort) the ongoing stream transfer.
-        6:6 BRK;
-        /// Response type code (see `command::ResponseType`).
-        9:7 RSPTYP;
-        /// Data transfer type: 0 none, 1 single block, 2 multiple blocks, 3 stream.
-        12:11 DTYPE;
+        6:6 brk => bool;
+        /// Response type; R1b reads back as [`ResponseType::R1b`], whether its CRC is checked
+        /// or not (the hardware checks it either way).
+        9:7 rsptyp ?=> ResponseType;
+        /// Data transfer type; `None` (0) for a command without data.
+        12:11 dtype ?=> TransferMode;
         /// Data direction: 1 writes to the card.
-        13:13 RW;
+        13:13 rw => bool;
         /// The command stops a data transfer (CMD12).
-        14:14 STOP;
+        14:14 stop => bool;
         /// The command is CMD40 (GO_IRQ_STATE): the response may come at any later time.
-        15:15 GOIRQ;
+        15:15 goirq => bool;
         /// Block length in bytes.
-        27:16 BLKLEN;
-        /// Automatic command: 0 none, 1 CMD12 after, 2 CMD23 before, 3 CMD19 (vendor use).
-        29:28 AUTOCMD;
+        27:16 blklen;
+        /// Automatic command; 3, CMD19, is vendor use only and reads back as `None`.
+        29:28 autocmd ?=> AutoCommand;
         /// The command is CMD11 (voltage switch): the hardware runs the switch sequence.
-        30:30 VOLSWTH;
+        30:30 volswth => bool;
         /// Automatic CMD53 (vendor SDIO use only).
-        31:31 ACMD53;
+        31:31 acmd53 => bool;
     }
 
     /// `SDC_ARG`: command argument; write it before `SDC_CMD`.
-    SDC_ARG @ Base + 0x38 {}
+    pub SDC_ARG(u32) @ MsdcBase + 0x38 {}
 
     /// `SDC_STS`: command and data state machine status.
-    SDC_STS @ Base + 0x3C {
+    pub SDC_STS(u32) @ MsdcBase + 0x3C {
         /// The SD controller is busy (data transfer or R1b busy).
-        0:0 SDCBUSY;
+        0:0 sdcbusy => bool;
         /// The command line is busy.
-        1:1 CMDBUSY;
+        1:1 cmdbusy => bool;
         /// SPM resource release (MT8189).
-        3:3 SPM_RESOURCE_RELEASE;
+        3:3 spm_resource_release => bool;
         /// Software reset complete.
-        31:31 SWR_COMPL;
+        31:31 swr_compl => bool;
     }
 
     /// `SDC_RESP0`: response bits 39:8 of a short response, bits 31:0 of a long one.
-    SDC_RESP0 @ Base + 0x40 {}
+    pub SDC_RESP0(u32) @ MsdcBase + 0x40 {}
 
     /// `SDC_RESP1`: long response bits 63:32.
-    SDC_RESP1 @ Base + 0x44 {}
+    pub SDC_RESP1(u32) @ MsdcBase + 0x44 {}
 
     /// `SDC_RESP2`: long response bits 95:64.
-    SDC_RESP2 @ Base + 0x48 {}
+    pub SDC_RESP2(u32) @ MsdcBase + 0x48 {}
 
     /// `SDC_RESP3`: long response bits 127:96.
-    SDC_RESP3 @ Base + 0x4C {}
+    pub SDC_RESP3(u32) @ MsdcBase + 0x4C {}
 
     /// `SDC_BLK_NUM`: number of blocks of the next data transfer.
-    SDC_BLK_NUM @ Base + 0x50 {}
+    pub SDC_BLK_NUM(u32) @ MsdcBase + 0x50 {}
 
     /// `SDC_ADV_CFG0`: advanced SD configuration.
-    SDC_ADV_CFG0 @ Base + 0x64 {
+    pub SDC_ADV_CFG0(u32) @ MsdcBase + 0x64 {
         /// Detect SDIO interrupts on DAT1.
-        19:19 DAT1_IRQ_TRIGGER;
+        19:19 dat1_irq_trigger => bool;
         /// Enhanced receive path (SoCs without a top region).
-        20:20 RX_ENHANCE_EN;
+        20:20 rx_enhance_en => bool;
         /// New transmit path enable; must be toggled 0 then 1 (MT8196).
-        31:31 NEW_TX_EN;
+        31:31 new_tx_en => bool;
     }
 
     /// `MSDC_NEW_RX_CFG`: new receive path configuration (MT8196).
-    MSDC_NEW_RX_CFG @ Base + 0x68 {
+    pub MSDC_NEW_RX_CFG(u32) @ MsdcBase + 0x68 {
         /// New receive path select; must be toggled 0 then 1.
-        0:0 NEW_RX_PATH_SEL;
+        0:0 new_rx_path_sel => bool;
     }
 
     /// `EMMC_IOCON`: eMMC specific pad control.
-    EMMC_IOCON @ Base + 0x7C {
+    pub EMMC_IOCON(u32) @ MsdcBase + 0x7C {
         /// Drives the eMMC `RST_n` line low while set (card hardware reset).
-        0:0 BOOTRST;
+        0:0 bootrst => bool;
     }
 
     /// `SDC_ACMD_RESP`: response of the automatic command (auto-CMD23 or auto-CMD12).
-    SDC_ACMD_RESP @ Base + 0x80 {}
+    pub SDC_ACMD_RESP(u32) @ MsdcBase + 0x80 {}
 
     /// `DMA_SA_H4BIT`: bits 35:32 of the DMA start address (36-bit DMA SoCs).
-    DMA_SA_H4BIT @ Base + 0x8C {
+    pub DMA_SA_H4BIT(u32) @ MsdcBase + 0x8C {
         /// Start address bits 35:32.
-        3:0 ADDR_HIGH_4BIT;
+        3:0 addr_high_4bit;
     }
 
     /// `MSDC_DMA_SA`: DMA start address bits 31:0 (the first GPD in descriptor mode).
-    MSDC_DMA_SA @ Base + 0x90 {}
+    pub MSDC_DMA_SA(u32) @ MsdcBase + 0x90 {}
 
     /// `MSDC_DMA_CA`: address the DMA engine is currently working on (read-only).
-    MSDC_DMA_CA @ Base + 0x94 {}
+    pub MSDC_DMA_CA(u32) @ MsdcBase + 0x94 {}
 
     /// `MSDC_DMA_CTRL`: DMA start/stop and mode.
-    MSDC_DMA_CTRL @ Base + 0x98 {
+    pub MSDC_DMA_CTRL(u32) @ MsdcBase + 0x98 {
         /// Start the DMA (write-only).
-        0:0 START;
+        0:0 start => bool;
         /// Stop the DMA; reads back 1 until stopped.
-        1:1 STOP;
+        1:1 stop => bool;
         /// Resume the DMA (write-only).
-        2:2 RESUME;
+        2:2 resume => bool;
         /// DMA mode: 1 = descriptor (GPD/BD) mode, 0 = basic mode.
-        8:8 MODE;
+        8:8 mode => bool;
         /// Last buffer (basic mode).
-        10:10 LASTBUF;
+        10:10 lastbuf => bool;
         /// Burst size as a power of two in bytes; 6 = 64 bytes ([`DMA_BURST_64B`]).
-        14:12 BRUSTSZ;
+        14:12 brustsz;
     }
 
     /// `MSDC_DMA_CFG`: DMA configuration and status.
-    MSDC_DMA_CFG @ Base + 0x9C {
+    pub MSDC_DMA_CFG(u32) @ MsdcBase + 0x9C {
         /// The DMA is active (read-only).
-        0:0 STS;
+        0:0 sts => bool;
         /// Descriptor checksum checking enable.
-        1:1 DECSEN;
+        1:1 decsen => bool;
         /// AHB protection bit 2.
-        9:9 AHBHPROT2;
+        9:9 ahbhprot2 => bool;
         /// Active enable.
-        13:13 ACTIVEEN;
+        13:13 activeen => bool;
         /// Descriptor checksum span select (12 or 16 bytes); upstream leaves the reset
         /// value and checksums 16 bytes, which the hardware accepts.
-        16:16 CS12B16B;
+        16:16 cs12b16b => bool;
     }
 
     /// `MSDC_DBG_SEL`: debug bus select.
-    MSDC_DBG_SEL @ Base + 0xA0 {}
+    pub MSDC_DBG_SEL(u32) @ MsdcBase + 0xA0 {}
 
     /// `MSDC_DBG_OUT`: debug bus value (read-only).
-    MSDC_DBG_OUT @ Base + 0xA4 {}
+    pub MSDC_DBG_OUT(u32) @ MsdcBase + 0xA4 {}
 
     /// `MSDC_DMA_LENGTH`: transfer length in basic DMA mode.
-    MSDC_DMA_LENGTH @ Base + 0xA8 {}
+    pub MSDC_DMA_LENGTH(u32) @ MsdcBase + 0xA8 {}
 
     /// `MSDC_PATCH_BIT0` (`MSDC_PATCH_BIT` in the upstream driver): controller fix-ups.
-    MSDC_PATCH_BIT0 @ Base + 0xB0 {
+    pub MSDC_PATCH_BIT0(u32) @ MsdcBase + 0xB0 {
         /// Odd-length support for the 8-bit data bus.
-        1:1 ODDSUPP;
+        1:1 oddsupp => bool;
         /// Disable the SD command register write monitor.
-        2:2 DIS_WRMON;
+        2:2 dis_wrmon => bool;
         /// Read data select.
-        3:3 RD_DAT_SEL;
+        3:3 rd_dat_sel => bool;
         /// Raise transfer done only after the GPD has been updated.
-        6:6 DESCUP_SEL;
+        6:6 descup_sel => bool;
         /// Internal data latch clock select (tuning).
-        9:7 INT_DAT_LATCH_CK_SEL;
+        9:7 int_dat_latch_ck_sel;
         /// Clock generator delay stages.
-        14:10 CKGEN_MSDC_DLY_SEL;
+        14:10 ckgen_msdc_dly_sel;
         /// I/O data sample select.
-        16:16 IODSSEL;
+        16:16 iodssel => bool;
         /// I/O interrupt select.
-        17:17 IOINTSEL;
+        17:17 iointsel => bool;
         /// R1b busy detection delay in bus clocks.
-        21:18 BUSYDLY;
+        21:18 busydly;
         /// Write data output delay.
-        25:22 WDOD;
+        25:22 wdod;
         /// Idle return select.
-        26:26 IDRTSEL;
+        26:26 idrtsel => bool;
         /// Command FIFO select.
-        27:27 CMDFSEL;
+        27:27 cmdfsel => bool;
         /// Interrupt delay select.
-        28:28 INTDLSEL;
+        28:28 intdlsel => bool;
         /// SPC push.
-        29:29 SPCPUSH;
+        29:29 spcpush => bool;
         /// CRC phase timeout for data writes.
-        30:30 DECRCTMO;
+        30:30 decrctmo => bool;
     }
 
     /// `MSDC_PATCH_BIT1`: turnaround times and clock feature enables.
-    MSDC_PATCH_BIT1 @ Base + 0xB4 {
+    pub MSDC_PATCH_BIT1(u32) @ MsdcBase + 0xB4 {
         /// Write data to CRC status turnaround counter.
-        2:0 WRDAT_CRC_TACNTR;
+        2:0 wrdat_crc_tacntr;
         /// Command to response turnaround.
-        5:3 CMDTA;
+        5:3 cmdta;
         /// Controller-side R1b busy check; upstream sets it for command queueing and on
         /// SoCs without the `busy_check` property.
-        7:7 BUSY_CHECK_SEL;
+        7:7 busy_check_sel => bool;
         /// Stop-clock delay.
-        11:8 STOP_DLY;
+        11:8 stop_dly;
         /// DDR command fix.
-        14:14 DDR_CMD_FIX_SEL;
+        14:14 ddr_cmd_fix_sel => bool;
         /// Single AXI burst only.
-        16:16 SINGLE_BURST;
+        16:16 single_burst => bool;
         /// Reserved; upstream sets both bits at initialisation.
-        18:17 RSVD20;
+        18:17 rsvd20 => bool;
         /// Automatic sync state clear.
-        19:19 AUTO_SYNCST_CLR;
+        19:19 auto_syncst_clr => bool;
         /// Mark FIFO pop watermark.
-        20:20 MARK_POP_WATER;
+        20:20 mark_pop_water => bool;
         /// Low-power DCM enable.
-        21:21 LP_DCM_EN;
+        21:21 lp_dcm_en => bool;
         /// Reserved; upstream sets it at initialisation.
-        22:22 RSVD3;
+        22:22 rsvd3 => bool;
         /// Run the GDMA from HCLK.
-        23:23 AHB_GDMA_HCLK;
-        /// Clock gating feature enables (all set in practice).
-        31:24 MSDC_CLK_ENFEAT;
+        23:23 ahb_gdma_hclk => bool;
+        /// Clock gating feature enables, set or cleared together (all set in practice).
+        31:24 msdc_clk_enfeat => bool;
     }
 
     /// `MSDC_PATCH_BIT2`: response and CRC status paths.
-    MSDC_PATCH_BIT2 @ Base + 0xB8 {
+    pub MSDC_PATCH_BIT2(u32) @ MsdcBase + 0xB8 {
         /// 36-bit DMA addressing enable.
-        1:1 SUPPORT_64G;
+        1:1 support_64g => bool;
         /// Command response timeout: 65 + 16 * value bus clocks.
-        3:2 RESPWAIT;
+        3:2 respwait;
         /// Command response path select (clear = async FIFO).
-        15:15 CFGRESP;
+        15:15 cfgresp => bool;
         /// Response status enable delay select.
-        18:16 RESPSTSENSEL;
+        18:16 respstsensel;
         /// FIFO pop enable count.
-        23:20 POP_EN_CNT;
+        23:20 pop_en_cnt;
         /// CRC status sampling edge.
-        25:25 CFGCRCSTSEDGE;
+        25:25 cfgcrcstsedge => bool;
         /// CRC status path select (set = async FIFO).
-        28:28 CFGCRCSTS;
+        28:28 cfgcrcsts => bool;
         /// CRC status enable delay select.
-        31:29 CRCSTSENSEL;
-    }
-
-    /// `MSDC_PAD_TUNE`: pad delay tuning; SoCs without a top region keep this layout at
-    /// `0xEC` (`MSDC_PAD_TUNE`) or at [`MSDC_PAD_TUNE::TUNE0_OFFSET`] (`MSDC_PAD_TUNE0`).
-    MSDC_PAD_TUNE @ Base + 0xEC {
-        /// Write data delay.
-        4:0 DATWRDLY;
-        /// Read data delay.
-        12:8 DATRRDLY;
-        /// Use the read data delay.
-        13:13 RD_SEL;
-        /// Receive delay select (clock tuning instead of data tuning).
-        15:15 RXDLYSEL;
-        /// Command response delay.
-        20:16 CMDRDLY;
-        /// Use the command response delay.
-        21:21 CMD_SEL;
-        /// Internal command response delay.
-        26:22 CMDRRDLY;
-        /// Clock transmit delay.
-        31:27 CLKTDLY;
+        31:29 crcstsensel;
     }
 
     /// `MSDC_PAD_TUNE1`: second delay line, used when the tuning step exceeds 32.
-    MSDC_PAD_TUNE1 @ Base + 0xF4 {
+    pub MSDC_PAD_TUNE1(u32) @ MsdcBase + 0xF4 {
         /// Second read data delay.
-        12:8 DATRRDLY2;
+        12:8 datrrdly2;
         /// Use the second read data delay.
-        13:13 RD2_SEL;
+        13:13 rd2_sel => bool;
         /// Second command response delay.
-        20:16 CMDRDLY2;
+        20:16 cmdrdly2;
         /// Use the second command response delay.
-        21:21 CMD2_SEL;
+        21:21 cmd2_sel => bool;
     }
 
     /// `MSDC_DAT_RDDLY0`: per-line read delays for DAT3..DAT0.
-    MSDC_DAT_RDDLY0 @ Base + 0xF8 {
+    pub MSDC_DAT_RDDLY0(u32) @ MsdcBase + 0xF8 {
         /// DAT3 read delay.
-        4:0 D3;
+        4:0 d3;
         /// DAT2 read delay.
-        12:8 D2;
+        12:8 d2;
         /// DAT1 read delay.
-        20:16 D1;
+        20:16 d1;
         /// DAT0 read delay.
-        28:24 D0;
+        28:24 d0;
     }
 
     /// `MSDC_DAT_RDDLY1`: per-line read delays for DAT7..DAT4.
-    MSDC_DAT_RDDLY1 @ Base + 0xFC {
+    pub MSDC_DAT_RDDLY1(u32) @ MsdcBase + 0xFC {
         /// DAT7 read delay.
-        4:0 D7;
+        4:0 d7;
         /// DAT6 read delay.
-        12:8 D6;
+        12:8 d6;
         /// DAT5 read delay.
-        20:16 D5;
+        20:16 d5;
         /// DAT4 read delay.
-        28:24 D4;
+        28:24 d4;
     }
 
     /// `MSDC_HW_DBG`: hardware debug select (layout differs between generations).
-    MSDC_HW_DBG @ Base + 0x110 {}
+    pub MSDC_HW_DBG(u32) @ MsdcBase + 0x110 {}
 
     /// `MSDC_VERSION`: IP version (read-only).
-    MSDC_VERSION @ Base + 0x114 {}
+    pub MSDC_VERSION(u32) @ MsdcBase + 0x114 {}
 
     /// `PAD_DS_TUNE`: HS400 data strobe delays (SoCs without a top region).
-    PAD_DS_TUNE @ Base + 0x188 {
+    pub PAD_DS_TUNE(u32) @ MsdcBase + 0x188 {
         /// Use the data strobe delays.
-        0:0 DLY_SEL;
+        0:0 dly_sel => bool;
         /// Use the second data strobe delay.
-        1:1 DLY2_SEL;
+        1:1 dly2_sel => bool;
         /// First data strobe delay.
-        6:2 DLY1;
+        6:2 dly1;
         /// Second data strobe delay.
-        11:7 DLY2;
+        11:7 dly2;
         /// Third data strobe delay.
-        16:12 DLY3;
+        16:12 dly3;
     }
 
     /// `PAD_CMD_TUNE`: eMMC 5.0 command pad delays.
-    PAD_CMD_TUNE @ Base + 0x18C {
+    pub PAD_CMD_TUNE(u32) @ MsdcBase + 0x18C {
         /// Select the eMMC 5.0 command pad tuning.
-        0:0 DLY3SEL;
+        0:0 dly3sel => bool;
         /// Command receive delay.
-        5:1 RX_DLY3;
+        5:1 rx_dly3;
         /// Command transmit delay.
-        10:6 TX_DLY;
+        10:6 tx_dly;
     }
 
     /// `EMMC51_CFG0`: eMMC 5.1 command queue configuration.
-    EMMC51_CFG0 @ Base + 0x204 {
+    pub EMMC51_CFG0(u32) @ MsdcBase + 0x204 {
         /// Read data count for command queueing.
-        21:12 CMDQ_RDAT_CNT;
+        21:12 cmdq_rdat_cnt;
     }
 
     /// `EMMC50_CFG0`: eMMC 5.0 configuration.
-    EMMC50_CFG0 @ Base + 0x208 {
+    pub EMMC50_CFG0(u32) @ MsdcBase + 0x208 {
         /// Latch the command pad on the internal clock.
-        0:0 PADCMD_LATCHCK;
+        0:0 padcmd_latchck => bool;
         /// CRC status sampling edge.
-        3:3 CRCSTS_EDGE;
+        3:3 crcsts_edge => bool;
         /// CRC status select.
-        4:4 CFCSTS_SEL;
+        4:4 cfcsts_sel => bool;
         /// Command response select.
-        9:9 CMD_RESP_SEL;
+        9:9 cmd_resp_sel => bool;
     }
 
     /// `EMMC50_CFG1`: eMMC 5.0 configuration, continued.
-    EMMC50_CFG1 @ Base + 0x20C {
+    pub EMMC50_CFG1(u32) @ MsdcBase + 0x20C {
         /// Data strobe configuration.
-        28:28 DS_CFG;
+        28:28 ds_cfg => bool;
     }
 
     /// `EMMC50_CFG2`: AXI configuration.
-    EMMC50_CFG2 @ Base + 0x21C {
+    pub EMMC50_CFG2(u32) @ MsdcBase + 0x21C {
         /// AXI burst length; zero means single bursts only.
-        27:24 AXI_SET_LEN;
+        27:24 axi_set_len;
     }
 
     /// `EMMC50_CFG3`: outstanding AXI transactions.
-    EMMC50_CFG3 @ Base + 0x220 {
+    pub EMMC50_CFG3(u32) @ MsdcBase + 0x220 {
         /// Outstanding write transactions.
-        4:0 OUTS_WR;
+        4:0 outs_wr;
     }
 
     /// `SDC_FIFO_CFG`: FIFO valid-signal selection.
-    SDC_FIFO_CFG @ Base + 0x228 {
+    pub SDC_FIFO_CFG(u32) @ MsdcBase + 0x228 {
         /// Write valid select.
-        24:24 WRVALIDSEL;
+        24:24 wrvalidsel => bool;
         /// Read valid select.
-        25:25 RDVALIDSEL;
+        25:25 rdvalidsel => bool;
     }
 
     /// `CQHCI_SETTING`: command windows for the command queue engine.
-    CQHCI_SETTING @ Base + 0x7FC {
+    pub CQHCI_SETTING(u32) @ MsdcBase + 0x7FC {
         /// Read command window select.
-        14:14 RD_CMD_WND_SEL;
+        14:14 rd_cmd_wnd_sel => bool;
         /// Write command window select.
-        15:15 WR_CMD_WND_SEL;
+        15:15 wr_cmd_wnd_sel => bool;
     }
 
     /// `EMMC_TOP_CONTROL` (top region): data pad delays.
-    EMMC_TOP_CONTROL @ Top + 0x00 {
+    pub EMMC_TOP_CONTROL(u32) @ MsdcTop + 0x00 {
         /// Receive delay select (clock tuning).
-        0:0 PAD_RXDLY_SEL;
+        0:0 pad_rxdly_sel => bool;
         /// Delay line enable.
-        1:1 DELAY_EN;
+        1:1 delay_en => bool;
         /// Second data read delay.
-        6:2 PAD_DAT_RD_RXDLY2;
+        6:2 pad_dat_rd_rxdly2;
         /// Data read delay.
-        11:7 PAD_DAT_RD_RXDLY;
+        11:7 pad_dat_rd_rxdly;
         /// Use the second data read delay.
-        12:12 PAD_DAT_RD_RXDLY2_SEL;
+        12:12 pad_dat_rd_rxdly2_sel => bool;
         /// Use the data read delay.
-        13:13 PAD_DAT_RD_RXDLY_SEL;
+        13:13 pad_dat_rd_rxdly_sel => bool;
         /// Data K value select.
-        14:14 DATA_K_VALUE_SEL;
+        14:14 data_k_value_sel => bool;
         /// Enhanced receive path.
-        15:15 SDC_RX_ENH_EN;
+        15:15 sdc_rx_enh_en => bool;
     }
 
     /// `EMMC_TOP_CMD` (top region): command pad delays.
-    EMMC_TOP_CMD @ Top + 0x04 {
+    pub EMMC_TOP_CMD(u32) @ MsdcTop + 0x04 {
         /// Second command receive delay.
-        4:0 PAD_CMD_RXDLY2;
+        4:0 pad_cmd_rxdly2;
         /// Command receive delay.
-        9:5 PAD_CMD_RXDLY;
+        9:5 pad_cmd_rxdly;
         /// Use the second command receive delay.
-        10:10 PAD_CMD_RD_RXDLY2_SEL;
+        10:10 pad_cmd_rd_rxdly2_sel => bool;
         /// Use the command receive delay.
-        11:11 PAD_CMD_RD_RXDLY_SEL;
+        11:11 pad_cmd_rd_rxdly_sel => bool;
         /// Command transmit delay.
-        16:12 PAD_CMD_TX_DLY;
+        16:12 pad_cmd_tx_dly;
     }
 
     /// `EMMC50_PAD_DS_TUNE` (top region): HS400 data strobe delays.
-    EMMC50_PAD_DS_TUNE @ Top + 0x0C {
+    pub EMMC50_PAD_DS_TUNE(u32) @ MsdcTop + 0x0C {
         /// Third data strobe delay.
-        4:0 PAD_DS_DLY3;
+        4:0 pad_ds_dly3;
         /// First data strobe delay.
-        14:10 PAD_DS_DLY1;
+        14:10 pad_ds_dly1;
         /// Use the second data strobe delay.
-        15:15 PAD_DS_DLY2_SEL;
+        15:15 pad_ds_dly2_sel => bool;
         /// Use the data strobe delays.
-        16:16 PAD_DS_DLY_SEL;
+        16:16 pad_ds_dly_sel => bool;
     }
 
     /// `LOOP_TEST_CONTROL` (top region): loopback clock muxes of the new transmit path.
-    LOOP_TEST_CONTROL @ Top + 0x30 {
+    pub LOOP_TEST_CONTROL(u32) @ MsdcTop + 0x30 {
         /// Data strobe clock loop mux.
-        0:0 TEST_LOOP_DSCLK_MUX_SEL;
+        0:0 test_loop_dsclk_mux_sel => bool;
         /// Latch loop mux.
-        1:1 TEST_LOOP_LATCH_MUX_SEL;
+        1:1 test_loop_latch_mux_sel => bool;
         /// Loop clock enable, for SDR50, SDR104, HS200 and HS400.
-        20:20 LOOP_EN_SEL_CLK;
+        20:20 loop_en_sel_clk => bool;
         /// HS400 command loop mux.
-        31:31 TEST_HS400_CMD_LOOP_MUX_SEL;
+        31:31 test_hs400_cmd_loop_mux_sel => bool;
     }
 }
 
-impl MSDC_PAD_TUNE {
-    /// Where SoCs with a 12-bit divider keep this layout (`MSDC_PAD_TUNE0`).
-    pub const TUNE0_OFFSET: usize = 0xF0;
+shared_layout! {
+    {
+        /// SD/MMC interrupt (legacy).
+        0:0 mmcirq => bool;
+        /// Card-detect status changed.
+        1:1 cdsc => bool;
+        /// The automatic command got its response.
+        3:3 acmdrdy => bool;
+        /// The automatic command timed out.
+        4:4 acmdtmo => bool;
+        /// The automatic command's response failed its CRC.
+        5:5 acmdcrcerr => bool;
+        /// The DMA queue ran empty.
+        6:6 dmaq_empty => bool;
+        /// SDIO card interrupt.
+        7:7 sdioirq => bool;
+        /// The command got its response.
+        8:8 cmdrdy => bool;
+        /// The command timed out.
+        9:9 cmdtmo => bool;
+        /// The command's response failed its CRC.
+        10:10 rspcrcerr => bool;
+        /// Card status (read-only).
+        11:11 csta => bool;
+        /// The data transfer, including the DMA, completed.
+        12:12 xfer_compl => bool;
+        /// The data moved over the bus (the DMA may still be running).
+        13:13 dxfer_done => bool;
+        /// The data phase timed out.
+        14:14 dattmo => bool;
+        /// A data block failed its CRC.
+        15:15 datcrcerr => bool;
+        /// Automatic CMD19 done.
+        16:16 acmd19_done => bool;
+        /// A buffer descriptor failed its checksum.
+        17:17 dma_bdcserr => bool;
+        /// A general-purpose descriptor failed its checksum.
+        18:18 dma_gpdcserr => bool;
+        /// The DMA hit a protected address.
+        19:19 dma_protect => bool;
+        /// The command queue engine (CQHCI) raised an interrupt.
+        28:28 cmdq => bool;
+    }
+
+    /// `MSDC_INT`: pending interrupt events, write 1 to clear.
+    MSDC_INT @ MsdcBase + 0x0C;
+
+    /// `MSDC_INTEN`: interrupt enables, one per event of [`MSDC_INT`].
+    MSDC_INTEN @ MsdcBase + 0x10;
+}
+
+shared_layout! {
+    {
+        /// Write data delay.
+        4:0 datwrdly;
+        /// Read data delay.
+        12:8 datrrdly;
+        /// Use the read data delay.
+        13:13 rd_sel => bool;
+        /// Receive delay select (clock tuning instead of data tuning).
+        15:15 rxdlysel => bool;
+        /// Command response delay.
+        20:16 cmdrdly;
+        /// Use the command response delay.
+        21:21 cmd_sel => bool;
+        /// Internal command response delay.
+        26:22 cmdrrdly;
+        /// Clock transmit delay.
+        31:27 clktdly;
+    }
+
+    /// `MSDC_PAD_TUNE`: pad delay tuning, at `0xEC` on SoCs with an 8-bit clock divider and
+    /// no top region.
+    MSDC_PAD_TUNE @ MsdcBase + 0xEC;
+
+    /// `MSDC_PAD_TUNE0`: the same pad delay tuning, moved to `0xF0` on SoCs with a 12-bit
+    /// clock divider and no top region. Which of the two a SoC has is per-SoC data.
+    MSDC_PAD_TUNE0 @ MsdcBase + 0xF0;
 }
 
 /// `MSDC_DMA_CTRL.BRUSTSZ` value for 64-byte bursts.
@@ -817,29 +682,30 @@ pub enum ClockMode {
 }
 
 impl ClockMode {
-    /// The `CKMOD` field value.
-    pub const fn field_value(self) -> u32 {
-        self as u32
-    }
-
-    /// Decodes a `CKMOD` field value.
-    pub const fn from_field(value: u32) -> Option<Self> {
-        match value {
-            0 => Some(Self::Divided),
-            1 => Some(Self::Undivided),
-            2 => Some(Self::Ddr),
-            3 => Some(Self::Hs400),
-            _ => None,
-        }
-    }
-
     /// Whether data moves on both clock edges, which doubles the timeout counters.
     pub const fn is_double_data_rate(self) -> bool {
         matches!(self, Self::Ddr | Self::Hs400)
     }
 }
 
-/// Value of `SDC_CFG.BUSWIDTH`.
+impl FieldValue for ClockMode {
+    const WIDTH: u32 = 2;
+
+    fn into_bits(self) -> u64 {
+        self as u64
+    }
+
+    fn from_bits(bits: u64) -> Self {
+        match bits {
+            0 => Self::Divided,
+            1 => Self::Undivided,
+            2 => Self::Ddr,
+            _ => Self::Hs400,
+        }
+    }
+}
+
+/// Value of `SDC_CFG.BUSWIDTH`; the fourth encoding is reserved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BusWidth {
     /// One data line.
@@ -860,82 +726,114 @@ impl BusWidth {
             _ => Self::One,
         }
     }
-
-    /// The `BUSWIDTH` field value.
-    pub const fn field_value(self) -> u32 {
-        self as u32
-    }
 }
 
-/// Bits of `MSDC_INT` (pending, write 1 to clear) and `MSDC_INTEN` (enables).
+discriminant_encoding!(BusWidth: 2, [One, Four, Eight]);
+
+/// `SDC_CMD.DTYPE`: how the data phase is framed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransferMode {
+    /// One block.
+    SingleBlock = 1,
+    /// Several blocks, ended by CMD12 or bounded by CMD23.
+    MultiBlock = 2,
+    /// An unframed MMC stream (CMD11/CMD20 of old MMC cards); not used by Linux.
+    Stream = 3,
+}
+
+// 0 is a command without data: it reads back as `None`.
+discriminant_encoding!(TransferMode: 2, [SingleBlock, MultiBlock, Stream]);
+
+/// `SDC_CMD.AUTOCMD`: a command the controller sends by itself around the data phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AutoCommand {
+    /// No automatic command.
+    None = 0,
+    /// CMD12 after the data, ending an open-ended multiple block transfer.
+    Cmd12 = 1,
+    /// CMD23 before the command, with the block count taken from `SDC_BLK_NUM`.
+    Cmd23 = 2,
+}
+
+// 3, the vendor's automatic CMD19, reads back as `None`.
+discriminant_encoding!(AutoCommand: 2, [None, Cmd12, Cmd23]);
+
+/// A set of `MSDC_INT` events (pending, write 1 to clear) or `MSDC_INTEN` enables, which
+/// share one layout. The constants take their bits from the register's fields.
 #[derive(Clone, Copy, PartialEq, Eq, Default)]
 pub struct InterruptSet(u32);
 
+/// The event of `set_one` alone; `set_one` sets one field of a clear `MSDC_INT`.
+const fn event(set_one: MSDC_INT) -> InterruptSet {
+    InterruptSet(set_one.raw())
+}
+
+/// No event, the start of every single-event constant.
+const NO_EVENT: MSDC_INT = MSDC_INT::zeroed();
+
 impl InterruptSet {
-    /// SD/MMC interrupt (legacy).
-    pub const MMCIRQ: Self = Self(1 << 0);
-    /// Card-detect status changed.
-    pub const CDSC: Self = Self(1 << 1);
-    /// The automatic command got its response.
-    pub const ACMDRDY: Self = Self(1 << 3);
-    /// The automatic command timed out.
-    pub const ACMDTMO: Self = Self(1 << 4);
-    /// The automatic command's response failed its CRC.
-    pub const ACMDCRCERR: Self = Self(1 << 5);
-    /// The DMA queue ran empty.
-    pub const DMAQ_EMPTY: Self = Self(1 << 6);
-    /// SDIO card interrupt.
-    pub const SDIOIRQ: Self = Self(1 << 7);
-    /// The command got its response.
-    pub const CMDRDY: Self = Self(1 << 8);
-    /// The command timed out.
-    pub const CMDTMO: Self = Self(1 << 9);
-    /// The command's response failed its CRC.
-    pub const RSPCRCERR: Self = Self(1 << 10);
-    /// Card status (read-only).
-    pub const CSTA: Self = Self(1 << 11);
-    /// The data transfer, including the DMA, completed.
-    pub const XFER_COMPL: Self = Self(1 << 12);
-    /// The data moved over the bus (the DMA may still be running).
-    pub const DXFER_DONE: Self = Self(1 << 13);
-    /// The data phase timed out.
-    pub const DATTMO: Self = Self(1 << 14);
-    /// A data block failed its CRC.
-    pub const DATCRCERR: Self = Self(1 << 15);
-    /// Automatic CMD19 done.
-    pub const ACMD19_DONE: Self = Self(1 << 16);
-    /// A buffer descriptor failed its checksum.
-    pub const DMA_BDCSERR: Self = Self(1 << 17);
-    /// A general-purpose descriptor failed its checksum.
-    pub const DMA_GPDCSERR: Self = Self(1 << 18);
-    /// The DMA hit a protected address.
-    pub const DMA_PROTECT: Self = Self(1 << 19);
-    /// The command queue engine (CQHCI) raised an interrupt.
-    pub const CMDQ: Self = Self(1 << 28);
+    /// [`MSDC_INT::mmcirq`]: SD/MMC interrupt (legacy).
+    pub const MMCIRQ: Self = event(NO_EVENT.with_mmcirq(true));
+    /// [`MSDC_INT::cdsc`]: card-detect status changed.
+    pub const CDSC: Self = event(NO_EVENT.with_cdsc(true));
+    /// [`MSDC_INT::acmdrdy`]: the automatic command got its response.
+    pub const ACMDRDY: Self = event(NO_EVENT.with_acmdrdy(true));
+    /// [`MSDC_INT::acmdtmo`]: the automatic command timed out.
+    pub const ACMDTMO: Self = event(NO_EVENT.with_acmdtmo(true));
+    /// [`MSDC_INT::acmdcrcerr`]: the automatic command's response failed its CRC.
+    pub const ACMDCRCERR: Self = event(NO_EVENT.with_acmdcrcerr(true));
+    /// [`MSDC_INT::dmaq_empty`]: the DMA queue ran empty.
+    pub const DMAQ_EMPTY: Self = event(NO_EVENT.with_dmaq_empty(true));
+    /// [`MSDC_INT::sdioirq`]: SDIO card interrupt.
+    pub const SDIOIRQ: Self = event(NO_EVENT.with_sdioirq(true));
+    /// [`MSDC_INT::cmdrdy`]: the command got its response.
+    pub const CMDRDY: Self = event(NO_EVENT.with_cmdrdy(true));
+    /// [`MSDC_INT::cmdtmo`]: the command timed out.
+    pub const CMDTMO: Self = event(NO_EVENT.with_cmdtmo(true));
+    /// [`MSDC_INT::rspcrcerr`]: the command's response failed its CRC.
+    pub const RSPCRCERR: Self = event(NO_EVENT.with_rspcrcerr(true));
+    /// [`MSDC_INT::csta`]: card status (read-only).
+    pub const CSTA: Self = event(NO_EVENT.with_csta(true));
+    /// [`MSDC_INT::xfer_compl`]: the data transfer, including the DMA, completed.
+    pub const XFER_COMPL: Self = event(NO_EVENT.with_xfer_compl(true));
+    /// [`MSDC_INT::dxfer_done`]: the data moved over the bus (the DMA may still run).
+    pub const DXFER_DONE: Self = event(NO_EVENT.with_dxfer_done(true));
+    /// [`MSDC_INT::dattmo`]: the data phase timed out.
+    pub const DATTMO: Self = event(NO_EVENT.with_dattmo(true));
+    /// [`MSDC_INT::datcrcerr`]: a data block failed its CRC.
+    pub const DATCRCERR: Self = event(NO_EVENT.with_datcrcerr(true));
+    /// [`MSDC_INT::acmd19_done`]: automatic CMD19 done.
+    pub const ACMD19_DONE: Self = event(NO_EVENT.with_acmd19_done(true));
+    /// [`MSDC_INT::dma_bdcserr`]: a buffer descriptor failed its checksum.
+    pub const DMA_BDCSERR: Self = event(NO_EVENT.with_dma_bdcserr(true));
+    /// [`MSDC_INT::dma_gpdcserr`]: a general-purpose descriptor failed its checksum.
+    pub const DMA_GPDCSERR: Self = event(NO_EVENT.with_dma_gpdcserr(true));
+    /// [`MSDC_INT::dma_protect`]: the DMA hit a protected address.
+    pub const DMA_PROTECT: Self = event(NO_EVENT.with_dma_protect(true));
+    /// [`MSDC_INT::cmdq`]: the command queue engine (CQHCI) raised an interrupt.
+    pub const CMDQ: Self = event(NO_EVENT.with_cmdq(true));
 
     /// Every bit defined above.
-    pub const ALL: Self = Self(
-        Self::MMCIRQ.0
-            | Self::CDSC.0
-            | Self::ACMDRDY.0
-            | Self::ACMDTMO.0
-            | Self::ACMDCRCERR.0
-            | Self::DMAQ_EMPTY.0
-            | Self::SDIOIRQ.0
-            | Self::CMDRDY.0
-            | Self::CMDTMO.0
-            | Self::RSPCRCERR.0
-            | Self::CSTA.0
-            | Self::XFER_COMPL.0
-            | Self::DXFER_DONE.0
-            | Self::DATTMO.0
-            | Self::DATCRCERR.0
-            | Self::ACMD19_DONE.0
-            | Self::DMA_BDCSERR.0
-            | Self::DMA_GPDCSERR.0
-            | Self::DMA_PROTECT.0
-            | Self::CMDQ.0,
-    );
+    pub const ALL: Self = Self::MMCIRQ
+        .union(Self::CDSC)
+        .union(Self::ACMDRDY)
+        .union(Self::ACMDTMO)
+        .union(Self::ACMDCRCERR)
+        .union(Self::DMAQ_EMPTY)
+        .union(Self::SDIOIRQ)
+        .union(Self::CMDRDY)
+        .union(Self::CMDTMO)
+        .union(Self::RSPCRCERR)
+        .union(Self::CSTA)
+        .union(Self::XFER_COMPL)
+        .union(Self::DXFER_DONE)
+        .union(Self::DATTMO)
+        .union(Self::DATCRCERR)
+        .union(Self::ACMD19_DONE)
+        .union(Self::DMA_BDCSERR)
+        .union(Self::DMA_GPDCSERR)
+        .union(Self::DMA_PROTECT)
+        .union(Self::CMDQ);
 
     /// No bit set.
     pub const fn empty() -> Self {
@@ -982,7 +880,7 @@ impl InterruptSet {
         Self(self.0 & !other.0)
     }
 
-    /// The events of a raw `MSDC_INT` read that are enabled in a raw `MSDC_INTEN` read; the
+    /// The events of an `MSDC_INT` read that are enabled in an `MSDC_INTEN` read; the
     /// interrupt handler acknowledges exactly these.
     pub const fn pending_enabled(int: MSDC_INT, inten: MSDC_INTEN) -> Self {
         Self(int.raw() & inten.raw())

@@ -10,7 +10,7 @@
 
 use super::arith::div_ceil_u64;
 use super::clock::TimeoutClock;
-use super::regs::{RegisterWord, SDC_CFG};
+use super::regs::SDC_CFG;
 
 /// log2 of the number of card clock cycles in one timeout counter unit.
 pub const UNIT_CYCLES_SHIFT: u32 = 20;
@@ -20,6 +20,12 @@ pub const INITIAL_DATA_TIMEOUT_COUNT: u32 = 3;
 
 /// Clock cycles a data timeout defaults to before the first request (3 units).
 pub const INITIAL_TIMEOUT_CLOCKS: u64 = 3 << UNIT_CYCLES_SHIFT;
+
+/// The largest `SDC_CFG.DTOC` value: the field, all ones.
+const DTOC_MAX: u32 = SDC_CFG::from_raw(u32::MAX).dtoc();
+
+/// The largest `SDC_CFG.WRDTOC` value: the field, all ones.
+const WRDTOC_MAX: u32 = SDC_CFG::from_raw(u32::MAX).wrdtoc();
 
 /// A timeout the way the MMC core states it: nanoseconds plus card clock cycles.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -80,12 +86,12 @@ fn capped(units: u64, max: u32) -> TimeoutCount {
 
 /// The `SDC_CFG.DTOC` value for a read data timeout.
 pub fn data_timeout_count(clock: Option<TimeoutClock>, request: TimeoutRequest) -> TimeoutCount {
-    capped(counter_units(clock, request), SDC_CFG::DTOC.max_value())
+    capped(counter_units(clock, request), DTOC_MAX)
 }
 
 /// The `SDC_CFG.WRDTOC` value for a write data or R1b busy timeout.
 pub fn busy_timeout_count(clock: Option<TimeoutClock>, request: TimeoutRequest) -> TimeoutCount {
-    capped(counter_units(clock, request), SDC_CFG::WRDTOC.max_value())
+    capped(counter_units(clock, request), WRDTOC_MAX)
 }
 
 /// Returns `cfg` with `DTOC` set for `request`.
@@ -95,8 +101,10 @@ pub fn with_data_timeout(
     request: TimeoutRequest,
 ) -> SDC_CFG {
     let count = data_timeout_count(clock, request);
-    // The count is capped at the field maximum, so `with` cannot refuse it.
-    cfg.with(SDC_CFG::DTOC, count.value).unwrap_or(cfg)
+    // The count saturates at the field maximum; a value the field refused would saturate
+    // the same way, never leave the old count.
+    cfg.try_with_dtoc(count.value)
+        .unwrap_or(cfg.with_const_dtoc::<DTOC_MAX>())
 }
 
 /// Returns `cfg` with `WRDTOC` set for `request`.
@@ -106,5 +114,7 @@ pub fn with_busy_timeout(
     request: TimeoutRequest,
 ) -> SDC_CFG {
     let count = busy_timeout_count(clock, request);
-    cfg.with(SDC_CFG::WRDTOC, count.value).unwrap_or(cfg)
+    // Saturating, as for `DTOC`.
+    cfg.try_with_wrdtoc(count.value)
+        .unwrap_or(cfg.with_const_wrdtoc::<WRDTOC_MAX>())
 }

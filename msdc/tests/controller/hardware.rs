@@ -140,6 +140,48 @@ fn modern_initialisation() {
     );
 }
 
+/// Per-SoC patch values wider than their fields (STOP_DLY 11:8, POP_EN_CNT 23:20) are
+/// refused instead of being dropped.
+#[test]
+fn patch_values_wider_than_their_fields_fail_initialisation() {
+    let config = modern_config();
+    for (stop_delay_select, pop_enable_count, max) in [(16, 0, 15), (3, 16, 15)] {
+        let rig = Rig::new(&config, sim::sd::SdCard::new(&mut [], Default::default()));
+        let details = PatchDetails {
+            stop_delay_select,
+            pop_enable_count,
+            has_top_region: false,
+        };
+        let result = Controller::new(config)
+            .with_patch_details(details)
+            .init_hardware(&rig);
+        assert_eq!(
+            result,
+            Err(HwError::PatchOutOfRange(registers::FieldOverflow {
+                value: 16,
+                max
+            })),
+            "{details:?}"
+        );
+        // Nothing after MSDC_PATCH_BIT0 was written: PATCH_BIT1 keeps its reset value.
+        assert_eq!(rig.peek(MSDC_PATCH_BIT0), PATCH_BIT0);
+        assert_eq!(rig.peek(MSDC_PATCH_BIT1) & PATCH_BIT1_COMMON, 0);
+    }
+    // The largest values fit.
+    let rig = Rig::new(&config, sim::sd::SdCard::new(&mut [], Default::default()));
+    let details = PatchDetails {
+        stop_delay_select: 15,
+        pop_enable_count: 15,
+        has_top_region: false,
+    };
+    Controller::new(config)
+        .with_patch_details(details)
+        .init_hardware(&rig)
+        .unwrap();
+    assert_eq!((rig.peek(MSDC_PATCH_BIT1) >> 8) & 0xF, 15);
+    assert_eq!((rig.peek(MSDC_PATCH_BIT2) >> 20) & 0xF, 15);
+}
+
 #[test]
 fn initialisation_without_a_source_clock_fails() {
     let config = HostConfig {
@@ -572,8 +614,9 @@ fn pio_is_cleared_for_data_commands() {
 /// releases it, leaving the other bits of the register alone.
 #[test]
 fn card_reset_pulse_drives_and_releases_rst_n() {
-    use msdc::controller::{Registers, CARD_RESET_PULSE_US};
-    use msdc::regs::EMMC_IOCON;
+    use msdc::controller::CARD_RESET_PULSE_US;
+    use msdc::regs::{MsdcBase, EMMC_IOCON};
+    use registers::{Io, PollLimit};
     use std::cell::RefCell;
 
     #[derive(Default)]
@@ -581,25 +624,31 @@ fn card_reset_pulse_drives_and_releases_rst_n() {
         value: RefCell<u32>,
         log: RefCell<Vec<String>>,
     }
-    impl Registers for Recorder {
-        fn read(&self, _offset: usize) -> u32 {
+    impl Io<MsdcBase> for Recorder {
+        fn read32(&self, _offset: usize) -> u32 {
             *self.value.borrow()
         }
-        fn write(&self, offset: usize, value: u32) {
+        fn write32(&self, offset: usize, value: u32) {
             assert_eq!(offset, EMMC_IOCON::OFFSET);
             *self.value.borrow_mut() = value;
             self.log.borrow_mut().push(format!("w{value:#x}"));
         }
-        fn delay_us(&self, us: u32) {
-            self.log.borrow_mut().push(format!("d{us}"));
+        fn poll32(
+            &self,
+            offset: usize,
+            _done: impl FnMut(u32) -> bool,
+            _limit: PollLimit,
+        ) -> Result<u32, u32> {
+            panic!("the reset pulse polls nothing (offset {offset:#x})");
         }
     }
 
     let regs = Recorder::default();
     *regs.value.borrow_mut() = 0x10;
     let mut ctrl = Controller::new(legacy_config());
-    ctrl.pulse_card_reset(&regs);
-    let bit = EMMC_IOCON::BOOTRST.mask();
+    ctrl.pulse_card_reset(&regs, |us| regs.log.borrow_mut().push(format!("d{us}")));
+    let bit = EMMC_IOCON::zeroed().with_bootrst(true).raw();
+    assert_eq!(bit, 1 << 0, "BOOTRST is bit 0");
     assert_eq!(
         *regs.log.borrow(),
         [

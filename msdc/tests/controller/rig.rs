@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The test bench: the `sim` MSDC model with a card behind a [`Registers`] implementation,
-//! and a minimal glue ([`Host`]) that drives the [`Controller`] the way the kernel driver
-//! does, interrupt by interrupt.
+//! The test bench: the `sim` MSDC model with a card behind an [`Io`]`<`[`MsdcBase`]`>`
+//! implementation, and a minimal glue ([`Host`]) that drives the [`Controller`] the way the
+//! kernel driver does, interrupt by interrupt.
 //!
 //! The model runs after every register write, so a command completes (and its interrupt is
 //! latched) as soon as `SDC_CMD` is written, and a data phase as soon as the DMA starts.
-//! The bench can also misbehave on purpose, like a [`Registers`] wrapper would: pin a
+//! The bench can also misbehave on purpose, like an [`Io`] wrapper would: pin a
 //! self-clearing bit, inject `MSDC_INT` events, override pin levels, drop the DMA start or
 //! hide interrupts.
 
@@ -15,9 +15,12 @@ use std::cell::{Cell, RefCell, RefMut};
 use msdc::clock::{DividerWidth, Timing};
 use msdc::controller::{
     CommandResult, CommandSpec, Controller, DataSpec, DmaChain, HostConfig, NoDmaChain, Progress,
-    Registers, RequestResult, RequestSpec, StartError,
+    RequestResult, RequestSpec, StartError,
 };
 use msdc::dma::{self, DmaAddressing, Segment, MAX_SEGMENTS};
+use msdc::regs::MsdcBase;
+use registers::{Io, PollLimit};
+use sim::bus::{Bus, RegisterFile, Serves};
 use sim::msdc::{CardSlot, Fault, ModelConfig, MsdcModel, Violation};
 use sim::Ram;
 
@@ -135,7 +138,7 @@ pub(crate) struct Misbehaviour {
     pub(crate) fault_on_data_command: Cell<Option<Fault>>,
 }
 
-/// The model, a card and RAM behind [`Registers`].
+/// The model, a card and RAM behind [`Io`]`<`[`MsdcBase`]`>`.
 pub(crate) struct Rig<C: CardSlot> {
     model: RefCell<MsdcModel>,
     card: RefCell<C>,
@@ -249,8 +252,9 @@ impl<C: CardSlot> Rig<C> {
     }
 }
 
-impl<C: CardSlot> Registers for Rig<C> {
-    fn read(&self, offset: usize) -> u32 {
+impl<C: CardSlot> Rig<C> {
+    /// A register read as the controller sees it: the model's, with the misbehaviour.
+    fn read_register(&self, offset: usize) -> u32 {
         self.reads.set(self.reads.get() + 1);
         if offset == SDC_FIFO_CFG {
             return self.fifo_cfg.get();
@@ -285,7 +289,8 @@ impl<C: CardSlot> Registers for Rig<C> {
         value
     }
 
-    fn write(&self, offset: usize, value: u32) {
+    /// A register write as the controller makes it; the model runs after it.
+    fn write_register(&self, offset: usize, value: u32) {
         self.writes.set(self.writes.get() + 1);
         if offset == SDC_FIFO_CFG {
             self.fifo_cfg.set(value);
@@ -309,8 +314,54 @@ impl<C: CardSlot> Registers for Rig<C> {
         self.run_model();
     }
 
-    fn delay_us(&self, us: u32) {
-        self.delayed_us.set(self.delayed_us.get() + u64::from(us));
+    /// The bench on a register bus, for one access.
+    fn bus(&self) -> Bus<Port<'_, C>> {
+        Bus::new(Port(self))
+    }
+}
+
+/// The bench's register file for [`Bus`], which then gives the controller its
+/// [`Io`]`<`[`MsdcBase`]`>`, polls included.
+///
+/// The port stands in for the model until the model serves the `MsdcBase` window itself
+/// (`RegisterFile` + `Serves<MsdcBase>`); the misbehaviour then wraps the model's accesses.
+struct Port<'r, C: CardSlot>(&'r Rig<C>);
+
+impl<C: CardSlot> RegisterFile for Port<'_, C> {
+    fn read(&mut self, offset: usize) -> u32 {
+        self.0.read_register(offset)
+    }
+
+    fn write(&mut self, offset: usize, value: u32) {
+        self.0.write_register(offset, value);
+    }
+
+    fn wait_us(&mut self, us: u32) {
+        let rig = self.0;
+        rig.delayed_us.set(rig.delayed_us.get() + u64::from(us));
+    }
+}
+
+impl<C: CardSlot> Serves<MsdcBase> for Port<'_, C> {
+    const BASE: usize = 0;
+}
+
+impl<C: CardSlot> Io<MsdcBase> for Rig<C> {
+    fn read32(&self, offset: usize) -> u32 {
+        Io::<MsdcBase>::read32(&self.bus(), offset)
+    }
+
+    fn write32(&self, offset: usize, value: u32) {
+        Io::<MsdcBase>::write32(&self.bus(), offset, value);
+    }
+
+    fn poll32(
+        &self,
+        offset: usize,
+        done: impl FnMut(u32) -> bool,
+        limit: PollLimit,
+    ) -> Result<u32, u32> {
+        Io::<MsdcBase>::poll32(&self.bus(), offset, done, limit)
     }
 }
 

@@ -2,15 +2,36 @@
 
 //! Register offsets and field masks against the upstream `mtk-sd.c` definitions.
 
+use msdc::command::{AutoCommand, ResponseType, TransferMode};
 use msdc::regs::*;
+use registers::{register, FieldOverflow, FieldValue, PartialFieldValue, Register, Window};
 
-/// `GENMASK(high, low)` written out independently of `Field`.
+/// `GENMASK(high, low)` written out independently of the register layer.
 fn genmask(high: u32, low: u32) -> u32 {
     let mut mask = 0u32;
     for bit in low..=high {
         mask |= 1 << bit;
     }
     mask
+}
+
+/// The bits a numeric field occupies: those that writing 0 clears in an all-ones word.
+macro_rules! mask {
+    ($register:ident, $with_const:ident) => {
+        !$register::from_raw(u32::MAX).$with_const::<0>().raw()
+    };
+}
+
+/// The bits a flag occupies: the word with the flag alone set.
+macro_rules! flag {
+    ($register:ident, $with:ident) => {
+        $register::zeroed().$with(true).raw()
+    };
+}
+
+/// The name of the window register `R` lives in.
+fn window_of<R: Register>() -> &'static str {
+    <R::Window as Window>::NAME
 }
 
 #[test]
@@ -49,7 +70,7 @@ fn base_register_offsets() {
         (MSDC_PATCH_BIT1::OFFSET, 0xB4),
         (MSDC_PATCH_BIT2::OFFSET, 0xB8),
         (MSDC_PAD_TUNE::OFFSET, 0xEC),
-        (MSDC_PAD_TUNE::TUNE0_OFFSET, 0xF0),
+        (MSDC_PAD_TUNE0::OFFSET, 0xF0),
         (MSDC_PAD_TUNE1::OFFSET, 0xF4),
         (MSDC_DAT_RDDLY0::OFFSET, 0xF8),
         (MSDC_DAT_RDDLY1::OFFSET, 0xFC),
@@ -64,168 +85,240 @@ fn base_register_offsets() {
         (EMMC50_CFG3::OFFSET, 0x220),
         (SDC_FIFO_CFG::OFFSET, 0x228),
         (CQHCI_SETTING::OFFSET, 0x7FC),
-        (CQHCI_BASE, 0x800),
+        (CQHCI_BLOCK_OFFSET, 0x800),
     ];
     for (index, (actual, want)) in expected.iter().enumerate() {
         assert_eq!(actual, want, "entry {index}");
     }
-    assert_eq!(MSDC_CFG::REGION, Region::Base);
-    assert_eq!(<CQHCI_SETTING as Register>::REGION, Region::Base);
+    assert_eq!(window_of::<MSDC_CFG>(), MsdcBase::NAME);
+    assert_eq!(window_of::<CQHCI_SETTING>(), MsdcBase::NAME);
+    assert_eq!(window_of::<MSDC_PAD_TUNE0>(), MsdcBase::NAME);
+    assert_eq!(<CQHCI_SETTING as Register>::NAME, "CQHCI_SETTING");
 }
 
 #[test]
 fn top_register_offsets() {
     assert_eq!(
-        (EMMC_TOP_CONTROL::OFFSET, EMMC_TOP_CONTROL::REGION),
-        (0x00, Region::Top)
+        (EMMC_TOP_CONTROL::OFFSET, window_of::<EMMC_TOP_CONTROL>()),
+        (0x00, MsdcTop::NAME)
     );
     assert_eq!(
-        (EMMC_TOP_CMD::OFFSET, EMMC_TOP_CMD::REGION),
-        (0x04, Region::Top)
+        (EMMC_TOP_CMD::OFFSET, window_of::<EMMC_TOP_CMD>()),
+        (0x04, MsdcTop::NAME)
     );
     assert_eq!(
-        (EMMC50_PAD_DS_TUNE::OFFSET, EMMC50_PAD_DS_TUNE::REGION),
-        (0x0C, Region::Top)
+        (
+            EMMC50_PAD_DS_TUNE::OFFSET,
+            window_of::<EMMC50_PAD_DS_TUNE>()
+        ),
+        (0x0C, MsdcTop::NAME)
     );
     assert_eq!(
-        (LOOP_TEST_CONTROL::OFFSET, LOOP_TEST_CONTROL::REGION),
-        (0x30, Region::Top)
+        (LOOP_TEST_CONTROL::OFFSET, window_of::<LOOP_TEST_CONTROL>()),
+        (0x30, MsdcTop::NAME)
     );
     assert_eq!(<LOOP_TEST_CONTROL as Register>::OFFSET, 0x30);
+    assert_ne!(MsdcTop::NAME, MsdcBase::NAME);
 }
 
 #[test]
 fn field_masks_match_the_c_definitions() {
     let fields: &[(u32, u32)] = &[
-        (MSDC_CFG::MODE.mask(), 1 << 0),
-        (MSDC_CFG::CKPDN.mask(), 1 << 1),
-        (MSDC_CFG::RST.mask(), 1 << 2),
-        (MSDC_CFG::PIO.mask(), 1 << 3),
-        (MSDC_CFG::CKSTB.mask(), 1 << 7),
-        (MSDC_CFG::CKDIV.mask(), genmask(15, 8)),
-        (MSDC_CFG::CKMOD.mask(), genmask(17, 16)),
-        (MSDC_CFG::HS400_CK_MODE.mask(), 1 << 18),
-        (MSDC_CFG::CKDIV_EXTRA.mask(), genmask(19, 8)),
-        (MSDC_CFG::CKMOD_EXTRA.mask(), genmask(21, 20)),
-        (MSDC_CFG::HS400_CK_MODE_EXTRA.mask(), 1 << 22),
-        (MSDC_IOCON::RSPL.mask(), 1 << 1),
-        (MSDC_IOCON::DDLSEL.mask(), 1 << 3),
-        (MSDC_IOCON::W_DSPL.mask(), 1 << 8),
-        (MSDC_IOCON::D7SPL.mask(), 1 << 23),
-        (MSDC_IOCON::RISCSZ.mask(), genmask(25, 24)),
-        (MSDC_PS::CDDEBOUNCE.mask(), genmask(15, 12)),
-        (MSDC_PS::DAT.mask(), genmask(23, 16)),
-        (MSDC_PS::DAT0.mask(), 1 << 16),
-        (MSDC_PS::DATA1.mask(), 1 << 17),
-        (MSDC_PS::WP.mask(), 1 << 31),
-        (MSDC_FIFOCS::RXCNT.mask(), genmask(7, 0)),
-        (MSDC_FIFOCS::TXCNT.mask(), genmask(23, 16)),
-        (MSDC_FIFOCS::CLR.mask(), 1 << 31),
-        (SDC_CFG::INSWKUP.mask(), 1 << 1),
-        (SDC_CFG::WRDTOC.mask(), genmask(14, 2)),
-        (SDC_CFG::BUSWIDTH.mask(), genmask(17, 16)),
-        (SDC_CFG::SDIO.mask(), 1 << 19),
-        (SDC_CFG::SDIOIDE.mask(), 1 << 20),
-        (SDC_CFG::DTOC.mask(), genmask(31, 24)),
-        (SDC_STS::SDCBUSY.mask(), 1 << 0),
-        (SDC_STS::CMDBUSY.mask(), 1 << 1),
-        (SDC_STS::SPM_RESOURCE_RELEASE.mask(), 1 << 3),
-        (SDC_STS::SWR_COMPL.mask(), 1 << 31),
-        (SDC_ADV_CFG0::DAT1_IRQ_TRIGGER.mask(), 1 << 19),
-        (SDC_ADV_CFG0::RX_ENHANCE_EN.mask(), 1 << 20),
-        (SDC_ADV_CFG0::NEW_TX_EN.mask(), 1 << 31),
-        (MSDC_NEW_RX_CFG::NEW_RX_PATH_SEL.mask(), 1 << 0),
-        (EMMC_IOCON::BOOTRST.mask(), 1 << 0),
-        (DMA_SA_H4BIT::ADDR_HIGH_4BIT.mask(), genmask(3, 0)),
-        (MSDC_DMA_CTRL::START.mask(), 1 << 0),
-        (MSDC_DMA_CTRL::STOP.mask(), 1 << 1),
-        (MSDC_DMA_CTRL::RESUME.mask(), 1 << 2),
-        (MSDC_DMA_CTRL::MODE.mask(), 1 << 8),
-        (MSDC_DMA_CTRL::LASTBUF.mask(), 1 << 10),
-        (MSDC_DMA_CTRL::BRUSTSZ.mask(), genmask(14, 12)),
-        (MSDC_DMA_CFG::STS.mask(), 1 << 0),
-        (MSDC_DMA_CFG::DECSEN.mask(), 1 << 1),
-        (MSDC_DMA_CFG::AHBHPROT2.mask(), 1 << 9),
-        (MSDC_DMA_CFG::ACTIVEEN.mask(), 1 << 13),
-        (MSDC_DMA_CFG::CS12B16B.mask(), 1 << 16),
-        (MSDC_PATCH_BIT0::ODDSUPP.mask(), 1 << 1),
-        (MSDC_PATCH_BIT0::DESCUP_SEL.mask(), 1 << 6),
-        (MSDC_PATCH_BIT0::INT_DAT_LATCH_CK_SEL.mask(), genmask(9, 7)),
-        (MSDC_PATCH_BIT0::CKGEN_MSDC_DLY_SEL.mask(), genmask(14, 10)),
-        (MSDC_PATCH_BIT0::BUSYDLY.mask(), genmask(21, 18)),
-        (MSDC_PATCH_BIT0::WDOD.mask(), genmask(25, 22)),
-        (MSDC_PATCH_BIT0::DECRCTMO.mask(), 1 << 30),
-        (MSDC_PATCH_BIT1::WRDAT_CRC_TACNTR.mask(), genmask(2, 0)),
-        (MSDC_PATCH_BIT1::CMDTA.mask(), genmask(5, 3)),
-        (MSDC_PATCH_BIT1::BUSY_CHECK_SEL.mask(), 1 << 7),
-        (MSDC_PATCH_BIT1::STOP_DLY.mask(), genmask(11, 8)),
-        (MSDC_PATCH_BIT1::DDR_CMD_FIX_SEL.mask(), 1 << 14),
-        (MSDC_PATCH_BIT1::SINGLE_BURST.mask(), 1 << 16),
-        (MSDC_PATCH_BIT1::RSVD20.mask(), genmask(18, 17)),
-        (MSDC_PATCH_BIT1::MSDC_CLK_ENFEAT.mask(), genmask(31, 24)),
-        (MSDC_PATCH_BIT2::SUPPORT_64G.mask(), 1 << 1),
-        (MSDC_PATCH_BIT2::RESPWAIT.mask(), genmask(3, 2)),
-        (MSDC_PATCH_BIT2::CFGRESP.mask(), 1 << 15),
-        (MSDC_PATCH_BIT2::RESPSTSENSEL.mask(), genmask(18, 16)),
-        (MSDC_PATCH_BIT2::POP_EN_CNT.mask(), genmask(23, 20)),
-        (MSDC_PATCH_BIT2::CFGCRCSTSEDGE.mask(), 1 << 25),
-        (MSDC_PATCH_BIT2::CFGCRCSTS.mask(), 1 << 28),
-        (MSDC_PATCH_BIT2::CRCSTSENSEL.mask(), genmask(31, 29)),
-        (MSDC_PAD_TUNE::DATWRDLY.mask(), genmask(4, 0)),
-        (MSDC_PAD_TUNE::DATRRDLY.mask(), genmask(12, 8)),
-        (MSDC_PAD_TUNE::RD_SEL.mask(), 1 << 13),
-        (MSDC_PAD_TUNE::RXDLYSEL.mask(), 1 << 15),
-        (MSDC_PAD_TUNE::CMDRDLY.mask(), genmask(20, 16)),
-        (MSDC_PAD_TUNE::CMD_SEL.mask(), 1 << 21),
-        (MSDC_PAD_TUNE::CMDRRDLY.mask(), genmask(26, 22)),
-        (MSDC_PAD_TUNE::CLKTDLY.mask(), genmask(31, 27)),
-        (MSDC_PAD_TUNE1::DATRRDLY2.mask(), genmask(12, 8)),
-        (MSDC_PAD_TUNE1::RD2_SEL.mask(), 1 << 13),
-        (MSDC_PAD_TUNE1::CMDRDLY2.mask(), genmask(20, 16)),
-        (MSDC_PAD_TUNE1::CMD2_SEL.mask(), 1 << 21),
-        (MSDC_DAT_RDDLY0::D0.mask(), genmask(28, 24)),
-        (MSDC_DAT_RDDLY1::D7.mask(), genmask(4, 0)),
-        (PAD_DS_TUNE::DLY_SEL.mask(), 1 << 0),
-        (PAD_DS_TUNE::DLY2_SEL.mask(), 1 << 1),
-        (PAD_DS_TUNE::DLY1.mask(), genmask(6, 2)),
-        (PAD_DS_TUNE::DLY2.mask(), genmask(11, 7)),
-        (PAD_DS_TUNE::DLY3.mask(), genmask(16, 12)),
-        (PAD_CMD_TUNE::DLY3SEL.mask(), 1 << 0),
-        (PAD_CMD_TUNE::RX_DLY3.mask(), genmask(5, 1)),
-        (EMMC51_CFG0::CMDQ_RDAT_CNT.mask(), genmask(21, 12)),
-        (EMMC50_CFG0::PADCMD_LATCHCK.mask(), 1 << 0),
-        (EMMC50_CFG0::CRCSTS_EDGE.mask(), 1 << 3),
-        (EMMC50_CFG0::CFCSTS_SEL.mask(), 1 << 4),
-        (EMMC50_CFG0::CMD_RESP_SEL.mask(), 1 << 9),
-        (EMMC50_CFG1::DS_CFG.mask(), 1 << 28),
-        (EMMC50_CFG2::AXI_SET_LEN.mask(), genmask(27, 24)),
-        (EMMC50_CFG3::OUTS_WR.mask(), genmask(4, 0)),
-        (SDC_FIFO_CFG::WRVALIDSEL.mask(), 1 << 24),
-        (SDC_FIFO_CFG::RDVALIDSEL.mask(), 1 << 25),
-        (CQHCI_SETTING::RD_CMD_WND_SEL.mask(), 1 << 14),
-        (CQHCI_SETTING::WR_CMD_WND_SEL.mask(), 1 << 15),
-        (EMMC_TOP_CONTROL::PAD_RXDLY_SEL.mask(), 1 << 0),
-        (EMMC_TOP_CONTROL::DELAY_EN.mask(), 1 << 1),
-        (EMMC_TOP_CONTROL::PAD_DAT_RD_RXDLY2.mask(), genmask(6, 2)),
-        (EMMC_TOP_CONTROL::PAD_DAT_RD_RXDLY.mask(), genmask(11, 7)),
-        (EMMC_TOP_CONTROL::PAD_DAT_RD_RXDLY2_SEL.mask(), 1 << 12),
-        (EMMC_TOP_CONTROL::PAD_DAT_RD_RXDLY_SEL.mask(), 1 << 13),
-        (EMMC_TOP_CONTROL::DATA_K_VALUE_SEL.mask(), 1 << 14),
-        (EMMC_TOP_CONTROL::SDC_RX_ENH_EN.mask(), 1 << 15),
-        (EMMC_TOP_CMD::PAD_CMD_RXDLY2.mask(), genmask(4, 0)),
-        (EMMC_TOP_CMD::PAD_CMD_RXDLY.mask(), genmask(9, 5)),
-        (EMMC_TOP_CMD::PAD_CMD_RD_RXDLY2_SEL.mask(), 1 << 10),
-        (EMMC_TOP_CMD::PAD_CMD_RD_RXDLY_SEL.mask(), 1 << 11),
-        (EMMC_TOP_CMD::PAD_CMD_TX_DLY.mask(), genmask(16, 12)),
-        (EMMC50_PAD_DS_TUNE::PAD_DS_DLY_SEL.mask(), 1 << 16),
-        (EMMC50_PAD_DS_TUNE::PAD_DS_DLY2_SEL.mask(), 1 << 15),
-        (EMMC50_PAD_DS_TUNE::PAD_DS_DLY1.mask(), genmask(14, 10)),
-        (EMMC50_PAD_DS_TUNE::PAD_DS_DLY3.mask(), genmask(4, 0)),
-        (LOOP_TEST_CONTROL::TEST_LOOP_DSCLK_MUX_SEL.mask(), 1 << 0),
-        (LOOP_TEST_CONTROL::TEST_LOOP_LATCH_MUX_SEL.mask(), 1 << 1),
-        (LOOP_TEST_CONTROL::LOOP_EN_SEL_CLK.mask(), 1 << 20),
+        (flag!(MSDC_CFG, with_mode), 1 << 0),
+        (flag!(MSDC_CFG, with_ckpdn), 1 << 1),
+        (flag!(MSDC_CFG, with_rst), 1 << 2),
+        (flag!(MSDC_CFG, with_pio), 1 << 3),
+        (flag!(MSDC_CFG, with_ckstb), 1 << 7),
+        (mask!(MSDC_CFG, with_const_ckdiv), genmask(15, 8)),
         (
-            LOOP_TEST_CONTROL::TEST_HS400_CMD_LOOP_MUX_SEL.mask(),
+            !MSDC_CFG::from_raw(u32::MAX)
+                .with_ckmod(ClockMode::Divided)
+                .raw(),
+            genmask(17, 16),
+        ),
+        (flag!(MSDC_CFG, with_hs400_ck_mode), 1 << 18),
+        (mask!(MSDC_CFG, with_const_ckdiv_extra), genmask(19, 8)),
+        (
+            !MSDC_CFG::from_raw(u32::MAX)
+                .with_ckmod_extra(ClockMode::Divided)
+                .raw(),
+            genmask(21, 20),
+        ),
+        (flag!(MSDC_CFG, with_hs400_ck_mode_extra), 1 << 22),
+        (flag!(MSDC_IOCON, with_rspl), 1 << 1),
+        (flag!(MSDC_IOCON, with_ddlsel), 1 << 3),
+        (flag!(MSDC_IOCON, with_w_dspl), 1 << 8),
+        (flag!(MSDC_IOCON, with_d7spl), 1 << 23),
+        (mask!(MSDC_IOCON, with_const_riscsz), genmask(25, 24)),
+        (mask!(MSDC_PS, with_const_cddebounce), genmask(15, 12)),
+        (mask!(MSDC_PS, with_const_dat), genmask(23, 16)),
+        (flag!(MSDC_PS, with_dat0), 1 << 16),
+        (flag!(MSDC_PS, with_data1), 1 << 17),
+        (flag!(MSDC_PS, with_wp), 1 << 31),
+        (mask!(MSDC_FIFOCS, with_const_rxcnt), genmask(7, 0)),
+        (mask!(MSDC_FIFOCS, with_const_txcnt), genmask(23, 16)),
+        (flag!(MSDC_FIFOCS, with_clr), 1 << 31),
+        (flag!(SDC_CFG, with_inswkup), 1 << 1),
+        (mask!(SDC_CFG, with_const_wrdtoc), genmask(14, 2)),
+        (
+            !SDC_CFG::from_raw(u32::MAX)
+                .with_buswidth(BusWidth::One)
+                .raw(),
+            genmask(17, 16),
+        ),
+        (flag!(SDC_CFG, with_sdio), 1 << 19),
+        (flag!(SDC_CFG, with_sdioide), 1 << 20),
+        (mask!(SDC_CFG, with_const_dtoc), genmask(31, 24)),
+        (flag!(SDC_STS, with_sdcbusy), 1 << 0),
+        (flag!(SDC_STS, with_cmdbusy), 1 << 1),
+        (flag!(SDC_STS, with_spm_resource_release), 1 << 3),
+        (flag!(SDC_STS, with_swr_compl), 1 << 31),
+        (flag!(SDC_ADV_CFG0, with_dat1_irq_trigger), 1 << 19),
+        (flag!(SDC_ADV_CFG0, with_rx_enhance_en), 1 << 20),
+        (flag!(SDC_ADV_CFG0, with_new_tx_en), 1 << 31),
+        (flag!(MSDC_NEW_RX_CFG, with_new_rx_path_sel), 1 << 0),
+        (flag!(EMMC_IOCON, with_bootrst), 1 << 0),
+        (
+            mask!(DMA_SA_H4BIT, with_const_addr_high_4bit),
+            genmask(3, 0),
+        ),
+        (flag!(MSDC_DMA_CTRL, with_start), 1 << 0),
+        (flag!(MSDC_DMA_CTRL, with_stop), 1 << 1),
+        (flag!(MSDC_DMA_CTRL, with_resume), 1 << 2),
+        (flag!(MSDC_DMA_CTRL, with_mode), 1 << 8),
+        (flag!(MSDC_DMA_CTRL, with_lastbuf), 1 << 10),
+        (mask!(MSDC_DMA_CTRL, with_const_brustsz), genmask(14, 12)),
+        (flag!(MSDC_DMA_CFG, with_sts), 1 << 0),
+        (flag!(MSDC_DMA_CFG, with_decsen), 1 << 1),
+        (flag!(MSDC_DMA_CFG, with_ahbhprot2), 1 << 9),
+        (flag!(MSDC_DMA_CFG, with_activeen), 1 << 13),
+        (flag!(MSDC_DMA_CFG, with_cs12b16b), 1 << 16),
+        (flag!(MSDC_PATCH_BIT0, with_oddsupp), 1 << 1),
+        (flag!(MSDC_PATCH_BIT0, with_descup_sel), 1 << 6),
+        (
+            mask!(MSDC_PATCH_BIT0, with_const_int_dat_latch_ck_sel),
+            genmask(9, 7),
+        ),
+        (
+            mask!(MSDC_PATCH_BIT0, with_const_ckgen_msdc_dly_sel),
+            genmask(14, 10),
+        ),
+        (mask!(MSDC_PATCH_BIT0, with_const_busydly), genmask(21, 18)),
+        (mask!(MSDC_PATCH_BIT0, with_const_wdod), genmask(25, 22)),
+        (flag!(MSDC_PATCH_BIT0, with_decrctmo), 1 << 30),
+        (
+            mask!(MSDC_PATCH_BIT1, with_const_wrdat_crc_tacntr),
+            genmask(2, 0),
+        ),
+        (mask!(MSDC_PATCH_BIT1, with_const_cmdta), genmask(5, 3)),
+        (flag!(MSDC_PATCH_BIT1, with_busy_check_sel), 1 << 7),
+        (mask!(MSDC_PATCH_BIT1, with_const_stop_dly), genmask(11, 8)),
+        (flag!(MSDC_PATCH_BIT1, with_ddr_cmd_fix_sel), 1 << 14),
+        (flag!(MSDC_PATCH_BIT1, with_single_burst), 1 << 16),
+        (flag!(MSDC_PATCH_BIT1, with_rsvd20), genmask(18, 17)),
+        (
+            flag!(MSDC_PATCH_BIT1, with_msdc_clk_enfeat),
+            genmask(31, 24),
+        ),
+        (flag!(MSDC_PATCH_BIT2, with_support_64g), 1 << 1),
+        (mask!(MSDC_PATCH_BIT2, with_const_respwait), genmask(3, 2)),
+        (flag!(MSDC_PATCH_BIT2, with_cfgresp), 1 << 15),
+        (
+            mask!(MSDC_PATCH_BIT2, with_const_respstsensel),
+            genmask(18, 16),
+        ),
+        (
+            mask!(MSDC_PATCH_BIT2, with_const_pop_en_cnt),
+            genmask(23, 20),
+        ),
+        (flag!(MSDC_PATCH_BIT2, with_cfgcrcstsedge), 1 << 25),
+        (flag!(MSDC_PATCH_BIT2, with_cfgcrcsts), 1 << 28),
+        (
+            mask!(MSDC_PATCH_BIT2, with_const_crcstsensel),
+            genmask(31, 29),
+        ),
+        (mask!(MSDC_PAD_TUNE, with_const_datwrdly), genmask(4, 0)),
+        (mask!(MSDC_PAD_TUNE, with_const_datrrdly), genmask(12, 8)),
+        (flag!(MSDC_PAD_TUNE, with_rd_sel), 1 << 13),
+        (flag!(MSDC_PAD_TUNE, with_rxdlysel), 1 << 15),
+        (mask!(MSDC_PAD_TUNE, with_const_cmdrdly), genmask(20, 16)),
+        (flag!(MSDC_PAD_TUNE, with_cmd_sel), 1 << 21),
+        (mask!(MSDC_PAD_TUNE, with_const_cmdrrdly), genmask(26, 22)),
+        (mask!(MSDC_PAD_TUNE, with_const_clktdly), genmask(31, 27)),
+        (mask!(MSDC_PAD_TUNE1, with_const_datrrdly2), genmask(12, 8)),
+        (flag!(MSDC_PAD_TUNE1, with_rd2_sel), 1 << 13),
+        (mask!(MSDC_PAD_TUNE1, with_const_cmdrdly2), genmask(20, 16)),
+        (flag!(MSDC_PAD_TUNE1, with_cmd2_sel), 1 << 21),
+        (mask!(MSDC_DAT_RDDLY0, with_const_d0), genmask(28, 24)),
+        (mask!(MSDC_DAT_RDDLY1, with_const_d7), genmask(4, 0)),
+        (flag!(PAD_DS_TUNE, with_dly_sel), 1 << 0),
+        (flag!(PAD_DS_TUNE, with_dly2_sel), 1 << 1),
+        (mask!(PAD_DS_TUNE, with_const_dly1), genmask(6, 2)),
+        (mask!(PAD_DS_TUNE, with_const_dly2), genmask(11, 7)),
+        (mask!(PAD_DS_TUNE, with_const_dly3), genmask(16, 12)),
+        (flag!(PAD_CMD_TUNE, with_dly3sel), 1 << 0),
+        (mask!(PAD_CMD_TUNE, with_const_rx_dly3), genmask(5, 1)),
+        (
+            mask!(EMMC51_CFG0, with_const_cmdq_rdat_cnt),
+            genmask(21, 12),
+        ),
+        (flag!(EMMC50_CFG0, with_padcmd_latchck), 1 << 0),
+        (flag!(EMMC50_CFG0, with_crcsts_edge), 1 << 3),
+        (flag!(EMMC50_CFG0, with_cfcsts_sel), 1 << 4),
+        (flag!(EMMC50_CFG0, with_cmd_resp_sel), 1 << 9),
+        (flag!(EMMC50_CFG1, with_ds_cfg), 1 << 28),
+        (mask!(EMMC50_CFG2, with_const_axi_set_len), genmask(27, 24)),
+        (mask!(EMMC50_CFG3, with_const_outs_wr), genmask(4, 0)),
+        (flag!(SDC_FIFO_CFG, with_wrvalidsel), 1 << 24),
+        (flag!(SDC_FIFO_CFG, with_rdvalidsel), 1 << 25),
+        (flag!(CQHCI_SETTING, with_rd_cmd_wnd_sel), 1 << 14),
+        (flag!(CQHCI_SETTING, with_wr_cmd_wnd_sel), 1 << 15),
+        (flag!(EMMC_TOP_CONTROL, with_pad_rxdly_sel), 1 << 0),
+        (flag!(EMMC_TOP_CONTROL, with_delay_en), 1 << 1),
+        (
+            mask!(EMMC_TOP_CONTROL, with_const_pad_dat_rd_rxdly2),
+            genmask(6, 2),
+        ),
+        (
+            mask!(EMMC_TOP_CONTROL, with_const_pad_dat_rd_rxdly),
+            genmask(11, 7),
+        ),
+        (flag!(EMMC_TOP_CONTROL, with_pad_dat_rd_rxdly2_sel), 1 << 12),
+        (flag!(EMMC_TOP_CONTROL, with_pad_dat_rd_rxdly_sel), 1 << 13),
+        (flag!(EMMC_TOP_CONTROL, with_data_k_value_sel), 1 << 14),
+        (flag!(EMMC_TOP_CONTROL, with_sdc_rx_enh_en), 1 << 15),
+        (
+            mask!(EMMC_TOP_CMD, with_const_pad_cmd_rxdly2),
+            genmask(4, 0),
+        ),
+        (mask!(EMMC_TOP_CMD, with_const_pad_cmd_rxdly), genmask(9, 5)),
+        (flag!(EMMC_TOP_CMD, with_pad_cmd_rd_rxdly2_sel), 1 << 10),
+        (flag!(EMMC_TOP_CMD, with_pad_cmd_rd_rxdly_sel), 1 << 11),
+        (
+            mask!(EMMC_TOP_CMD, with_const_pad_cmd_tx_dly),
+            genmask(16, 12),
+        ),
+        (flag!(EMMC50_PAD_DS_TUNE, with_pad_ds_dly_sel), 1 << 16),
+        (flag!(EMMC50_PAD_DS_TUNE, with_pad_ds_dly2_sel), 1 << 15),
+        (
+            mask!(EMMC50_PAD_DS_TUNE, with_const_pad_ds_dly1),
+            genmask(14, 10),
+        ),
+        (
+            mask!(EMMC50_PAD_DS_TUNE, with_const_pad_ds_dly3),
+            genmask(4, 0),
+        ),
+        (
+            flag!(LOOP_TEST_CONTROL, with_test_loop_dsclk_mux_sel),
+            1 << 0,
+        ),
+        (
+            flag!(LOOP_TEST_CONTROL, with_test_loop_latch_mux_sel),
+            1 << 1,
+        ),
+        (flag!(LOOP_TEST_CONTROL, with_loop_en_sel_clk), 1 << 20),
+        (
+            flag!(LOOP_TEST_CONTROL, with_test_hs400_cmd_loop_mux_sel),
             1 << 31,
         ),
     ];
@@ -238,63 +331,141 @@ fn field_masks_match_the_c_definitions() {
 }
 
 #[test]
+fn pad_tune_layout_at_both_locations() {
+    // MSDC_PAD_TUNE (0xEC) and MSDC_PAD_TUNE0 (0xF0) are one layout at two offsets.
+    let fields: &[(u32, u32, u32)] = &[
+        (
+            mask!(MSDC_PAD_TUNE, with_const_datwrdly),
+            mask!(MSDC_PAD_TUNE0, with_const_datwrdly),
+            genmask(4, 0),
+        ),
+        (
+            flag!(MSDC_PAD_TUNE, with_rxdlysel),
+            flag!(MSDC_PAD_TUNE0, with_rxdlysel),
+            1 << 15,
+        ),
+        (
+            mask!(MSDC_PAD_TUNE, with_const_clktdly),
+            mask!(MSDC_PAD_TUNE0, with_const_clktdly),
+            genmask(31, 27),
+        ),
+    ];
+    for (index, (tune, tune0, want)) in fields.iter().enumerate() {
+        assert_eq!((tune, tune0), (want, want), "entry {index}");
+    }
+}
+
+#[test]
 fn sdc_cmd_layout() {
-    assert_eq!(SDC_CMD::OPC.mask(), genmask(5, 0));
-    assert_eq!(SDC_CMD::BRK.mask(), 1 << 6);
-    assert_eq!(SDC_CMD::RSPTYP.mask(), genmask(9, 7));
-    assert_eq!(SDC_CMD::DTYPE.mask(), genmask(12, 11));
-    assert_eq!(SDC_CMD::RW.mask(), 1 << 13);
-    assert_eq!(SDC_CMD::STOP.mask(), 1 << 14);
-    assert_eq!(SDC_CMD::GOIRQ.mask(), 1 << 15);
-    assert_eq!(SDC_CMD::BLKLEN.mask(), genmask(27, 16));
-    assert_eq!(SDC_CMD::AUTOCMD.mask(), genmask(29, 28));
-    assert_eq!(SDC_CMD::VOLSWTH.mask(), 1 << 30);
-    assert_eq!(SDC_CMD::ACMD53.mask(), 1 << 31);
+    let all_ones = SDC_CMD::from_raw(u32::MAX);
+    assert_eq!(mask!(SDC_CMD, with_const_opc), genmask(5, 0));
+    assert_eq!(flag!(SDC_CMD, with_brk), 1 << 6);
+    assert_eq!(
+        !all_ones.with_rsptyp(ResponseType::None).raw(),
+        genmask(9, 7)
+    );
+    assert_eq!(
+        SDC_CMD::zeroed().with_rsptyp(ResponseType::R1b).raw(),
+        genmask(9, 7),
+        "R1b is code 7"
+    );
+    assert_eq!(
+        SDC_CMD::zeroed().with_dtype(TransferMode::Stream).raw(),
+        genmask(12, 11),
+        "stream is type 3"
+    );
+    assert_eq!(flag!(SDC_CMD, with_rw), 1 << 13);
+    assert_eq!(flag!(SDC_CMD, with_stop), 1 << 14);
+    assert_eq!(flag!(SDC_CMD, with_goirq), 1 << 15);
+    assert_eq!(mask!(SDC_CMD, with_const_blklen), genmask(27, 16));
+    assert_eq!(
+        !all_ones.with_autocmd(AutoCommand::None).raw(),
+        genmask(29, 28)
+    );
+    assert_eq!(flag!(SDC_CMD, with_volswth), 1 << 30);
+    assert_eq!(flag!(SDC_CMD, with_acmd53), 1 << 31);
+}
+
+#[test]
+fn sdc_cmd_encodings_read_back() {
+    let word = SDC_CMD::from_raw((7 << 7) | (2 << 11) | (2 << 28));
+    assert_eq!(word.rsptyp(), Some(ResponseType::R1b));
+    assert_eq!(word.dtype(), Some(TransferMode::MultiBlock));
+    assert_eq!(word.autocmd(), Some(AutoCommand::Cmd23));
+    // Reserved or "none" encodings: RSPTYP 4, DTYPE 0 (no data), AUTOCMD 3 (vendor CMD19).
+    let word = SDC_CMD::from_raw((4 << 7) | (3 << 28));
+    assert_eq!(word.rsptyp(), None);
+    assert_eq!(word.dtype(), None);
+    assert_eq!(word.autocmd(), None);
+    assert_eq!(ResponseType::R1bNoCrc.into_bits(), 7);
+}
+
+register! {
+    /// A word with the edge cases of the layer's fields: the whole word and its top bit.
+    EdgeWord(u32) {
+        /// Bits 31:0.
+        31:0 whole;
+        /// Bit 31 alone, as a number.
+        31:31 top;
+    }
 }
 
 #[test]
 fn field_helpers() {
-    let ckdiv = MSDC_CFG::CKDIV;
+    // CKDIV is 15:8: eight bits, at most 0xFF.
+    assert_eq!(mask!(MSDC_CFG, with_const_ckdiv), genmask(15, 8));
+    assert_eq!(MSDC_CFG::from_raw(u32::MAX).ckdiv(), 0xFF);
     assert_eq!(
-        (ckdiv.high_bit(), ckdiv.low_bit(), ckdiv.width()),
-        (15, 8, 8)
+        MSDC_CFG::zeroed().try_with_ckdiv(0xAB).map(MSDC_CFG::raw),
+        Ok(0xAB00)
     );
-    assert_eq!(ckdiv.max_value(), 0xFF);
-    assert_eq!(ckdiv.prepare(0xAB), Ok(0xAB00));
     assert_eq!(
-        ckdiv.prepare(0x100),
+        MSDC_CFG::zeroed().try_with_ckdiv(0x100),
         Err(FieldOverflow {
             value: 0x100,
             max: 0xFF
         })
     );
-    assert_eq!(ckdiv.extract(0x1234_5678), 0x56);
-    assert_eq!(ckdiv.replace(0xFFFF_FFFF, 0), Ok(0xFFFF_00FF));
+    assert_eq!(MSDC_CFG::from_raw(0x1234_5678).ckdiv(), 0x56);
+    assert_eq!(
+        MSDC_CFG::from_raw(0xFFFF_FFFF)
+            .try_with_ckdiv(0)
+            .map(MSDC_CFG::raw),
+        Ok(0xFFFF_00FF)
+    );
 
-    let whole: Field<MSDC_CFG> = Field::new(31, 0);
-    assert_eq!(whole.mask(), u32::MAX);
-    assert_eq!(whole.max_value(), u32::MAX);
-    assert_eq!(whole.prepare(u32::MAX), Ok(u32::MAX));
-    let top: Field<MSDC_CFG> = Field::new(31, 31);
-    assert_eq!(top.mask(), 1 << 31);
-    assert_eq!(top.prepare(2), Err(FieldOverflow { value: 2, max: 1 }));
+    assert_eq!(mask!(EdgeWord, with_const_whole), u32::MAX);
+    assert_eq!(EdgeWord::from_raw(u32::MAX).whole(), u32::MAX);
+    assert_eq!(
+        EdgeWord::zeroed()
+            .try_with_whole(u32::MAX)
+            .map(EdgeWord::raw),
+        Ok(u32::MAX)
+    );
+    assert_eq!(mask!(EdgeWord, with_const_top), 1 << 31);
+    assert_eq!(
+        EdgeWord::zeroed().try_with_top(2),
+        Err(FieldOverflow { value: 2, max: 1 })
+    );
 }
 
 #[test]
 fn register_values() {
     let cfg = MSDC_CFG::from_raw(0)
-        .with_flag(MSDC_CFG::MODE, true)
-        .with_flag(MSDC_CFG::CKPDN, true)
-        .with(MSDC_CFG::CKDIV, 0x42)
+        .with_mode(true)
+        .with_ckpdn(true)
+        .try_with_ckdiv(0x42)
         .unwrap();
     assert_eq!(cfg.raw(), 0x0000_4203);
-    assert_eq!(cfg.get(MSDC_CFG::CKDIV), 0x42);
-    assert!(cfg.is_set(MSDC_CFG::CKPDN));
-    assert!(!cfg.is_set(MSDC_CFG::RST));
-    assert_eq!(cfg.with_flag(MSDC_CFG::MODE, false).raw(), 0x0000_4202);
-    assert!(cfg.with(MSDC_CFG::CKMOD, 4).is_err());
+    assert_eq!(cfg.ckdiv(), 0x42);
+    assert!(cfg.ckpdn());
+    assert!(!cfg.rst());
+    assert_eq!(cfg.with_mode(false).raw(), 0x0000_4202);
+    // CKMOD takes a `ClockMode`, so 4 cannot even be written; a divider wider than CKDIV
+    // is refused.
+    assert!(cfg.try_with_ckdiv(0x100).is_err());
     // A refused value leaves the register as it was.
-    assert_eq!(RegisterWord::raw(cfg), 0x0000_4203);
+    assert_eq!(cfg.raw(), 0x0000_4203);
 }
 
 #[test]
@@ -354,16 +525,35 @@ fn interrupt_set_operations() {
 }
 
 #[test]
+fn interrupt_registers_share_the_layout() {
+    // The constants come from MSDC_INT's fields; MSDC_INTEN has the same bits.
+    assert_eq!(
+        InterruptSet::CMDRDY.bits(),
+        MSDC_INTEN::zeroed().with_cmdrdy(true).raw()
+    );
+    assert_eq!(flag!(MSDC_INTEN, with_cmdq), 1 << 28);
+    assert_eq!(flag!(MSDC_INT, with_cdsc), 1 << 1);
+    let pending = MSDC_INT::from_raw((1 << 7) | (1 << 12));
+    assert!(pending.sdioirq() && pending.xfer_compl() && !pending.cmdrdy());
+}
+
+#[test]
 fn encodings() {
-    assert_eq!(BusWidth::from_mmc(0).field_value(), 0);
-    assert_eq!(BusWidth::from_mmc(2).field_value(), 1);
-    assert_eq!(BusWidth::from_mmc(3).field_value(), 2);
+    let buswidth = |width: BusWidth| SDC_CFG::zeroed().with_buswidth(width).raw() >> 16;
+    assert_eq!(buswidth(BusWidth::from_mmc(0)), 0);
+    assert_eq!(buswidth(BusWidth::from_mmc(2)), 1);
+    assert_eq!(buswidth(BusWidth::from_mmc(3)), 2);
     assert_eq!(BusWidth::from_mmc(7), BusWidth::One);
+    assert_eq!(SDC_CFG::from_raw(3 << 16).buswidth(), None, "reserved");
     for value in 0..4 {
-        let mode = ClockMode::from_field(value).unwrap();
-        assert_eq!(mode.field_value(), value);
+        let mode = MSDC_CFG::from_raw(value << 16).ckmod();
+        assert_eq!(MSDC_CFG::zeroed().with_ckmod(mode).raw(), value << 16);
+        assert_eq!(mode.into_bits(), u64::from(value));
+        assert_eq!(MSDC_CFG::from_raw(value << 20).ckmod_extra(), mode);
         assert_eq!(mode.is_double_data_rate(), value >= 2);
     }
-    assert_eq!(ClockMode::from_field(4), None);
+    // 4 is no CKMOD encoding: its bit is HS400_CK_MODE, outside the field.
+    assert_eq!(MSDC_CFG::from_raw(4 << 16).ckmod(), ClockMode::Divided);
+    assert_eq!(ClockMode::WIDTH, 2);
     assert_eq!(DMA_BURST_64B, 6);
 }
