@@ -11,7 +11,7 @@ use kernel::{
     prelude::*,
     sync::{aref::ARef, new_spinlock_irq, Arc, ArcBorrow, SpinLockIrq},
     time::{
-        delay::fsleep,
+        delay::{fsleep, udelay},
         hrtimer::{
             ArcHrTimerHandle, HrTimer, HrTimerCallback, HrTimerCallbackContext, HrTimerPointer,
             HrTimerRestart, RelativeMode,
@@ -484,7 +484,9 @@ impl HostOps for MsdcSlot {
             .state
             .lock()
             .controller
-            .pulse_card_reset(&self.msdc.regs);
+            .pulse_card_reset(&self.msdc.regs, |us| {
+                udelay(Delta::from_micros(i64::from(us)))
+            });
         // JESD84-B51 tRSCA: 200 µs from RST_n high to the first command.
         fsleep(Delta::from_micros(CARD_RESET_RECOVERY_US));
     }

@@ -475,7 +475,7 @@ fn clock_settings_agree_with_the_model() {
             let clock::ClockPlan::Running(setting) = plan else {
                 panic!("gated");
             };
-            let cfg = setting.apply(MSDC_CFG::default(), width).unwrap();
+            let cfg = setting.apply(MSDC_CFG::zeroed(), width).unwrap();
             m.write(MSDC_CFG::OFFSET, cfg.raw());
             assert_eq!(
                 m.bus_clock_hz(),
@@ -576,7 +576,7 @@ fn a_consumed_gpd_must_be_rearmed() {
     h.wr(SDC_ARG::OFFSET, 0);
     h.wr(SDC_CMD::OFFSET, word.raw());
     h.run(&mut card);
-    let start = h.rd(MSDC_DMA_CTRL::OFFSET) | MSDC_DMA_CTRL::START.mask();
+    let start = h.rd(MSDC_DMA_CTRL::OFFSET) | MSDC_DMA_CTRL::zeroed().with_start(true).raw();
     h.wr(MSDC_DMA_CTRL::OFFSET, start);
     h.run(&mut card);
     assert!(h.rd(MSDC_INT::OFFSET) & InterruptSet::DATTMO.bits() != 0);

@@ -15,10 +15,11 @@ use msdc::command::{
 use msdc::dma::{self, DescriptorArea, DmaAddressing, Segment};
 use msdc::errors::{self, ErrorKind};
 use msdc::regs::{
-    InterruptSet, RegisterWord, DMA_SA_H4BIT, MSDC_CFG, MSDC_DMA_CFG, MSDC_DMA_CTRL, MSDC_DMA_SA,
+    BusWidth, InterruptSet, DMA_SA_H4BIT, MSDC_CFG, MSDC_DMA_CFG, MSDC_DMA_CTRL, MSDC_DMA_SA,
     MSDC_FIFOCS, MSDC_INT, MSDC_INTEN, MSDC_PATCH_BIT2, SDC_ARG, SDC_BLK_NUM, SDC_CFG, SDC_CMD,
     SDC_RESP0, SDC_RESP1, SDC_RESP2, SDC_RESP3, SDC_STS,
 };
+use registers::PartialFieldValue;
 use sim::msdc::{CardSlot, ModelConfig, MsdcModel};
 use sim::sd::DEFAULT_RCA;
 use sim::Ram;
@@ -106,27 +107,26 @@ impl Host {
     }
 
     pub(crate) fn reset_hw(&mut self) {
-        let cfg = MSDC_CFG::from_raw(self.rd(MSDC_CFG::OFFSET)).with_flag(MSDC_CFG::RST, true);
+        let cfg = MSDC_CFG::from_raw(self.rd(MSDC_CFG::OFFSET)).with_rst(true);
         self.wr(MSDC_CFG::OFFSET, cfg.raw());
-        self.poll_clear(MSDC_CFG::OFFSET, MSDC_CFG::RST.mask());
-        let fifo = MSDC_FIFOCS::default().with_flag(MSDC_FIFOCS::CLR, true);
+        self.poll_clear(MSDC_CFG::OFFSET, MSDC_CFG::zeroed().with_rst(true).raw());
+        let fifo = MSDC_FIFOCS::zeroed().with_clr(true);
         self.wr(MSDC_FIFOCS::OFFSET, fifo.raw());
-        self.poll_clear(MSDC_FIFOCS::OFFSET, MSDC_FIFOCS::CLR.mask());
+        self.poll_clear(
+            MSDC_FIFOCS::OFFSET,
+            MSDC_FIFOCS::zeroed().with_clr(true).raw(),
+        );
         let all = self.rd(MSDC_INT::OFFSET);
         self.wr(MSDC_INT::OFFSET, all);
     }
 
     pub(crate) fn init(&mut self) {
-        let cfg = MSDC_CFG::default()
-            .with_flag(MSDC_CFG::MODE, true)
-            .with_flag(MSDC_CFG::CKPDN, true);
+        let cfg = MSDC_CFG::zeroed().with_mode(true).with_ckpdn(true);
         self.wr(MSDC_CFG::OFFSET, cfg.raw());
         self.reset_hw();
         self.wr(MSDC_INTEN::OFFSET, 0);
-        let p2 = MSDC_PATCH_BIT2::default().with_flag(
-            MSDC_PATCH_BIT2::SUPPORT_64G,
-            self.addressing == DmaAddressing::Bits36,
-        );
+        let p2 =
+            MSDC_PATCH_BIT2::zeroed().with_support_64g(self.addressing == DmaAddressing::Bits36);
         self.wr(MSDC_PATCH_BIT2::OFFSET, p2.raw());
         self.set_clock(400_000, Timing::Legacy);
     }
@@ -140,7 +140,7 @@ impl Host {
         let cfg = setting.apply(cfg, DividerWidth::Bits8).unwrap();
         self.wr(MSDC_CFG::OFFSET, cfg.raw());
         for _ in 0..16 {
-            if self.rd(MSDC_CFG::OFFSET) & MSDC_CFG::CKSTB.mask() != 0 {
+            if self.rd(MSDC_CFG::OFFSET) & MSDC_CFG::zeroed().with_ckstb(true).raw() != 0 {
                 return;
             }
         }
@@ -149,8 +149,7 @@ impl Host {
 
     pub(crate) fn set_bus_width(&mut self, code: u32) {
         let c = SDC_CFG::from_raw(self.rd(SDC_CFG::OFFSET))
-            .with(SDC_CFG::BUSWIDTH, code)
-            .unwrap();
+            .with_buswidth(BusWidth::try_from_bits(u64::from(code)).unwrap());
         self.wr(SDC_CFG::OFFSET, c.raw());
     }
 
@@ -204,7 +203,7 @@ impl Host {
     ) -> Outcome {
         self.last_events = 0;
         assert_eq!(
-            self.rd(SDC_STS::OFFSET) & SDC_STS::CMDBUSY.mask(),
+            self.rd(SDC_STS::OFFSET) & SDC_STS::zeroed().with_cmdbusy(true).raw(),
             0,
             "controller busy"
         );
@@ -216,7 +215,7 @@ impl Host {
         self.wr(MSDC_INTEN::OFFSET, CMD_INTS.bits());
         self.wr(SDC_ARG::OFFSET, arg);
         self.wr(SDC_CMD::OFFSET, word.raw());
-        assert!(self.rd(SDC_STS::OFFSET) & SDC_STS::CMDBUSY.mask() != 0);
+        assert!(self.rd(SDC_STS::OFFSET) & SDC_STS::zeroed().with_cmdbusy(true).raw() != 0);
         self.run(card);
         assert!(self.model.interrupt_pending());
         let events = InterruptSet::from_bits_retain(self.ack());
@@ -242,16 +241,20 @@ impl Host {
             return Outcome::Done(resp);
         }
         self.wr(MSDC_INTEN::OFFSET, (CMD_INTS | DATA_INTS).bits());
-        let start = MSDC_DMA_CTRL::from_raw(self.rd(MSDC_DMA_CTRL::OFFSET))
-            .with_flag(MSDC_DMA_CTRL::START, true);
+        let start = MSDC_DMA_CTRL::from_raw(self.rd(MSDC_DMA_CTRL::OFFSET)).with_start(true);
         self.wr(MSDC_DMA_CTRL::OFFSET, start.raw());
         self.run(card);
         let events = InterruptSet::from_bits_retain(self.ack());
-        let stop = MSDC_DMA_CTRL::from_raw(self.rd(MSDC_DMA_CTRL::OFFSET))
-            .with_flag(MSDC_DMA_CTRL::STOP, true);
+        let stop = MSDC_DMA_CTRL::from_raw(self.rd(MSDC_DMA_CTRL::OFFSET)).with_stop(true);
         self.wr(MSDC_DMA_CTRL::OFFSET, stop.raw());
-        self.poll_clear(MSDC_DMA_CTRL::OFFSET, MSDC_DMA_CTRL::STOP.mask());
-        self.poll_clear(MSDC_DMA_CFG::OFFSET, MSDC_DMA_CFG::STS.mask());
+        self.poll_clear(
+            MSDC_DMA_CTRL::OFFSET,
+            MSDC_DMA_CTRL::zeroed().with_stop(true).raw(),
+        );
+        self.poll_clear(
+            MSDC_DMA_CFG::OFFSET,
+            MSDC_DMA_CFG::zeroed().with_sts(true).raw(),
+        );
         if cmd.auto_command == AutoCommand::Cmd12 {
             assert_eq!(errors::auto_command_outcome(events), Some(Ok(())));
         }
