@@ -53,8 +53,14 @@
 //!   application commands (class 8), general purpose and enhanced partitions, HPI, BKOPS,
 //!   sanitize, RPMB frames, CRC checking of what the host sends.
 
-use super::command::{status, CardState, CardWork, Command, NoResponse, Response};
-use super::ext_csd::{index, ExtCsd, Geometry, EXT_CSD_LEN, HC_ERASE_GROUP_SECTORS};
+use super::command::{
+    status, CardState, CardWork, Command, NoResponse, Response, SwitchAccess, DEVICE_STATUS, OCR,
+    QUEUED_TASK_PARAMS, RCA_ARG, SET_BLOCK_COUNT_ARG, SWITCH_ARG, TASK_ARG,
+};
+use super::ext_csd::{
+    byte, index, ExtCsd, Geometry, EXT_CSD_LEN, FEATURE_ENABLE, FLUSH_CACHE,
+    HC_ERASE_GROUP_SECTORS, PARTITION_CONFIG,
+};
 
 /// Size of a sector.
 pub const SECTOR_SIZE: usize = 512;
@@ -64,12 +70,12 @@ pub const PARTITION_UNIT: usize = 128 * 1024;
 
 const QUEUE_SLOTS: usize = 32;
 
-/// CMD1 voltage window: 2.7–3.6 V (bits 23:15) and 1.70–1.95 V (bit 7).
-const OCR_VOLTAGES: u32 = 0x00FF_8080;
-/// OCR access mode 10b (bits 30:29): sector mode.
-const OCR_SECTOR_MODE: u32 = 0x4000_0000;
-/// OCR bit 31: power-up finished.
-const OCR_READY: u32 = 0x8000_0000;
+/// The OCR of the card while it powers up: 2.7–3.6 V and 1.70–1.95 V, sector access mode
+/// (10b); [`OCR::ready`] is set once power-up has finished.
+const CARD_OCR: OCR = OCR::zeroed()
+    .with_v170_195(true)
+    .with_const_v27_36::<0x1FF>()
+    .with_const_access_mode::<0b10>();
 /// CURRENT_STATE of the sleep state (device status: 10 = slp).
 const STATE_SLP: u32 = 10;
 
@@ -137,21 +143,21 @@ pub struct QueuedTask {
 }
 
 impl QueuedTask {
-    /// Decodes a CMD44 argument: bit 31 reliable write, 30 direction (1 = read), 29 tag
-    /// request, 28:25 context, 24 forced programming, 23 priority, 20:16 task ID, 15:0 blocks.
+    /// Decodes a CMD44 argument ([`QUEUED_TASK_PARAMS`]): the task ID and the task.
     pub const fn from_cmd44(argument: u32) -> (u8, QueuedTask) {
-        let task_id = ((argument >> 16) & 0x1F) as u8;
+        let a = QUEUED_TASK_PARAMS::from_raw(argument);
+        // The casts keep fields of 5, 16 and 4 bits.
         (
-            task_id,
+            a.task_id() as u8,
             QueuedTask {
-                read: argument & (1 << 30) != 0,
-                blocks: (argument & 0xFFFF) as u16,
+                read: a.data_direction(),
+                blocks: a.num_blocks() as u16,
                 address: 0,
-                reliable_write: argument & (1 << 31) != 0,
-                tag_request: argument & (1 << 29) != 0,
-                context: ((argument >> 25) & 0xF) as u8,
-                forced_programming: argument & (1 << 24) != 0,
-                priority: argument & (1 << 23) != 0,
+                reliable_write: a.reliable_write(),
+                tag_request: a.tag_request(),
+                context: a.context_id() as u8,
+                forced_programming: a.forced_programming(),
+                priority: a.priority(),
             },
         )
     }
@@ -517,15 +523,15 @@ impl<'a> Card<'a> {
     }
 
     fn status(&mut self, now: u32) -> u32 {
-        let mut s = self.pending | now | ((self.state as u32) << status::STATE_SHIFT);
+        let mut s = DEVICE_STATUS::from_raw(self.pending | now).with_current_state(self.state);
         if matches!(
             self.state,
             CardState::Stby | CardState::Tran | CardState::Data | CardState::Rcv
         ) {
-            s |= status::READY_FOR_DATA;
+            s = s.with_ready_for_data(true);
         }
         self.pending = 0;
-        s
+        s.raw()
     }
 
     fn r1(&mut self, now: u32) -> Result<Response, NoResponse> {
@@ -543,7 +549,7 @@ impl<'a> Card<'a> {
     }
 
     fn addressed(&self, cmd: Command) -> bool {
-        (cmd.argument >> 16) as u16 == self.rca
+        RCA_ARG::from_raw(cmd.argument).rca() == u32::from(self.rca)
     }
 
     fn queue_empty(&self) -> bool {
@@ -576,11 +582,12 @@ impl<'a> Card<'a> {
         }
         if self.asleep {
             // In the sleep state only CMD0 and CMD5 (awake) are accepted ("Sleep (CMD5)").
-            if cmd.index == 5 && self.addressed(cmd) && cmd.argument & (1 << 15) == 0 {
+            if cmd.index == 5 && self.addressed(cmd) && !RCA_ARG::from_raw(cmd.argument).sleep() {
                 self.asleep = false;
-                let s = self.pending | (STATE_SLP << status::STATE_SHIFT);
+                let s = DEVICE_STATUS::from_raw(self.pending)
+                    .with_const_current_state_code::<STATE_SLP>();
                 self.pending = 0;
-                return Ok(Response::R1b(s));
+                return Ok(Response::R1b(s.raw()));
             }
             return Err(NoResponse);
         }
@@ -606,7 +613,8 @@ impl<'a> Card<'a> {
                 if self.state != CardState::Ident {
                     return self.illegal();
                 }
-                let rca = (cmd.argument >> 16) as u16;
+                // A 16-bit field.
+                let rca = RCA_ARG::from_raw(cmd.argument).rca() as u16;
                 if rca == 0 {
                     return self.illegal();
                 }
@@ -616,7 +624,7 @@ impl<'a> Card<'a> {
                 r
             }
             5 => {
-                if self.state != CardState::Stby || cmd.argument & (1 << 15) == 0 {
+                if self.state != CardState::Stby || !RCA_ARG::from_raw(cmd.argument).sleep() {
                     return self.illegal();
                 }
                 if !self.addressed(cmd) {
@@ -662,7 +670,7 @@ impl<'a> Card<'a> {
                 if !self.addressed(cmd) {
                     return Err(NoResponse);
                 }
-                if cmd.argument & (1 << 15) != 0 {
+                if RCA_ARG::from_raw(cmd.argument).sqs() {
                     if !self.ext_csd.cmdq_enabled() {
                         return self.illegal();
                     }
@@ -697,13 +705,14 @@ impl<'a> Card<'a> {
                 if self.state != CardState::Tran || !self.queue_empty() {
                     return self.illegal();
                 }
-                if cmd.argument & (1 << 30) != 0 {
+                let arg = SET_BLOCK_COUNT_ARG::from_raw(cmd.argument);
+                if arg.packed() {
                     // Packed commands: MAX_PACKED_WRITES/READS are 0.
                     return self.illegal();
                 }
-                let count = cmd.argument & 0xFFFF;
+                let count = arg.blocks();
                 self.block_count = if count == 0 { None } else { Some(count) };
-                self.reliable = cmd.argument & (1 << 31) != 0;
+                self.reliable = arg.reliable_write();
                 self.r1(0)
             }
             24 | 25 => self.legacy_write(cmd),
@@ -729,7 +738,8 @@ impl<'a> Card<'a> {
         ]
         .map(|i| (i, self.ext_csd.get(i)));
         // BOOT_ACK and BOOT_PARTITION_ENABLE are non-volatile; PARTITION_ACCESS is not.
-        let boot_config = self.ext_csd.get(index::PARTITION_CONFIG) & 0x78;
+        let boot_config =
+            byte(self.ext_csd.partition_config().raw() & PARTITION_CONFIG::NON_VOLATILE.raw());
         self.ext_csd = ExtCsd::with_geometry(&self.geometry());
         for (i, v) in kept {
             self.ext_csd.set(i, v);
@@ -759,26 +769,28 @@ impl<'a> Card<'a> {
         if self.state != CardState::Idle {
             return self.illegal();
         }
-        let window = cmd.argument & 0x00FF_FF80;
-        if window != 0 && window & OCR_VOLTAGES == 0 {
+        let host = OCR::from_raw(cmd.argument);
+        let common =
+            (host.v170_195() && CARD_OCR.v170_195()) || host.v27_36() & CARD_OCR.v27_36() != 0;
+        if host.voltage_window() != 0 && !common {
             // No common voltage: inactive (§6.4.3).
             self.inactive = true;
             return Err(NoResponse);
         }
-        let mut ocr = OCR_VOLTAGES | OCR_SECTOR_MODE;
+        let mut ocr = CARD_OCR;
         if self.ocr_polls >= self.config.busy_polls {
-            ocr |= OCR_READY;
+            ocr = ocr.with_ready(true);
             self.state = CardState::Ready;
             self.work = CardWork::PowerUp;
         } else {
             self.ocr_polls = self.ocr_polls.saturating_add(1);
         }
         self.pending = 0;
-        Ok(Response::R3(ocr))
+        Ok(Response::R3(ocr.raw()))
     }
 
     fn select(&mut self, cmd: Command) -> Result<Response, NoResponse> {
-        if !self.addressed(cmd) || cmd.argument >> 16 == 0 {
+        if !self.addressed(cmd) || RCA_ARG::from_raw(cmd.argument).rca() == 0 {
             // Another card's (or the null) RCA deselects this one, without a response.
             match self.state {
                 CardState::Tran | CardState::Data => {
@@ -807,10 +819,12 @@ impl<'a> Card<'a> {
         if self.state != CardState::Tran {
             return self.illegal();
         }
-        let access = (cmd.argument >> 24) & 0x3;
-        let byte = ((cmd.argument >> 16) & 0xFF) as usize;
-        let value = ((cmd.argument >> 8) & 0xFF) as u8;
-        if byte == index::FLUSH_CACHE && access == 3 && !self.queue_empty() {
+        let arg = SWITCH_ARG::from_raw(cmd.argument);
+        let access = arg.access();
+        // Fields of 8 bits.
+        let field = arg.index() as usize;
+        let value = byte(arg.value());
+        if field == index::FLUSH_CACHE && access == SwitchAccess::WriteByte && !self.queue_empty() {
             // In queue mode a flush is only legal on an empty queue (hosts send it as a
             // barrier direct command for that reason).
             return self.illegal();
@@ -818,15 +832,15 @@ impl<'a> Card<'a> {
         let r = self.r1b(0);
         let ok = match access {
             // Command set change: only the standard set (0) exists.
-            0 => cmd.argument & 0x7 == 0,
+            SwitchAccess::CommandSet => arg.cmd_set() == 0,
             _ => {
-                let old = self.ext_csd.get(byte);
+                let old = self.ext_csd.get(field);
                 let new = match access {
-                    1 => old | value,
-                    2 => old & !value,
+                    SwitchAccess::SetBits => old | value,
+                    SwitchAccess::ClearBits => old & !value,
                     _ => value,
                 };
-                self.write_field(byte, new)
+                self.write_field(field, new)
             }
         };
         if !ok {
@@ -840,11 +854,12 @@ impl<'a> Card<'a> {
         let valid = match byte {
             index::CMDQ_MODE_EN => new <= 1 && self.queue_empty(),
             index::FLUSH_CACHE => {
-                // Bit 1 (barrier) needs BARRIER_SUPPORT, which is 0.
-                if new & !1 != 0 {
+                // Bit 1 (barrier) needs BARRIER_SUPPORT, which is 0; the others are reserved.
+                let flush = FLUSH_CACHE::from_raw(u32::from(new));
+                if flush != FLUSH_CACHE::zeroed().with_flush(flush.flush()) {
                     return false;
                 }
-                if new & 1 != 0 {
+                if flush.flush() {
                     self.stats.flushes = self.stats.flushes.wrapping_add(1);
                     self.work = CardWork::Flush;
                 }
@@ -866,16 +881,17 @@ impl<'a> Card<'a> {
             | index::BOOT_CONFIG_PROT => true,
             index::ERASE_GROUP_DEF => new <= 1,
             index::PARTITION_CONFIG => {
-                let access_ok = match new & 0x7 {
+                let config = PARTITION_CONFIG::from_raw(u32::from(new));
+                let access_ok = match config.partition_access() {
                     0 => true,
                     1 | 2 => self.boot_len() > 0,
                     3 => self.config.rpmb_size_mult > 0,
                     // General purpose partitions are not configured (PARTITIONING_SUPPORT 0).
                     _ => false,
                 };
-                let boot_enable_ok = matches!((new >> 3) & 0x7, 0 | 1 | 2 | 7);
-                let ok = access_ok && boot_enable_ok && new & 0x80 == 0;
-                if ok && new & 0x7 != self.ext_csd.partition_access() {
+                let boot_enable_ok = matches!(config.boot_partition_enable(), 0 | 1 | 2 | 7);
+                let ok = access_ok && boot_enable_ok && !config.reserved();
+                if ok && config.partition_access() != u32::from(self.ext_csd.partition_access()) {
                     self.stats.partition_switches = self.stats.partition_switches.wrapping_add(1);
                 }
                 ok
@@ -1014,7 +1030,7 @@ impl<'a> Card<'a> {
             self.erase_end = None;
             return self.r1b(status::ERASE_SEQ_ERROR);
         };
-        let trim_supported = self.ext_csd.get(index::SEC_FEATURE_SUPPORT) & 0x10 != 0;
+        let trim_supported = self.ext_csd.trim_supported();
         let whole_groups = match cmd.argument {
             0 => true,
             1 if trim_supported => false,
@@ -1117,7 +1133,8 @@ impl<'a> Card<'a> {
         if self.state != CardState::Tran || !self.ext_csd.cmdq_enabled() {
             return self.illegal();
         }
-        let task_id = ((cmd.argument >> 16) & 0x1F) as u8;
+        // A 5-bit field.
+        let task_id = TASK_ARG::from_raw(cmd.argument).task_id() as u8;
         let Some(entry) = self.queue.get(usize::from(task_id)).copied().flatten() else {
             return self.r1(status::ERROR);
         };
@@ -1154,13 +1171,14 @@ impl<'a> Card<'a> {
         if self.state != CardState::Tran || !self.ext_csd.cmdq_enabled() {
             return self.illegal();
         }
-        match cmd.argument & 0xF {
+        let arg = TASK_ARG::from_raw(cmd.argument);
+        match arg.tm_op_code() {
             1 => {
                 self.queue = [None; QUEUE_SLOTS];
                 self.awaiting_address = None;
             }
             2 => {
-                let task_id = usize::try_from((cmd.argument >> 16) & 0x1F).unwrap_or(0);
+                let task_id = usize::try_from(arg.task_id()).unwrap_or(0);
                 if let Some(e) = self.queue.get_mut(task_id) {
                     *e = None;
                 }
@@ -1281,10 +1299,8 @@ impl<'a> Card<'a> {
         self.command(Command::new(0, 0))?;
         let mut ready = false;
         for _ in 0..=u32::from(self.config.busy_polls) {
-            if let Response::R3(ocr) =
-                self.command(Command::new(1, OCR_VOLTAGES | OCR_SECTOR_MODE))?
-            {
-                if ocr & OCR_READY != 0 {
+            if let Response::R3(ocr) = self.command(Command::new(1, CARD_OCR.raw()))? {
+                if OCR::from_raw(ocr).ready() {
                     ready = true;
                     break;
                 }
@@ -1294,23 +1310,27 @@ impl<'a> Card<'a> {
             return Err(NoResponse);
         }
         self.command(Command::new(2, 0))?;
-        let arg = u32::from(rca) << 16;
+        // An RCA always fits its 16-bit field.
+        let arg = RCA_ARG::zeroed()
+            .try_with_rca(u32::from(rca))
+            .map_err(|_| NoResponse)?
+            .raw();
         check(self.command(Command::new(3, arg))?)?;
         check(self.command(Command::new(7, arg))?)?;
         if command_queue {
-            let switch = (3 << 24) | ((index::CMDQ_MODE_EN as u32) << 16) | (1 << 8);
-            check(self.command(Command::new(6, switch))?)?;
+            let enable_queue = SWITCH_ARG::zeroed()
+                .with_access(SwitchAccess::WriteByte)
+                .with_const_index::<{ index::CMDQ_MODE_EN as u32 }>()
+                .with_const_value::<{ FEATURE_ENABLE::zeroed().with_enable(true).raw() }>();
+            check(self.command(Command::new(6, enable_queue.raw()))?)?;
             check(self.command(Command::new(13, arg))?)?;
         }
         Ok(())
     }
 }
 
-/// Error bits a response may carry.
-const ERROR_BITS: u32 = 0xFDF9_A080;
-
 fn check(response: Response) -> Result<(), NoResponse> {
-    if response.value() & ERROR_BITS != 0 {
+    if response.value() & DEVICE_STATUS::ERRORS.raw() != 0 {
         Err(NoResponse)
     } else {
         Ok(())

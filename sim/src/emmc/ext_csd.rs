@@ -180,6 +180,70 @@ pub mod index {
 /// Size of the Extended CSD.
 pub const EXT_CSD_LEN: usize = 512;
 
+register! {
+    /// PARTITION_CONFIG (byte [`index::PARTITION_CONFIG`]).
+    pub PARTITION_CONFIG(u32) {
+        /// PARTITION_ACCESS: 0 user, 1 boot 1, 2 boot 2, 3 RPMB, 4..7 general purpose
+        /// (R/W/E_P).
+        2:0 partition_access;
+        /// BOOT_PARTITION_ENABLE: 0 none, 1 boot 1, 2 boot 2, 7 user area (R/W/E).
+        5:3 boot_partition_enable;
+        /// BOOT_ACK (R/W/E).
+        6:6 boot_ack => bool;
+        /// Reserved.
+        7:7 reserved => bool;
+    }
+
+    /// BUS_WIDTH (byte [`index::BUS_WIDTH`]).
+    pub BUS_WIDTH(u32) {
+        /// 0 1-bit, 1 4-bit, 2 8-bit, 5 4-bit DDR, 6 8-bit DDR.
+        3:0 width;
+        /// Enhanced strobe.
+        7:7 enhanced_strobe => bool;
+    }
+
+    /// HS_TIMING (byte [`index::HS_TIMING`]).
+    pub HS_TIMING(u32) {
+        /// Timing interface: 0 backward compatible, 1 high speed, 2 HS200, 3 HS400.
+        3:0 timing_interface;
+        /// Driver strength.
+        7:4 driver_strength;
+    }
+
+    /// CMDQ_DEPTH (byte [`index::CMDQ_DEPTH`]).
+    pub CMDQ_DEPTH(u32) {
+        /// Queue depth minus one.
+        4:0 depth_minus_one;
+    }
+
+    /// FLUSH_CACHE (byte [`index::FLUSH_CACHE`]).
+    pub FLUSH_CACHE(u32) {
+        /// Flush the cache.
+        0:0 flush => bool;
+        /// Barrier (needs BARRIER_SUPPORT).
+        1:1 barrier => bool;
+    }
+
+    /// SEC_FEATURE_SUPPORT (byte [`index::SEC_FEATURE_SUPPORT`]).
+    pub SEC_FEATURE_SUPPORT(u32) {
+        /// Secure erase and trim.
+        0:0 sec_er_en => bool;
+        /// Secure bad block management.
+        2:2 sec_bd_blk_en => bool;
+        /// Trim (garbage collection).
+        4:4 sec_gb_cl_en => bool;
+        /// Sanitize.
+        6:6 sec_sanitize => bool;
+    }
+
+    /// A byte whose bit 0 turns a feature on: CMDQ_MODE_EN, CACHE_CTRL, ERASE_GROUP_DEF,
+    /// CMDQ_SUPPORT.
+    pub FEATURE_ENABLE(u32) {
+        /// The feature is on (or, for a property, supported).
+        0:0 enable => bool;
+    }
+}
+
 /// DEVICE_TYPE bits the model sets: high speed at 26 and 52 MHz, SDR only.
 pub const DEVICE_TYPE_HS: u8 = 0x03;
 
@@ -254,7 +318,10 @@ impl ExtCsd {
         // Enhanced reliable write (any block count); WR_REL_SET is fixed.
         set(index::WR_REL_PARAM, 0x04);
         // Trim supported; secure erase/trim (obsolete since v4.51) and sanitize are not.
-        set(index::SEC_FEATURE_SUPPORT, 0x10);
+        set(
+            index::SEC_FEATURE_SUPPORT,
+            byte(SEC_FEATURE_SUPPORT::zeroed().with_sec_gb_cl_en(true).raw()),
+        );
         set(index::TRIM_MULT, 1);
         set(index::INI_TIMEOUT_AP, 10);
         set(index::POWER_OFF_LONG_TIME, 100);
@@ -271,7 +338,10 @@ impl ExtCsd {
         set(index::PRE_EOL_INFO, 1);
         set(index::DEVICE_LIFE_TIME_EST_TYP_A, 1);
         set(index::DEVICE_LIFE_TIME_EST_TYP_B, 1);
-        set(index::CMDQ_SUPPORT, 1);
+        set(
+            index::CMDQ_SUPPORT,
+            byte(FEATURE_ENABLE::zeroed().with_enable(true).raw()),
+        );
         set(index::CMDQ_DEPTH, g.queue_depth.clamp(1, 32) - 1);
         set(index::S_CMD_SET, 0x01);
         Self { bytes }
@@ -298,24 +368,34 @@ impl ExtCsd {
         }
     }
 
+    /// Byte `i` widened to a word, to decode with the field definitions above.
+    pub fn word(&self, i: usize) -> u32 {
+        u32::from(self.get(i))
+    }
+
     /// Whether the host has enabled the command queue.
     pub fn cmdq_enabled(&self) -> bool {
-        self.get(index::CMDQ_MODE_EN) & 1 != 0
+        FEATURE_ENABLE::from_raw(self.word(index::CMDQ_MODE_EN)).enable()
     }
 
     /// The queue depth the card advertises (1..=32).
     pub fn cmdq_depth(&self) -> u32 {
-        u32::from(self.get(index::CMDQ_DEPTH) & 0x1F) + 1
+        CMDQ_DEPTH::from_raw(self.word(index::CMDQ_DEPTH)).depth_minus_one() + 1
+    }
+
+    /// PARTITION_CONFIG.
+    pub fn partition_config(&self) -> PARTITION_CONFIG {
+        PARTITION_CONFIG::from_raw(self.word(index::PARTITION_CONFIG))
     }
 
     /// The partition PARTITION_CONFIG selects for access: 0 user, 1 boot 1, 2 boot 2, 3 RPMB.
     pub fn partition_access(&self) -> u8 {
-        self.get(index::PARTITION_CONFIG) & 0x7
+        byte(self.partition_config().partition_access())
     }
 
     /// The data bus width BUS_WIDTH selects (1, 4 or 8 lines).
     pub fn bus_width(&self) -> u8 {
-        match self.get(index::BUS_WIDTH) & 0x0F {
+        match BUS_WIDTH::from_raw(self.word(index::BUS_WIDTH)).width() {
             1 | 5 => 4,
             2 | 6 => 8,
             _ => 1,
@@ -324,17 +404,22 @@ impl ExtCsd {
 
     /// The timing interface HS_TIMING selects (0 backward compatible, 1 high speed).
     pub fn timing(&self) -> u8 {
-        self.get(index::HS_TIMING) & 0x0F
+        byte(HS_TIMING::from_raw(self.word(index::HS_TIMING)).timing_interface())
     }
 
     /// Whether ERASE_GROUP_DEF selects high-capacity erase groups.
     pub fn hc_erase_groups(&self) -> bool {
-        self.get(index::ERASE_GROUP_DEF) & 1 != 0
+        FEATURE_ENABLE::from_raw(self.word(index::ERASE_GROUP_DEF)).enable()
     }
 
     /// Whether the cache is on (CACHE_CTRL bit 0).
     pub fn cache_enabled(&self) -> bool {
-        self.get(index::CACHE_CTRL) & 1 != 0
+        FEATURE_ENABLE::from_raw(self.word(index::CACHE_CTRL)).enable()
+    }
+
+    /// Whether trim is supported (SEC_FEATURE_SUPPORT.SEC_GB_CL_EN).
+    pub fn trim_supported(&self) -> bool {
+        SEC_FEATURE_SUPPORT::from_raw(self.word(index::SEC_FEATURE_SUPPORT)).sec_gb_cl_en()
     }
 
     /// CACHE_SIZE in KiB.
@@ -346,4 +431,18 @@ impl ExtCsd {
             self.get(index::CACHE_SIZE + 3),
         ])
     }
+}
+
+impl PARTITION_CONFIG {
+    /// The non-volatile fields, which CMD0 keeps: BOOT_PARTITION_ENABLE and BOOT_ACK.
+    pub const NON_VOLATILE: Self = Self::zeroed()
+        .with_const_boot_partition_enable::<0b111>()
+        .with_boot_ack(true);
+}
+
+/// The byte a field word of a byte holds.
+pub fn byte(word: u32) -> u8 {
+    // The words above describe single bytes: their fields end at bit 7.
+    let [low, ..] = word.to_le_bytes();
+    low
 }

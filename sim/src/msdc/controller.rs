@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The MSDC controller model: a register file (`read`/`write` by offset) and a `step` that
-//! runs the pending command, and the GPD/BD descriptor DMA, against an attached card.
+//! The MSDC controller model: a register file (`read`/`write` by offset, decoded with the
+//! model's own register types of `regs`) and a `step` that runs the pending command, and the
+//! GPD/BD descriptor DMA, against an attached card. As a [`RegisterFile`] serving the base
+//! window it goes on a [`Bus`](super::super::bus::Bus), which is then an `Io<MsdcBase>`.
 //!
 //! Modelled behaviour (MSDC register map; mtk-sd.c shows how software sees it):
 //!
@@ -44,11 +46,22 @@
 //! but not counted down: a data timeout happens when the card stops supplying or taking
 //! data, and a failed data phase is charged only the bus time it used.
 
+use super::super::bus::{RegisterFile, Serves};
 use super::super::emmc::{CardWork, Command, Response};
 use super::super::latency::{Latency, ResponseLength};
 use super::super::memory::BusMemory;
-use super::regs::{self, bd, cfg, cmd, dma_cfg, dma_ctrl, fifocs, gpd, int, patch2, sts};
+use super::super::windows::MsdcBase;
+use super::desc::{checksum_sealed, Bd, Gpd};
+use super::regs::{
+    AutoCommand, BusWidth, ClockMode, DataType, ResponseType, DMA_SA_H4BIT, EMMC50_CFG0,
+    EMMC50_CFG1, EMMC50_CFG2, EMMC50_CFG3, EMMC51_CFG0, EMMC_IOCON, MSDC_CFG, MSDC_DMA_CFG,
+    MSDC_DMA_CTRL, MSDC_DMA_SA, MSDC_FIFOCS, MSDC_INT, MSDC_INTEN, MSDC_IOCON, MSDC_NEW_RX_CFG,
+    MSDC_PAD_TUNE, MSDC_PAD_TUNE0, MSDC_PAD_TUNE1, MSDC_PATCH_BIT, MSDC_PATCH_BIT1,
+    MSDC_PATCH_BIT2, MSDC_PS, PAD_CMD_TUNE, PAD_DS_TUNE, SDC_ACMD_RESP, SDC_ADV_CFG0, SDC_ARG,
+    SDC_BLK_NUM, SDC_CFG, SDC_CMD, SDC_RESP0, SDC_RESP1, SDC_RESP2, SDC_RESP3, SDC_STS,
+};
 use super::slot::CardSlot;
+use crate::registers::PartialFieldValue;
 
 /// Timing model: reads of `MSDC_CFG` (or `MSDC_FIFOCS`) for which a reset (or FIFO clear)
 /// bit stays set after software sets it.
@@ -68,34 +81,27 @@ const CHUNK: usize = 64;
 
 /// Registers that are plain storage (tuning, eMMC 5.x and pad configuration).
 const PLAIN_REGISTERS: [usize; 17] = [
-    regs::MSDC_IOCON,
-    0x64,
-    0x68,
-    0x7C,
-    regs::MSDC_PATCH_BIT,
-    regs::MSDC_PATCH_BIT1,
-    regs::MSDC_PATCH_BIT2,
-    0xEC,
-    0xF0,
-    0xF4,
-    0x188,
-    0x18C,
-    0x204,
-    0x208,
-    0x20C,
-    0x21C,
-    0x220,
+    MSDC_IOCON::OFFSET,
+    SDC_ADV_CFG0::OFFSET,
+    MSDC_NEW_RX_CFG::OFFSET,
+    EMMC_IOCON::OFFSET,
+    MSDC_PATCH_BIT::OFFSET,
+    MSDC_PATCH_BIT1::OFFSET,
+    MSDC_PATCH_BIT2::OFFSET,
+    MSDC_PAD_TUNE::OFFSET,
+    MSDC_PAD_TUNE0::OFFSET,
+    MSDC_PAD_TUNE1::OFFSET,
+    PAD_DS_TUNE::OFFSET,
+    PAD_CMD_TUNE::OFFSET,
+    EMMC51_CFG0::OFFSET,
+    EMMC50_CFG0::OFFSET,
+    EMMC50_CFG1::OFFSET,
+    EMMC50_CFG2::OFFSET,
+    EMMC50_CFG3::OFFSET,
 ];
 
-/// `MSDC_PS` bits software can write: CDEN (0) and CDDEBOUNCE (15:12).
-const PS_WRITABLE: u32 = 0xF001;
-/// `MSDC_PS.DAT` (23:16) with every data line high.
-const PS_DAT_IDLE: u32 = 0xFF << 16;
-/// `MSDC_PS.CMD` (24): the command line high.
-const PS_CMD_IDLE: u32 = 1 << 24;
-
-/// `SDC_CMD` bits the model does not implement: BRK (6), GOIRQ (15), ACMD53 (31).
-const UNMODELLED_CMD_BITS: u32 = (1 << 6) | (1 << 15) | (1 << 31);
+/// An `MSDC_INT` event, named by the setter of its bit (`MSDC_INT::with_cmdrdy`).
+type Event = fn(MSDC_INT, bool) -> MSDC_INT;
 
 /// A fault to inject into the next command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -203,32 +209,47 @@ impl Default for ModelConfig {
     }
 }
 
-/// Decoded `SDC_CMD` word.
+/// A command written to `SDC_CMD`, with its coded fields decoded (`None`: an undefined
+/// code, which [`MsdcModel::check_command`] refuses).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct RawCommand {
-    opcode: u8,
-    rsptyp: u32,
-    dtype: u32,
-    write: bool,
-    stop: bool,
-    block_len: u32,
-    auto_cmd: u32,
-    volswth: bool,
+    word: SDC_CMD,
+    response: Option<ResponseType>,
+    auto: Option<AutoCommand>,
 }
 
 impl RawCommand {
-    fn decode(word: u32) -> Self {
+    fn decode(word: SDC_CMD) -> Self {
         Self {
-            opcode: (word & cmd::OPCODE) as u8,
-            rsptyp: (word >> cmd::RSPTYP_SHIFT) & 7,
-            dtype: (word >> cmd::DTYPE_SHIFT) & 3,
-            write: word & cmd::RW != 0,
-            stop: word & cmd::STOP != 0,
-            block_len: (word >> cmd::BLKLEN_SHIFT) & 0xFFF,
-            auto_cmd: (word >> cmd::AUTOCMD_SHIFT) & 3,
-            volswth: word & cmd::VOLSWTH != 0,
+            word,
+            response: ResponseType::try_from_bits(u64::from(word.rsptyp())),
+            auto: AutoCommand::try_from_bits(u64::from(word.autocmd())),
         }
     }
+
+    fn opcode(&self) -> u8 {
+        // A 6-bit field.
+        self.word.opcode() as u8
+    }
+}
+
+/// A command [`MsdcModel::check_command`] accepted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct CheckedCommand {
+    opcode: u8,
+    response: ResponseType,
+    data: DataType,
+    write: bool,
+    block_len: u32,
+    auto: AutoCommand,
+}
+
+/// The clock fields of `MSDC_CFG` in the layout the SoC uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ClockSetting {
+    div: u32,
+    mode: ClockMode,
+    hs400: bool,
 }
 
 /// The data phase waiting for (or running) the DMA.
@@ -252,20 +273,20 @@ enum Phase {
 #[derive(Debug)]
 pub struct MsdcModel {
     config: ModelConfig,
-    cfg: u32,
-    ps: u32,
-    int: u32,
-    inten: u32,
-    sdc_cfg: u32,
+    cfg: MSDC_CFG,
+    ps: MSDC_PS,
+    int: MSDC_INT,
+    inten: MSDC_INTEN,
+    sdc_cfg: SDC_CFG,
     sdc_arg: u32,
-    sdc_sts: u32,
+    sdc_sts: SDC_STS,
     resp: [u32; 4],
     blk_num: u32,
     acmd_resp: u32,
-    dma_sa_h4: u32,
+    dma_sa_h4: DMA_SA_H4BIT,
     dma_sa: u32,
-    dma_ctrl: u32,
-    dma_cfg: u32,
+    dma_ctrl: MSDC_DMA_CTRL,
+    dma_cfg: MSDC_DMA_CFG,
     plain: [u32; PLAIN_REGISTERS.len()],
     reset_reads: u32,
     fifo_clear_reads: u32,
@@ -285,20 +306,20 @@ impl MsdcModel {
     pub fn new(config: ModelConfig) -> Self {
         Self {
             config,
-            cfg: 0,
-            ps: 0,
-            int: 0,
-            inten: 0,
-            sdc_cfg: 0,
+            cfg: MSDC_CFG::zeroed(),
+            ps: MSDC_PS::zeroed(),
+            int: MSDC_INT::zeroed(),
+            inten: MSDC_INTEN::zeroed(),
+            sdc_cfg: SDC_CFG::zeroed(),
             sdc_arg: 0,
-            sdc_sts: 0,
+            sdc_sts: SDC_STS::zeroed(),
             resp: [0; 4],
             blk_num: 0,
             acmd_resp: 0,
-            dma_sa_h4: 0,
+            dma_sa_h4: DMA_SA_H4BIT::zeroed(),
             dma_sa: 0,
-            dma_ctrl: 0,
-            dma_cfg: 0,
+            dma_ctrl: MSDC_DMA_CTRL::zeroed(),
+            dma_cfg: MSDC_DMA_CFG::zeroed(),
             plain: [0; PLAIN_REGISTERS.len()],
             reset_reads: 0,
             fifo_clear_reads: 0,
@@ -340,6 +361,11 @@ impl MsdcModel {
         self.elapsed_ns = self.elapsed_ns.saturating_add(ns);
     }
 
+    /// Latches `event` in `MSDC_INT`.
+    fn raise(&mut self, event: Event) {
+        self.int = event(self.int, true);
+    }
+
     /// Charges one command exchange at the current bus clock.
     /// Sends an automatic command (auto-CMD23 or auto-CMD12); its response lands in
     /// `SDC_ACMD_RESP` with ACMDRDY, or ACMDTMO without one. Returns whether it answered.
@@ -349,12 +375,12 @@ impl MsdcModel {
             Ok(r) => {
                 self.charge_command(ResponseLength::Short);
                 self.acmd_resp = r.value();
-                self.int |= int::ACMDRDY;
+                self.raise(MSDC_INT::with_acmdrdy);
                 true
             }
             Err(_) => {
                 self.charge_command(ResponseLength::Missing);
-                self.int |= int::ACMDTMO;
+                self.raise(MSDC_INT::with_acmdtmo);
                 false
             }
         }
@@ -381,19 +407,34 @@ impl MsdcModel {
         self.charge(ns);
     }
 
-    /// Whether `MSDC_CFG` selects a double data rate clock mode (CKMOD 2 DDR, 3 HS400).
-    fn double_data_rate(&self) -> bool {
-        let mode = if self.config.divider_12bit {
-            (self.cfg >> 20) & 3
+    /// The clock fields of `cfg` in the SoC's divider layout.
+    fn clock_setting(&self, cfg: MSDC_CFG) -> ClockSetting {
+        if self.config.divider_12bit {
+            ClockSetting {
+                div: cfg.ckdiv_extra(),
+                mode: cfg.ckmod_extra(),
+                hs400: cfg.hs400_ck_mode_extra(),
+            }
         } else {
-            (self.cfg >> 16) & 3
-        };
-        mode >= 2
+            ClockSetting {
+                div: cfg.ckdiv(),
+                mode: cfg.ckmod(),
+                hs400: cfg.hs400_ck_mode(),
+            }
+        }
+    }
+
+    /// Whether `MSDC_CFG` selects a double data rate clock mode (DDR or HS400).
+    fn double_data_rate(&self) -> bool {
+        matches!(
+            self.clock_setting(self.cfg).mode,
+            ClockMode::Ddr | ClockMode::Hs400
+        )
     }
 
     /// `MSDC_INT & MSDC_INTEN != 0`: the interrupt line.
     pub fn interrupt_pending(&self) -> bool {
-        self.int & self.inten != 0
+        self.int.raw() & self.inten.raw() != 0
     }
 
     /// Whether a command or data phase is in progress.
@@ -408,24 +449,12 @@ impl MsdcModel {
     /// source/(8 × CKDIV); HS400 with HS400_CK_MODE gives source/2.
     pub fn bus_clock_hz(&self) -> u32 {
         let src = self.config.source_hz;
-        let (div, mode, hs400) = if self.config.divider_12bit {
-            (
-                (self.cfg >> 8) & 0xFFF,
-                (self.cfg >> 20) & 3,
-                self.cfg & cfg::HS400_CK_MODE_EXTRA != 0,
-            )
-        } else {
-            (
-                (self.cfg >> 8) & 0xFF,
-                (self.cfg >> 16) & 3,
-                self.cfg & cfg::HS400_CK_MODE != 0,
-            )
-        };
+        let ClockSetting { div, mode, hs400 } = self.clock_setting(self.cfg);
         match (mode, div) {
-            (1, _) => src,
-            (0, 0) => src / 2,
-            (0, d) => src / d.saturating_mul(4),
-            (3, _) if hs400 => src / 2,
+            (ClockMode::Undivided, _) => src,
+            (ClockMode::Divided, 0) => src / 2,
+            (ClockMode::Divided, d) => src / d.saturating_mul(4),
+            (ClockMode::Hs400, _) if hs400 => src / 2,
             (_, 0) => src / 4,
             (_, d) => src / d.saturating_mul(8),
         }
@@ -454,80 +483,71 @@ impl MsdcModel {
         PLAIN_REGISTERS.iter().position(|&o| o == offset)
     }
 
-    fn clock_fields(&self) -> u32 {
-        if self.config.divider_12bit {
-            cfg::CLOCK_12BIT | cfg::HS400_CK_MODE_EXTRA
-        } else {
-            cfg::CLOCK_8BIT | cfg::HS400_CK_MODE
-        }
-    }
-
-    fn sts(&self) -> u32 {
-        let busy = match self.phase {
-            Phase::Idle => 0,
-            Phase::Command(c) => {
-                let long = c.dtype != 0 || c.rsptyp == 7;
-                sts::CMDBUSY | if long { sts::SDCBUSY } else { 0 }
-            }
-            Phase::Data(_) => sts::SDCBUSY,
+    fn sts(&self) -> SDC_STS {
+        let (cmdbusy, sdcbusy) = match self.phase {
+            Phase::Idle => (false, false),
+            Phase::Command(c) => (
+                true,
+                c.word.dtype() != DataType::None || c.response == Some(ResponseType::R1b),
+            ),
+            Phase::Data(_) => (false, true),
         };
-        (self.sdc_sts & !(sts::CMDBUSY | sts::SDCBUSY)) | busy
+        self.sdc_sts.with_cmdbusy(cmdbusy).with_sdcbusy(sdcbusy)
     }
 
     /// Reads the register at `offset`. Reads have the polling side effects of the hardware
     /// (self-clearing bits settle after a number of reads).
     pub fn read(&mut self, offset: usize) -> u32 {
         match offset {
-            regs::MSDC_CFG => {
+            MSDC_CFG::OFFSET => {
                 let mut v = self.cfg;
                 if self.reset_reads > 0 {
                     self.reset_reads -= 1;
-                    v |= cfg::RST;
+                    v = v.with_rst(true);
                 }
                 if self.clock_reads > 0 {
                     self.clock_reads -= 1;
                 } else {
-                    v |= cfg::CKSTB;
+                    v = v.with_ckstb(true);
                 }
-                v
+                v.raw()
             }
-            regs::MSDC_PS => {
-                // Lines idle high (DAT0 high: not busy), card present (CDSTS 0), not
+            MSDC_PS::OFFSET => {
+                // Lines idle high (DAT0 high: not busy), card present (CDSTS clear), not
                 // write protected.
-                (self.ps & PS_WRITABLE) | PS_DAT_IDLE | PS_CMD_IDLE
+                self.ps.raw() | MSDC_PS::LINES_IDLE.raw()
             }
-            regs::MSDC_INT => self.int,
-            regs::MSDC_INTEN => self.inten,
-            regs::MSDC_FIFOCS => {
+            MSDC_INT::OFFSET => self.int.raw(),
+            MSDC_INTEN::OFFSET => self.inten.raw(),
+            MSDC_FIFOCS::OFFSET => {
                 // The DMA empties the FIFO within a step, so both counts read zero.
-                if self.fifo_clear_reads > 0 {
+                let clearing = self.fifo_clear_reads > 0;
+                if clearing {
                     self.fifo_clear_reads -= 1;
-                    fifocs::CLR
-                } else {
-                    0
                 }
+                MSDC_FIFOCS::zeroed().with_clr(clearing).raw()
             }
-            regs::SDC_CFG => self.sdc_cfg,
-            regs::SDC_CMD => 0,
-            regs::SDC_ARG => self.sdc_arg,
-            regs::SDC_STS => self.sts(),
-            regs::SDC_RESP0 => self.resp[0],
-            regs::SDC_RESP1 => self.resp[1],
-            regs::SDC_RESP2 => self.resp[2],
-            regs::SDC_RESP3 => self.resp[3],
-            regs::SDC_BLK_NUM => self.blk_num,
-            regs::SDC_ACMD_RESP => self.acmd_resp,
-            regs::DMA_SA_H4BIT => self.dma_sa_h4,
-            regs::MSDC_DMA_SA => self.dma_sa,
-            regs::MSDC_DMA_CTRL => {
+            SDC_CFG::OFFSET => self.sdc_cfg.raw(),
+            SDC_CMD::OFFSET => 0,
+            SDC_ARG::OFFSET => self.sdc_arg,
+            SDC_STS::OFFSET => self.sts().raw(),
+            SDC_RESP0::OFFSET => self.resp[0],
+            SDC_RESP1::OFFSET => self.resp[1],
+            SDC_RESP2::OFFSET => self.resp[2],
+            SDC_RESP3::OFFSET => self.resp[3],
+            SDC_BLK_NUM::OFFSET => self.blk_num,
+            SDC_ACMD_RESP::OFFSET => self.acmd_resp,
+            DMA_SA_H4BIT::OFFSET => self.dma_sa_h4.raw(),
+            MSDC_DMA_SA::OFFSET => self.dma_sa,
+            MSDC_DMA_CTRL::OFFSET => {
                 let mut v = self.dma_ctrl;
                 if self.stop_reads > 0 {
                     self.stop_reads -= 1;
-                    v |= dma_ctrl::STOP;
+                    v = v.with_stop(true);
                 }
-                v
+                v.raw()
             }
-            regs::MSDC_DMA_CFG => self.dma_cfg | if self.dma_armed { dma_cfg::STS } else { 0 },
+            MSDC_DMA_CFG::OFFSET => self.dma_cfg.with_sts(self.dma_armed).raw(),
             _ => match Self::plain_index(offset) {
                 Some(i) => self.plain.get(i).copied().unwrap_or(0),
                 None => {
@@ -541,38 +561,50 @@ impl MsdcModel {
     /// Writes `value` to the register at `offset`.
     pub fn write(&mut self, offset: usize, value: u32) {
         match offset {
-            regs::MSDC_CFG => {
-                let stored = value & !(cfg::RST | cfg::CKSTB | cfg::BV18PSS);
-                if (stored ^ self.cfg) & self.clock_fields() != 0 {
+            MSDC_CFG::OFFSET => {
+                let written = MSDC_CFG::from_raw(value);
+                let stored = written
+                    .with_rst(false)
+                    .with_ckstb(false)
+                    .with_bv18pss(false);
+                if self.clock_setting(stored) != self.clock_setting(self.cfg) {
                     self.clock_reads = CLOCK_STABLE_POLLS;
                 }
                 self.cfg = stored;
-                if value & cfg::RST != 0 {
+                if written.rst() {
                     self.reset();
                 }
             }
-            regs::MSDC_PS => self.ps = value & PS_WRITABLE,
-            regs::MSDC_INT => self.int &= !value,
-            regs::MSDC_INTEN => self.inten = value & int::ENABLE_ALL,
-            regs::MSDC_FIFOCS => {
-                if value & fifocs::CLR != 0 {
+            MSDC_PS::OFFSET => self.ps = MSDC_PS::from_raw(value & MSDC_PS::WRITABLE.raw()),
+            MSDC_INT::OFFSET => self.int = MSDC_INT::from_raw(self.int.raw() & !value),
+            MSDC_INTEN::OFFSET => {
+                self.inten = MSDC_INTEN::from_raw(value & MSDC_INTEN::IMPLEMENTED.raw());
+            }
+            MSDC_FIFOCS::OFFSET => {
+                if MSDC_FIFOCS::from_raw(value).clr() {
                     self.fifo_clear_reads = RESET_POLLS;
                 }
             }
-            regs::SDC_CFG => self.sdc_cfg = value,
-            regs::SDC_CMD => self.start_command(value),
-            regs::SDC_ARG => self.sdc_arg = value,
-            regs::SDC_STS => self.sdc_sts = value & !(sts::CMDBUSY | sts::SDCBUSY),
-            regs::SDC_RESP0
-            | regs::SDC_RESP1
-            | regs::SDC_RESP2
-            | regs::SDC_RESP3
-            | regs::SDC_ACMD_RESP => self.violation(Violation::ReadOnlyWrite(offset)),
-            regs::SDC_BLK_NUM => self.blk_num = value,
-            regs::DMA_SA_H4BIT => self.dma_sa_h4 = value & 0xF,
-            regs::MSDC_DMA_SA => self.dma_sa = value,
-            regs::MSDC_DMA_CTRL => self.write_dma_ctrl(value),
-            regs::MSDC_DMA_CFG => self.dma_cfg = value & !dma_cfg::STS,
+            SDC_CFG::OFFSET => self.sdc_cfg = SDC_CFG::from_raw(value),
+            SDC_CMD::OFFSET => self.start_command(SDC_CMD::from_raw(value)),
+            SDC_ARG::OFFSET => self.sdc_arg = value,
+            SDC_STS::OFFSET => {
+                self.sdc_sts = SDC_STS::from_raw(value)
+                    .with_cmdbusy(false)
+                    .with_sdcbusy(false);
+            }
+            SDC_RESP0::OFFSET
+            | SDC_RESP1::OFFSET
+            | SDC_RESP2::OFFSET
+            | SDC_RESP3::OFFSET
+            | SDC_ACMD_RESP::OFFSET => self.violation(Violation::ReadOnlyWrite(offset)),
+            SDC_BLK_NUM::OFFSET => self.blk_num = value,
+            DMA_SA_H4BIT::OFFSET => {
+                self.dma_sa_h4 = DMA_SA_H4BIT::from_raw(value & DMA_SA_H4BIT::IMPLEMENTED.raw());
+            }
+            MSDC_DMA_SA::OFFSET => self.dma_sa = value,
+            MSDC_DMA_CTRL::OFFSET => self.write_dma_ctrl(MSDC_DMA_CTRL::from_raw(value)),
+            MSDC_DMA_CFG::OFFSET => self.dma_cfg = MSDC_DMA_CFG::from_raw(value).with_sts(false),
             _ => match Self::plain_index(offset) {
                 Some(i) => {
                     if let Some(r) = self.plain.get_mut(i) {
@@ -584,18 +616,18 @@ impl MsdcModel {
         }
     }
 
-    fn write_dma_ctrl(&mut self, value: u32) {
-        self.dma_ctrl = value & !(dma_ctrl::START | dma_ctrl::STOP | dma_ctrl::RESUME);
-        if value & dma_ctrl::RESUME != 0 {
+    fn write_dma_ctrl(&mut self, value: MSDC_DMA_CTRL) {
+        self.dma_ctrl = value.with_start(false).with_stop(false).with_resume(false);
+        if value.resume() {
             self.violation(Violation::DmaResume);
         }
-        if value & dma_ctrl::STOP != 0 {
+        if value.stop() {
             self.dma_armed = false;
             self.stop_reads = RESET_POLLS;
             if matches!(self.phase, Phase::Data(_)) {
                 self.phase = Phase::Idle;
             }
-        } else if value & dma_ctrl::START != 0 {
+        } else if value.start() {
             self.dma_armed = true;
         }
     }
@@ -607,14 +639,15 @@ impl MsdcModel {
         self.fifo_clear_reads = 0;
     }
 
-    fn start_command(&mut self, word: u32) {
+    fn start_command(&mut self, word: SDC_CMD) {
         let c = RawCommand::decode(word);
-        if word & UNMODELLED_CMD_BITS != 0 {
-            self.violation(Violation::UnmodelledCommandBits(word & UNMODELLED_CMD_BITS));
+        let unmodelled = word.raw() & SDC_CMD::UNMODELLED.raw();
+        if unmodelled != 0 {
+            self.violation(Violation::UnmodelledCommandBits(unmodelled));
         }
         match self.phase {
             Phase::Idle => {}
-            Phase::Data(_) if c.stop => {
+            Phase::Data(_) if word.stop() => {
                 // A stop command aborts the pending data phase.
                 self.dma_armed = false;
             }
@@ -623,7 +656,7 @@ impl MsdcModel {
                 return;
             }
         }
-        if self.cfg & cfg::MODE == 0 {
+        if !self.cfg.mode() {
             self.violation(Violation::NotSdMode);
         }
         if self.clock_reads > 0 {
@@ -663,52 +696,71 @@ impl MsdcModel {
         n
     }
 
-    fn check_command(&mut self, c: &RawCommand) -> bool {
+    /// Checks what the model can run of `c`, recording a violation for each problem; the
+    /// command, if it runs at all.
+    fn check_command(&mut self, c: &RawCommand) -> Option<CheckedCommand> {
+        let word = c.word;
+        let opcode = c.opcode();
+        let data = word.dtype();
         let mut ok = true;
-        if !matches!(c.rsptyp, 0..=3 | 7) {
-            self.violation(Violation::BadResponseType(c.rsptyp));
+        if c.response.is_none() {
+            self.violation(Violation::BadResponseType(word.rsptyp()));
             ok = false;
         }
-        if c.auto_cmd == 3 || (c.auto_cmd != 0 && c.dtype != 2) {
-            self.violation(Violation::BadAutoCommand(c.auto_cmd));
+        let auto = c
+            .auto
+            .filter(|&a| a == AutoCommand::None || data == DataType::Multiple);
+        if auto.is_none() {
+            self.violation(Violation::BadAutoCommand(word.autocmd()));
             ok = false;
         }
-        if (c.opcode == 12) != c.stop && c.opcode != 52 {
-            self.violation(Violation::StopFlagMismatch(c.opcode));
+        if (opcode == 12) != word.stop() && opcode != 52 {
+            self.violation(Violation::StopFlagMismatch(opcode));
         }
-        if c.volswth && c.opcode != 11 {
-            self.violation(Violation::VoltageSwitchMismatch(c.opcode));
+        if word.volswth() && opcode != 11 {
+            self.violation(Violation::VoltageSwitchMismatch(opcode));
         }
-        if c.dtype == 3 {
+        if data == DataType::Stream {
             self.violation(Violation::StreamTransfer);
             ok = false;
         }
-        if c.dtype != 0 {
-            if c.block_len == 0 || (c.dtype == 2 && self.blk_num == 0) {
+        if data != DataType::None {
+            if word.blklen() == 0 || (data == DataType::Multiple && self.blk_num == 0) {
                 self.violation(Violation::EmptyTransfer);
                 ok = false;
             }
-            if self.cfg & cfg::PIO != 0 {
+            if self.cfg.pio() {
                 self.violation(Violation::PioMode);
                 ok = false;
             }
         }
-        ok
+        match (ok, c.response, auto) {
+            (true, Some(response), Some(auto)) => Some(CheckedCommand {
+                opcode,
+                response,
+                data,
+                write: word.rw(),
+                block_len: word.blklen(),
+                auto,
+            }),
+            _ => None,
+        }
     }
 
-    fn run_command<C: CardSlot + ?Sized>(&mut self, c: RawCommand, card: &mut C) {
+    fn run_command<C: CardSlot + ?Sized>(&mut self, raw: RawCommand, card: &mut C) {
         self.phase = Phase::Idle;
         let fault = self.fault.take();
-        if !self.check_command(&c) {
-            self.int |= int::CMDTMO;
+        let Some(c) = self.check_command(&raw) else {
+            self.raise(MSDC_INT::with_cmdtmo);
             return;
-        }
-        if c.auto_cmd == 2 && !self.auto_command(card, Command::new(23, self.blk_num)) {
+        };
+        if c.auto == AutoCommand::Cmd23 && !self.auto_command(card, Command::new(23, self.blk_num))
+        {
             return;
         }
         if fault == Some(Fault::CommandTimeout) {
             self.charge_command(ResponseLength::Missing);
-            self.int |= int::CMDTMO;
+            self.raise(MSDC_INT::with_cmdtmo);
             return;
         }
         // Recorded only: cards usually answer commands above their limit.
@@ -720,76 +772,78 @@ impl MsdcModel {
         let response = match answer {
             Ok(r) => r,
             // Nothing expected, nothing heard: the command was sent.
-            Err(_) if c.rsptyp == 0 => Response::None,
+            Err(_) if c.response == ResponseType::None => Response::None,
             Err(_) => {
                 self.charge_command(ResponseLength::Missing);
-                self.int |= int::CMDTMO;
+                self.raise(MSDC_INT::with_cmdtmo);
                 return;
             }
         };
-        self.charge_command(match (response, c.rsptyp) {
-            (_, 0) | (Response::None, _) => ResponseLength::None,
+        self.charge_command(match (response, c.response) {
+            (_, ResponseType::None) | (Response::None, _) => ResponseLength::None,
             (Response::R2(_), _) => ResponseLength::Long,
             _ => ResponseLength::Short,
         });
-        if !self.take_response(&c, response) {
+        if !self.take_response(&raw, &c, response) {
             return;
         }
         if fault == Some(Fault::ResponseCrc) {
-            self.int |= int::RSPCRCERR;
+            self.raise(MSDC_INT::with_rspcrcerr);
             return;
         }
-        self.int |= int::CMDRDY;
-        if c.dtype != 0 {
-            let blocks = if c.dtype == 1 { 1 } else { self.blk_num };
-            self.phase = Phase::Data(DataPhase {
-                write: c.write,
-                block_len: c.block_len,
-                blocks,
-                auto_cmd12: c.auto_cmd == 1,
-                fault: fault.filter(|f| matches!(f, Fault::DataCrc | Fault::DataTimeout)),
-            });
-        }
+        self.raise(MSDC_INT::with_cmdrdy);
+        let blocks = match c.data {
+            DataType::None => return,
+            DataType::Single => 1,
+            DataType::Multiple | DataType::Stream => self.blk_num,
+        };
+        self.phase = Phase::Data(DataPhase {
+            write: c.write,
+            block_len: c.block_len,
+            blocks,
+            auto_cmd12: c.auto == AutoCommand::Cmd12,
+            fault: fault.filter(|f| matches!(f, Fault::DataCrc | Fault::DataTimeout)),
+        });
     }
 
-    /// Latches `response` as the hardware would receive it with `c.rsptyp`; false (with the
-    /// error interrupt raised) if the exchange failed.
-    fn take_response(&mut self, c: &RawCommand, response: Response) -> bool {
+    /// Latches `response` as the hardware would receive it when expecting `c.response`;
+    /// false (with the error interrupt raised) if the exchange failed.
+    fn take_response(&mut self, raw: &RawCommand, c: &CheckedCommand, response: Response) -> bool {
         let mismatch = Violation::ResponseTypeMismatch {
             opcode: c.opcode,
-            programmed: c.rsptyp,
+            programmed: raw.word.rsptyp(),
         };
-        match (response, c.rsptyp) {
-            (Response::None, 0) => true,
-            (_, 0) => {
+        match (response, c.response) {
+            (Response::None, ResponseType::None) => true,
+            (_, ResponseType::None) => {
                 // The controller does not listen; the card's answer is lost.
                 self.violation(mismatch);
                 true
             }
             (Response::None, _) => {
-                self.int |= int::CMDTMO;
+                self.raise(MSDC_INT::with_cmdtmo);
                 false
             }
-            (Response::R2(w), 2) => {
+            (Response::R2(w), ResponseType::R2) => {
                 self.resp = [w[3], w[2], w[1], w[0]];
                 true
             }
-            (Response::R2(_), _) | (_, 2) => {
+            (Response::R2(_), _) | (_, ResponseType::R2) => {
                 // Lengths differ: the frame cannot be received.
                 self.violation(mismatch);
-                self.int |= int::CMDTMO;
+                self.raise(MSDC_INT::with_cmdtmo);
                 false
             }
-            (Response::R3(v), 1 | 7) => {
+            (Response::R3(v), ResponseType::R1 | ResponseType::R1b) => {
                 // R3 carries no CRC (all ones): the CRC check fails.
                 self.resp[0] = v;
-                self.int |= int::RSPCRCERR;
+                self.raise(MSDC_INT::with_rspcrcerr);
                 false
             }
             (r, t) => {
                 // R1b received as R1 is fine (see the module documentation); a response
                 // with CRC received as R3 skips the CRC check, which no host intends.
-                if t == 3 && !matches!(r, Response::R3(_)) {
+                if t == ResponseType::R3 && !matches!(r, Response::R3(_)) {
                     self.violation(mismatch);
                 }
                 self.resp[0] = r.value();
@@ -799,21 +853,25 @@ impl MsdcModel {
     }
 
     fn extended(&self) -> bool {
-        self.config.support_64g && self.plain_patch2() & patch2::SUPPORT_64G != 0
+        self.config.support_64g && self.patch_bit2().support_64g()
     }
 
-    fn plain_patch2(&self) -> u32 {
-        Self::plain_index(regs::MSDC_PATCH_BIT2)
+    fn patch_bit2(&self) -> MSDC_PATCH_BIT2 {
+        let raw = Self::plain_index(MSDC_PATCH_BIT2::OFFSET)
             .and_then(|i| self.plain.get(i).copied())
-            .unwrap_or(0)
+            .unwrap_or(0);
+        MSDC_PATCH_BIT2::from_raw(raw)
     }
 
-    fn high(&self, word: u32, shift: u32) -> u64 {
-        if self.extended() {
-            u64::from((word >> shift) & 0xF) << 32
+    /// The DMA address of a 32-bit pointer word and its high bits 35:32, which count only
+    /// with 36-bit DMA.
+    fn dma_address(&self, low: u32, high: u32) -> u64 {
+        let high = if self.extended() {
+            u64::from(high) << u32::BITS
         } else {
             0
-        }
+        };
+        u64::from(low) | high
     }
 
     fn read_descriptor<M: BusMemory, const N: usize>(
@@ -832,18 +890,11 @@ impl MsdcModel {
     }
 
     fn checksum_ok(&self, d: &[u8]) -> bool {
-        if self.dma_cfg & dma_cfg::DECSEN == 0 {
-            return true;
-        }
-        let sum = d
-            .iter()
-            .take(regs::CHECKSUM_SPAN)
-            .fold(0u8, |s, &b| s.wrapping_add(b));
-        sum == 0xFF
+        !self.dma_cfg.decsen() || checksum_sealed(d)
     }
 
-    fn finish_data(&mut self, status: u32) {
-        self.int |= status;
+    fn finish_data(&mut self, event: Event) {
+        self.raise(event);
         self.phase = Phase::Idle;
         self.dma_armed = false;
     }
@@ -854,64 +905,58 @@ impl MsdcModel {
         card: &mut C,
         mem: &mut M,
     ) {
-        if self.dma_ctrl & dma_ctrl::MODE == 0 {
+        if !self.dma_ctrl.mode() {
             self.violation(Violation::BasicDma);
-            return self.finish_data(int::DATTMO);
+            return self.finish_data(MSDC_INT::with_dattmo);
         }
         if d.fault == Some(Fault::DataTimeout) {
-            return self.finish_data(int::DATTMO);
+            return self.finish_data(MSDC_INT::with_dattmo);
         }
-        let gpd_address = u64::from(self.dma_sa) | (u64::from(self.dma_sa_h4 & 0xF) << 32);
-        let gpd_address = if self.extended() {
-            gpd_address
-        } else {
-            u64::from(self.dma_sa)
+        let gpd_address = self.dma_address(self.dma_sa, self.dma_sa_h4.dma_addr_high_4bit());
+        let Some(gpd_bytes) = self.read_descriptor::<M, { Gpd::SIZE }>(mem, gpd_address) else {
+            return self.finish_data(MSDC_INT::with_dattmo);
         };
-        let Some(g) = self.read_descriptor::<M, { gpd::SIZE }>(mem, gpd_address) else {
-            return self.finish_data(int::DATTMO);
-        };
-        let info = word(&g, 0);
-        if info & gpd::HWO == 0 {
+        let g = Gpd::decode(&gpd_bytes);
+        if !g.info.hwo() {
             self.violation(Violation::GpdNotOwned(gpd_address));
-            return self.finish_data(int::DATTMO);
+            return self.finish_data(MSDC_INT::with_dattmo);
         }
-        if !self.checksum_ok(&g) {
-            return self.finish_data(int::DMA_GPDCSERR);
+        if !self.checksum_ok(&gpd_bytes) {
+            return self.finish_data(MSDC_INT::with_dma_gpdcserr);
         }
-        if info & gpd::BDP == 0 {
+        if !g.info.bdp() {
             self.violation(Violation::GpdWithoutBd(gpd_address));
-            return self.finish_data(int::DATTMO);
+            return self.finish_data(MSDC_INT::with_dattmo);
         }
         // The engine fetches the next GPD when this one completes; it must not be live.
-        let next_gpd = u64::from(word(&g, 1)) | self.high(info, gpd::NEXT_H4_SHIFT);
-        let Some(next) = self.read_descriptor::<M, { gpd::SIZE }>(mem, next_gpd) else {
-            return self.finish_data(int::DATTMO);
+        let next_gpd = self.dma_address(g.next, g.info.next_h4());
+        let Some(next) = self.read_descriptor::<M, { Gpd::SIZE }>(mem, next_gpd) else {
+            return self.finish_data(MSDC_INT::with_dattmo);
         };
-        if word(&next, 0) & gpd::HWO != 0 {
+        if Gpd::decode(&next).info.hwo() {
             self.violation(Violation::GpdChain(next_gpd));
-            return self.finish_data(int::DATTMO);
+            return self.finish_data(MSDC_INT::with_dattmo);
         }
-        let mut bd_address = u64::from(word(&g, 2)) | self.high(info, gpd::PTR_H4_SHIFT);
+        let mut bd_address = self.dma_address(g.ptr, g.info.ptr_h4());
         let expected = u64::from(d.block_len) * u64::from(d.blocks);
-        let len_mask = if self.extended() {
-            bd::BUFLEN_EXT
-        } else {
-            bd::BUFLEN
-        };
         let mut done = 0u64;
         let mut described = 0u64;
         let mut card_failed = false;
         let mut chain_ended = false;
         for _ in 0..MAX_BD_CHAIN {
-            let Some(b) = self.read_descriptor::<M, { bd::SIZE }>(mem, bd_address) else {
-                return self.finish_data(int::DATTMO);
+            let Some(bd_bytes) = self.read_descriptor::<M, { Bd::SIZE }>(mem, bd_address) else {
+                return self.finish_data(MSDC_INT::with_dattmo);
             };
-            if !self.checksum_ok(&b) {
-                return self.finish_data(int::DMA_BDCSERR);
+            if !self.checksum_ok(&bd_bytes) {
+                return self.finish_data(MSDC_INT::with_dma_bdcserr);
             }
-            let bd_info = word(&b, 0);
-            let buffer = u64::from(word(&b, 2)) | self.high(bd_info, bd::PTR_H4_SHIFT);
-            let len = u64::from(word(&b, 3) & len_mask);
+            let b = Bd::decode(&bd_bytes);
+            let buffer = self.dma_address(b.ptr, b.info.ptr_h4());
+            let len = u64::from(if self.extended() {
+                b.data_len.buflen_ext()
+            } else {
+                b.data_len.buflen()
+            });
             described = described.saturating_add(len);
             let take = len.min(expected.saturating_sub(done));
             if !card_failed && take > 0 {
@@ -920,15 +965,15 @@ impl MsdcModel {
                     Err(()) => card_failed = true,
                 }
             }
-            if bd_info & bd::EOL != 0 {
+            if b.info.eol() {
                 chain_ended = true;
                 break;
             }
-            bd_address = u64::from(word(&b, 1)) | self.high(bd_info, bd::NEXT_H4_SHIFT);
+            bd_address = self.dma_address(b.next, b.info.next_h4());
         }
         if !chain_ended {
             self.violation(Violation::BdChainTooLong);
-            return self.finish_data(int::DATTMO);
+            return self.finish_data(MSDC_INT::with_dattmo);
         }
         if described != expected {
             self.violation(Violation::LengthMismatch {
@@ -938,13 +983,14 @@ impl MsdcModel {
         }
         // The engine hands the GPD back (HWO clear) once it has consumed it, as MediaTek's
         // GPD engines do; software sets HWO again (and re-seals the checksum) per request.
-        let released = (info & !gpd::HWO).to_le_bytes();
+        // The info word leads the GPD.
+        let released = g.info.with_hwo(false).raw().to_le_bytes();
         if let Err(e) = mem.write(gpd_address, &released) {
             self.violation(Violation::Bus(e.address));
         }
         self.charge_data(&d, done);
         if card_failed || done < expected {
-            return self.finish_data(int::DATTMO);
+            return self.finish_data(MSDC_INT::with_dattmo);
         }
         if d.auto_cmd12 {
             self.auto_command(card, Command::new(12, 0));
@@ -957,9 +1003,9 @@ impl MsdcModel {
         };
         let clock_ok = self.clock_ok(card);
         if d.fault == Some(Fault::DataCrc) || !width_ok || !clock_ok {
-            self.finish_data(int::DATCRCERR)
+            self.finish_data(MSDC_INT::with_datcrcerr)
         } else {
-            self.finish_data(int::XFER_COMPL)
+            self.finish_data(MSDC_INT::with_xfer_compl)
         }
     }
 
@@ -984,13 +1030,9 @@ impl MsdcModel {
         self.charge(ns);
     }
 
+    /// The data lines `SDC_CFG` selects (0 for the reserved encoding).
     fn host_bus_width(&self) -> u8 {
-        match (self.sdc_cfg >> regs::sdc_cfg::BUSWIDTH_SHIFT) & 3 {
-            0 => 1,
-            1 => 4,
-            2 => 8,
-            _ => 0,
-        }
+        self.sdc_cfg.buswidth().map_or(0, BusWidth::lines)
     }
 
     /// Moves `len` bytes between the card and memory at `address`. `Err` if the card
@@ -1028,11 +1070,21 @@ impl MsdcModel {
     }
 }
 
-/// Little-endian word `i` of a descriptor.
-fn word(d: &[u8], i: usize) -> u32 {
-    let at = i * 4;
-    match d.get(at..at + 4) {
-        Some(&[a, b, c, e]) => u32::from_le_bytes([a, b, c, e]),
-        _ => 0,
+impl RegisterFile for MsdcModel {
+    fn read(&mut self, offset: usize) -> u32 {
+        MsdcModel::read(self, offset)
     }
+
+    fn write(&mut self, offset: usize, value: u32) {
+        MsdcModel::write(self, offset, value);
+    }
+
+    // Self-clearing bits settle after a number of reads ([`RESET_POLLS`],
+    // [`CLOCK_STABLE_POLLS`]), not with time: the default `wait_us` does nothing.
+}
+
+/// The base window starts the model's register space (the CQHCI block follows at
+/// [`super::regs::WINDOW`]).
+impl Serves<MsdcBase> for MsdcModel {
+    const BASE: usize = 0;
 }

@@ -2,10 +2,14 @@
 //! MediaTek MSDC host controller model: the base register file, command engine and the
 //! GPD/BD descriptor DMA, driving an attached eMMC or SD card model.
 //!
-//! Register offsets and bits are the model's own (from the MSDC register map, not from the
-//! driver's crate), so a driver encoding bug shows up as a wrong result or a violation.
+//! Registers and descriptor words are the model's own `register!` definitions (from the
+//! MSDC register map, not from the driver's crate), so a driver encoding bug shows up as a
+//! wrong result or a violation. The model is a [`RegisterFile`](super::bus::RegisterFile)
+//! serving the driver's base window, so [`Bus`](super::bus::Bus)`<MsdcModel>` is an
+//! `Io<MsdcBase>`.
 
 pub mod controller;
+pub mod desc;
 pub mod regs;
 pub mod slot;
 

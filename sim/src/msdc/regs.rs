@@ -1,215 +1,518 @@
 // SPDX-License-Identifier: GPL-2.0
-//! MSDC base register offsets and bit fields as the model knows them (from the MSDC
-//! register map; independent of the driver's definitions).
+//! The MSDC base registers as the model knows them: one typed register per hardware
+//! register of the base window, with the names and `HI:LO` fields of the MediaTek register
+//! map that `drivers/mmc/host/mtk-sd.c` uses.
+//!
+//! These are the model's own definitions, independent of the driver's, so that a misread
+//! field in the driver shows up against the model instead of being mirrored by it. Only the
+//! window type, [`MsdcBase`], is shared with the driver: an offset has one definition on
+//! each side, and a test that reaches both through the same window compares them.
+//!
+//! Field types carry the encodings the model decodes ([`ClockMode`], [`BusWidth`],
+//! [`DataType`], [`ResponseType`], [`AutoCommand`]); the associated constants name the
+//! groups of bits the model treats alike (the bits that exist, or that software can write).
 
-/// Controller configuration: mode, reset, PIO, clock divider and mode, clock stable.
-pub const MSDC_CFG: usize = 0x00;
-/// I/O configuration (sampling edges); plain storage.
-pub const MSDC_IOCON: usize = 0x04;
-/// Pin status: card detect configuration (stored), line levels (read only, idle high).
-pub const MSDC_PS: usize = 0x08;
-/// Interrupt status, write 1 to clear.
-pub const MSDC_INT: usize = 0x0C;
-/// Interrupt enable.
-pub const MSDC_INTEN: usize = 0x10;
-/// FIFO control and status.
-pub const MSDC_FIFOCS: usize = 0x14;
-/// SD bus configuration: bus width, timeouts.
-pub const SDC_CFG: usize = 0x30;
-/// Command register; writing it starts a command.
-pub const SDC_CMD: usize = 0x34;
-/// Command argument.
-pub const SDC_ARG: usize = 0x38;
-/// Bus status: busy bits.
-pub const SDC_STS: usize = 0x3C;
-/// Response word 0 (least significant).
-pub const SDC_RESP0: usize = 0x40;
-/// Response word 1.
-pub const SDC_RESP1: usize = 0x44;
-/// Response word 2.
-pub const SDC_RESP2: usize = 0x48;
-/// Response word 3 (most significant of an R2).
-pub const SDC_RESP3: usize = 0x4C;
-/// Number of blocks of the data phase (and the auto-CMD23 argument).
-pub const SDC_BLK_NUM: usize = 0x50;
-/// Response of the automatic command.
-pub const SDC_ACMD_RESP: usize = 0x80;
-/// DMA start address bits 35:32.
-pub const DMA_SA_H4BIT: usize = 0x8C;
-/// DMA start address bits 31:0 (the first GPD in descriptor mode).
-pub const MSDC_DMA_SA: usize = 0x90;
-/// DMA control: start, stop, mode, burst size.
-pub const MSDC_DMA_CTRL: usize = 0x98;
-/// DMA configuration: status, descriptor checksum enable.
-pub const MSDC_DMA_CFG: usize = 0x9C;
-/// Patch bits (plain storage).
-pub const MSDC_PATCH_BIT: usize = 0xB0;
-/// Patch bits 1 (plain storage).
-pub const MSDC_PATCH_BIT1: usize = 0xB4;
-/// Patch bits 2 (plain storage; SUPPORT_64G selects 36-bit descriptors).
-pub const MSDC_PATCH_BIT2: usize = 0xB8;
+use super::super::windows::MsdcBase;
+use crate::registers::{FieldValue, PartialFieldValue};
+
 /// Size of the modelled register window in bytes (everything below the CQHCI block).
 pub const WINDOW: usize = 0x800;
 
-/// `MSDC_CFG` bits.
-pub mod cfg {
-    /// MMC/SD mode (1) rather than MS.
-    pub const MODE: u32 = 1 << 0;
-    /// Clock runs free (not powered down between commands).
-    pub const CKPDN: u32 = 1 << 1;
-    /// Controller reset; self-clearing.
-    pub const RST: u32 = 1 << 2;
-    /// PIO mode (1) instead of DMA.
-    pub const PIO: u32 = 1 << 3;
-    /// 1.8 V signal detect (plain storage).
-    pub const BV18SDT: u32 = 1 << 5;
-    /// 1.8 V pass status (read only; model reads 0).
-    pub const BV18PSS: u32 = 1 << 6;
-    /// Clock stable (read only).
-    pub const CKSTB: u32 = 1 << 7;
-    /// Clock divider and mode, 8-bit divider layout: CKDIV 15:8, CKMOD 17:16.
-    pub const CLOCK_8BIT: u32 = 0x3_FF00;
-    /// Clock divider and mode, 12-bit divider layout: CKDIV 19:8, CKMOD 21:20.
-    pub const CLOCK_12BIT: u32 = 0x3F_FF00;
-    /// HS400 clock mode bit (8-bit layout).
-    pub const HS400_CK_MODE: u32 = 1 << 18;
-    /// HS400 clock mode bit (12-bit layout).
-    pub const HS400_CK_MODE_EXTRA: u32 = 1 << 22;
+/// How `MSDC_CFG` derives the bus clock from the source clock (`CKMOD`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClockMode {
+    /// Divided by `CKDIV` (source/2 for 0, source/(4 × CKDIV) otherwise).
+    Divided,
+    /// The source clock passes through undivided.
+    Undivided,
+    /// Double data rate: divided by `CKDIV` and halved again.
+    Ddr,
+    /// HS400: as DDR, or source/2 with `HS400_CK_MODE`.
+    Hs400,
 }
 
-/// `MSDC_INT` / `MSDC_INTEN` bits.
-pub mod int {
-    /// Auto command response received.
-    pub const ACMDRDY: u32 = 1 << 3;
-    /// Auto command timeout.
-    pub const ACMDTMO: u32 = 1 << 4;
-    /// Auto command response CRC error.
-    pub const ACMDCRCERR: u32 = 1 << 5;
-    /// Command response received.
-    pub const CMDRDY: u32 = 1 << 8;
-    /// Command timeout.
-    pub const CMDTMO: u32 = 1 << 9;
-    /// Response CRC error.
-    pub const RSPCRCERR: u32 = 1 << 10;
-    /// Transfer complete.
-    pub const XFER_COMPL: u32 = 1 << 12;
-    /// Data timeout.
-    pub const DATTMO: u32 = 1 << 14;
-    /// Data CRC error.
-    pub const DATCRCERR: u32 = 1 << 15;
-    /// BD checksum error.
-    pub const DMA_BDCSERR: u32 = 1 << 17;
-    /// GPD checksum error.
-    pub const DMA_GPDCSERR: u32 = 1 << 18;
-    /// DMA protection error (not raised by the model).
-    pub const DMA_PROTECT: u32 = 1 << 19;
-    /// Bits that exist in `MSDC_INT` (write-1-to-clear ones; CSTA 11 is read only).
-    pub const ALL: u32 = 0x100F_F7FB;
-    /// Bits that exist in `MSDC_INTEN` (0..19 without 2; CMDQ 28 has no enable).
-    pub const ENABLE_ALL: u32 = 0x000F_FFFB;
+impl FieldValue for ClockMode {
+    const WIDTH: u32 = 2;
+
+    fn into_bits(self) -> u64 {
+        self as u64
+    }
+
+    fn from_bits(bits: u64) -> Self {
+        match bits {
+            0 => Self::Divided,
+            1 => Self::Undivided,
+            2 => Self::Ddr,
+            _ => Self::Hs400,
+        }
+    }
 }
 
-/// `MSDC_FIFOCS` bits.
-pub mod fifocs {
-    /// Clear the FIFO; self-clearing.
-    pub const CLR: u32 = 1 << 31;
+/// Data bus width of `SDC_CFG.BUSWIDTH` (encoding 3 is reserved).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BusWidth {
+    /// DAT0 only.
+    One,
+    /// DAT0..DAT3.
+    Four,
+    /// DAT0..DAT7.
+    Eight,
 }
 
-/// `SDC_CFG` fields.
-pub mod sdc_cfg {
-    /// Bus width shift (2 bits: 0 1-bit, 1 4-bit, 2 8-bit).
-    pub const BUSWIDTH_SHIFT: u32 = 16;
-    /// Write data timeout (busy) field, bits 14:2.
-    pub const WRDTOC_SHIFT: u32 = 2;
-    /// Read data timeout field shift, bits 31:24.
-    pub const DTOC_SHIFT: u32 = 24;
+impl BusWidth {
+    /// The number of data lines.
+    pub const fn lines(self) -> u8 {
+        match self {
+            Self::One => 1,
+            Self::Four => 4,
+            Self::Eight => 8,
+        }
+    }
 }
 
-/// `SDC_CMD` fields.
-pub mod cmd {
-    /// Opcode mask (5:0).
-    pub const OPCODE: u32 = 0x3F;
-    /// Response type shift (9:7).
-    pub const RSPTYP_SHIFT: u32 = 7;
-    /// Data type shift (12:11): 0 none, 1 single, 2 multiple, 3 stream.
-    pub const DTYPE_SHIFT: u32 = 11;
-    /// Write direction.
-    pub const RW: u32 = 1 << 13;
-    /// Stop transmission command.
-    pub const STOP: u32 = 1 << 14;
-    /// Go-IRQ command.
-    pub const GOIRQ: u32 = 1 << 15;
-    /// Block length shift (27:16).
-    pub const BLKLEN_SHIFT: u32 = 16;
-    /// Auto command shift (29:28): 0 none, 1 CMD12, 2 CMD23.
-    pub const AUTOCMD_SHIFT: u32 = 28;
-    /// Voltage switch command.
-    pub const VOLSWTH: u32 = 1 << 30;
+impl PartialFieldValue for BusWidth {
+    const WIDTH: u32 = 2;
+
+    fn into_bits(self) -> u64 {
+        self as u64
+    }
+
+    fn try_from_bits(bits: u64) -> Option<Self> {
+        match bits {
+            0 => Some(Self::One),
+            1 => Some(Self::Four),
+            2 => Some(Self::Eight),
+            _ => None,
+        }
+    }
 }
 
-/// `SDC_STS` bits.
-pub mod sts {
-    /// SD controller busy (command with data or busy in progress).
-    pub const SDCBUSY: u32 = 1 << 0;
-    /// Command line busy.
-    pub const CMDBUSY: u32 = 1 << 1;
+/// Data phase of a command (`SDC_CMD.DTYPE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataType {
+    /// No data phase.
+    None,
+    /// One block.
+    Single,
+    /// `SDC_BLK_NUM` blocks.
+    Multiple,
+    /// A stream (MMC only).
+    Stream,
 }
 
-/// `MSDC_DMA_CTRL` bits.
-pub mod dma_ctrl {
-    /// Start the DMA (write only).
-    pub const START: u32 = 1 << 0;
-    /// Stop the DMA (self-clearing).
-    pub const STOP: u32 = 1 << 1;
-    /// Resume (write only; not modelled).
-    pub const RESUME: u32 = 1 << 2;
-    /// Descriptor mode (1) rather than basic.
-    pub const MODE: u32 = 1 << 8;
+impl FieldValue for DataType {
+    const WIDTH: u32 = 2;
+
+    fn into_bits(self) -> u64 {
+        self as u64
+    }
+
+    fn from_bits(bits: u64) -> Self {
+        match bits {
+            0 => Self::None,
+            1 => Self::Single,
+            2 => Self::Multiple,
+            _ => Self::Stream,
+        }
+    }
 }
 
-/// `MSDC_DMA_CFG` bits.
-pub mod dma_cfg {
-    /// DMA active (read only).
-    pub const STS: u32 = 1 << 0;
-    /// Descriptor checksum check enable.
-    pub const DECSEN: u32 = 1 << 1;
+/// Response the controller expects (`SDC_CMD.RSPTYP`; codes 4 to 6 are undefined).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResponseType {
+    /// No response (code 0).
+    None,
+    /// R1, R5, R6 or R7: 48 bits with CRC (code 1).
+    R1,
+    /// R2: 136 bits (code 2).
+    R2,
+    /// R3 or R4: 48 bits without CRC (code 3).
+    R3,
+    /// R1b: R1, then busy on DAT0 (code 7).
+    R1b,
 }
 
-/// `MSDC_PATCH_BIT2` bits the model reads.
-pub mod patch2 {
-    /// 36-bit descriptors and 24-bit BD lengths.
-    pub const SUPPORT_64G: u32 = 1 << 1;
+impl PartialFieldValue for ResponseType {
+    const WIDTH: u32 = 3;
+
+    fn into_bits(self) -> u64 {
+        match self {
+            Self::None => 0,
+            Self::R1 => 1,
+            Self::R2 => 2,
+            Self::R3 => 3,
+            Self::R1b => 7,
+        }
+    }
+
+    fn try_from_bits(bits: u64) -> Option<Self> {
+        match bits {
+            0 => Some(Self::None),
+            1 => Some(Self::R1),
+            2 => Some(Self::R2),
+            3 => Some(Self::R3),
+            7 => Some(Self::R1b),
+            _ => None,
+        }
+    }
 }
 
-/// GPD (general purpose descriptor) layout: 7 words; `info` bits.
-pub mod gpd {
-    /// Size in bytes.
-    pub const SIZE: usize = 28;
-    /// Hardware owns the descriptor.
-    pub const HWO: u32 = 1 << 0;
-    /// The GPD points at a BD chain.
-    pub const BDP: u32 = 1 << 1;
-    /// Next pointer bits 35:32 shift (27:24).
-    pub const NEXT_H4_SHIFT: u32 = 24;
-    /// Data pointer bits 35:32 shift (31:28).
-    pub const PTR_H4_SHIFT: u32 = 28;
+/// Command the controller sends on its own around a data command (`SDC_CMD.AUTOCMD`;
+/// code 3 is reserved).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AutoCommand {
+    /// None (code 0).
+    None,
+    /// CMD12 after the data (code 1).
+    Cmd12,
+    /// CMD23 with `SDC_BLK_NUM` before the command (code 2).
+    Cmd23,
 }
 
-/// BD (buffer descriptor) layout: 4 words; `info` bits.
-pub mod bd {
-    /// Size in bytes.
-    pub const SIZE: usize = 16;
-    /// End of list.
-    pub const EOL: u32 = 1 << 0;
-    /// Next pointer bits 35:32 shift (27:24).
-    pub const NEXT_H4_SHIFT: u32 = 24;
-    /// Buffer pointer bits 35:32 shift (31:28).
-    pub const PTR_H4_SHIFT: u32 = 28;
-    /// Buffer length mask without 64G support.
-    pub const BUFLEN: u32 = 0xFFFF;
-    /// Buffer length mask with 64G support.
-    pub const BUFLEN_EXT: u32 = 0xFF_FFFF;
+impl PartialFieldValue for AutoCommand {
+    const WIDTH: u32 = 2;
+
+    fn into_bits(self) -> u64 {
+        self as u64
+    }
+
+    fn try_from_bits(bits: u64) -> Option<Self> {
+        match bits {
+            0 => Some(Self::None),
+            1 => Some(Self::Cmd12),
+            2 => Some(Self::Cmd23),
+            _ => None,
+        }
+    }
 }
 
-/// Bytes covered by the descriptor checksum (GPD and BD alike).
-pub const CHECKSUM_SPAN: usize = 16;
+register! {
+    /// Controller configuration: mode, reset, PIO, clock divider and mode, clock stable.
+    pub MSDC_CFG(u32) @ MsdcBase + 0x00 {
+        /// MMC/SD mode (set) rather than MS.
+        0:0 mode => bool;
+        /// The clock runs free instead of being gated between commands.
+        1:1 ckpdn => bool;
+        /// Controller reset; self-clearing.
+        2:2 rst => bool;
+        /// PIO (set) instead of DMA.
+        3:3 pio => bool;
+        /// Clock drive enable.
+        4:4 ckdrven => bool;
+        /// 1.8 V signal detect.
+        5:5 bv18sdt => bool;
+        /// 1.8 V pass status (read only).
+        6:6 bv18pss => bool;
+        /// Clock stable (read only).
+        7:7 ckstb => bool;
+        /// Clock divider, 8-bit divider layout.
+        15:8 ckdiv;
+        /// Clock mode, 8-bit divider layout.
+        17:16 ckmod => ClockMode;
+        /// HS400 at source/2, 8-bit divider layout.
+        18:18 hs400_ck_mode => bool;
+        /// Clock divider, 12-bit divider layout.
+        19:8 ckdiv_extra;
+        /// Clock mode, 12-bit divider layout.
+        21:20 ckmod_extra => ClockMode;
+        /// HS400 at source/2, 12-bit divider layout.
+        22:22 hs400_ck_mode_extra => bool;
+    }
+
+    /// I/O configuration (sampling edges); plain storage in the model.
+    pub MSDC_IOCON(u32) @ MsdcBase + 0x04 {}
+
+    /// Pin status: card detect configuration, and the line levels (read only).
+    pub MSDC_PS(u32) @ MsdcBase + 0x08 {
+        /// Card detect enable.
+        0:0 cden => bool;
+        /// Card detect status (read only; clear: a card is present).
+        1:1 cdsts => bool;
+        /// Card detect debounce.
+        15:12 cddebounce;
+        /// DAT0..DAT7 levels (read only).
+        23:16 dat;
+        /// CMD level (read only).
+        24:24 cmd => bool;
+        /// Write protect level (read only).
+        31:31 wp => bool;
+    }
+
+    /// Interrupt status: events latch whatever `MSDC_INTEN` says; write 1 to clear.
+    pub MSDC_INT(u32) @ MsdcBase + 0x0C {
+        /// MMC interrupt.
+        0:0 mmcirq => bool;
+        /// Card detect state change.
+        1:1 cdsc => bool;
+        /// Auto command response received.
+        3:3 acmdrdy => bool;
+        /// Auto command timeout.
+        4:4 acmdtmo => bool;
+        /// Auto command response CRC error.
+        5:5 acmdcrcerr => bool;
+        /// DMA queue empty.
+        6:6 dmaq_empty => bool;
+        /// SDIO interrupt.
+        7:7 sdioirq => bool;
+        /// Command response received.
+        8:8 cmdrdy => bool;
+        /// Command timeout.
+        9:9 cmdtmo => bool;
+        /// Response CRC error.
+        10:10 rspcrcerr => bool;
+        /// Command status (read only).
+        11:11 csta => bool;
+        /// Transfer complete.
+        12:12 xfer_compl => bool;
+        /// Data transfer done.
+        13:13 dxfer_done => bool;
+        /// Data timeout.
+        14:14 dattmo => bool;
+        /// Data CRC error.
+        15:15 datcrcerr => bool;
+        /// Auto CMD19 done.
+        16:16 acmd19_done => bool;
+        /// BD checksum error.
+        17:17 dma_bdcserr => bool;
+        /// GPD checksum error.
+        18:18 dma_gpdcserr => bool;
+        /// DMA protection error (not raised by the model).
+        19:19 dma_protect => bool;
+        /// Command queue (CQHCI) interrupt.
+        28:28 cmdq => bool;
+    }
+
+    /// Interrupt enable: one enable per `MSDC_INT` event, at the event's bit, for the events
+    /// up to `DMA_PROTECT` (see [`MSDC_INTEN::IMPLEMENTED`]).
+    pub MSDC_INTEN(u32) @ MsdcBase + 0x10 {}
+
+    /// FIFO control and status.
+    pub MSDC_FIFOCS(u32) @ MsdcBase + 0x14 {
+        /// Bytes in the receive FIFO (read only).
+        7:0 rxcnt;
+        /// Bytes in the transmit FIFO (read only).
+        23:16 txcnt;
+        /// Clear the FIFO; self-clearing.
+        31:31 clr => bool;
+    }
+
+    /// SD bus configuration: bus width, data timeouts.
+    pub SDC_CFG(u32) @ MsdcBase + 0x30 {
+        /// SDIO interrupt wake-up.
+        0:0 sdiointwkup => bool;
+        /// Card insertion wake-up.
+        1:1 inswkup => bool;
+        /// Write data (busy) timeout; stored, not counted down by the model.
+        14:2 wrdtoc;
+        /// Data bus width.
+        17:16 buswidth ?=> BusWidth;
+        /// SDIO mode.
+        19:19 sdio => bool;
+        /// SDIO interrupt detection enable.
+        20:20 sdioide => bool;
+        /// Interrupt at block gap.
+        21:21 intatgap => bool;
+        /// Read data timeout; stored, not counted down by the model.
+        31:24 dtoc;
+    }
+
+    /// Command register; writing it starts a command.
+    pub SDC_CMD(u32) @ MsdcBase + 0x34 {
+        /// Command index.
+        5:0 opcode;
+        /// Break (abort the current command; not modelled).
+        6:6 brk => bool;
+        /// Expected response: [`ResponseType`] codes.
+        9:7 rsptyp;
+        /// Data phase.
+        12:11 dtype => DataType;
+        /// Write (set) or read data phase.
+        13:13 rw => bool;
+        /// Stop transmission command.
+        14:14 stop => bool;
+        /// Go-IRQ command (not modelled).
+        15:15 goirq => bool;
+        /// Block length in bytes.
+        27:16 blklen;
+        /// Automatic command: [`AutoCommand`] codes.
+        29:28 autocmd;
+        /// Voltage switch command (CMD11).
+        30:30 volswth => bool;
+        /// Auto CMD53 (not modelled).
+        31:31 acmd53 => bool;
+    }
+
+    /// Command argument.
+    pub SDC_ARG(u32) @ MsdcBase + 0x38 {}
+
+    /// Bus status.
+    pub SDC_STS(u32) @ MsdcBase + 0x3C {
+        /// The SD controller is busy: a command with data or busy in progress (read only).
+        0:0 sdcbusy => bool;
+        /// The command line is busy (read only).
+        1:1 cmdbusy => bool;
+        /// SPM resource release.
+        3:3 spm_resource_release => bool;
+        /// Software reset complete.
+        31:31 swr_compl => bool;
+    }
+
+    /// Response word 0 (bits 31:0 of a short response, the least significant of an R2).
+    pub SDC_RESP0(u32) @ MsdcBase + 0x40 {}
+
+    /// Response word 1.
+    pub SDC_RESP1(u32) @ MsdcBase + 0x44 {}
+
+    /// Response word 2.
+    pub SDC_RESP2(u32) @ MsdcBase + 0x48 {}
+
+    /// Response word 3 (the most significant of an R2).
+    pub SDC_RESP3(u32) @ MsdcBase + 0x4C {}
+
+    /// Number of blocks of the data phase (and the auto-CMD23 argument).
+    pub SDC_BLK_NUM(u32) @ MsdcBase + 0x50 {}
+
+    /// Advanced configuration 0; plain storage in the model.
+    pub SDC_ADV_CFG0(u32) @ MsdcBase + 0x64 {}
+
+    /// New receive path configuration; plain storage in the model.
+    pub MSDC_NEW_RX_CFG(u32) @ MsdcBase + 0x68 {}
+
+    /// eMMC I/O configuration; plain storage in the model.
+    pub EMMC_IOCON(u32) @ MsdcBase + 0x7C {}
+
+    /// Response of the automatic command (auto-CMD23 or auto-CMD12).
+    pub SDC_ACMD_RESP(u32) @ MsdcBase + 0x80 {}
+
+    /// DMA start address, high bits (with 36-bit DMA).
+    pub DMA_SA_H4BIT(u32) @ MsdcBase + 0x8C {
+        /// Address bits 35:32.
+        3:0 dma_addr_high_4bit;
+    }
+
+    /// DMA start address bits 31:0 (the first GPD in descriptor mode).
+    pub MSDC_DMA_SA(u32) @ MsdcBase + 0x90 {}
+
+    /// DMA control.
+    pub MSDC_DMA_CTRL(u32) @ MsdcBase + 0x98 {
+        /// Start the DMA (write only).
+        0:0 start => bool;
+        /// Stop the DMA (self-clearing).
+        1:1 stop => bool;
+        /// Resume (write only; not modelled).
+        2:2 resume => bool;
+        /// Descriptor mode (set) rather than basic.
+        8:8 mode => bool;
+        /// Last buffer (basic mode).
+        10:10 lastbuf => bool;
+        /// Burst size.
+        14:12 brustsz;
+    }
+
+    /// DMA configuration.
+    pub MSDC_DMA_CFG(u32) @ MsdcBase + 0x9C {
+        /// The DMA is active (read only).
+        0:0 sts => bool;
+        /// Descriptor checksum check enable.
+        1:1 decsen => bool;
+        /// AHB HPROT2.
+        9:9 ahbhprot2 => bool;
+        /// Active enable.
+        13:13 activeen => bool;
+        /// Checksum over 16 bytes (set) rather than 12.
+        16:16 cs12b16b => bool;
+    }
+
+    /// Patch bits; plain storage in the model.
+    pub MSDC_PATCH_BIT(u32) @ MsdcBase + 0xB0 {}
+
+    /// Patch bits 1; plain storage in the model.
+    pub MSDC_PATCH_BIT1(u32) @ MsdcBase + 0xB4 {}
+
+    /// Patch bits 2; plain storage, of which the model reads `SUPPORT_64G`.
+    pub MSDC_PATCH_BIT2(u32) @ MsdcBase + 0xB8 {
+        /// 36-bit descriptors and 24-bit BD lengths.
+        1:1 support_64g => bool;
+    }
+
+    /// Pad tuning (older SoCs); plain storage in the model.
+    pub MSDC_PAD_TUNE(u32) @ MsdcBase + 0xEC {}
+
+    /// Pad tuning (SoCs with the eMMC 5.0 layout); plain storage in the model.
+    pub MSDC_PAD_TUNE0(u32) @ MsdcBase + 0xF0 {}
+
+    /// Second pad tuning register of the eMMC 5.0 layout; plain storage in the model.
+    pub MSDC_PAD_TUNE1(u32) @ MsdcBase + 0xF4 {}
+
+    /// Data strobe pad tuning; plain storage in the model.
+    pub PAD_DS_TUNE(u32) @ MsdcBase + 0x188 {}
+
+    /// Command pad tuning; plain storage in the model.
+    pub PAD_CMD_TUNE(u32) @ MsdcBase + 0x18C {}
+
+    /// eMMC 5.1 configuration 0; plain storage in the model.
+    pub EMMC51_CFG0(u32) @ MsdcBase + 0x204 {}
+
+    /// eMMC 5.0 configuration 0; plain storage in the model.
+    pub EMMC50_CFG0(u32) @ MsdcBase + 0x208 {}
+
+    /// eMMC 5.0 configuration 1; plain storage in the model.
+    pub EMMC50_CFG1(u32) @ MsdcBase + 0x20C {}
+
+    /// eMMC 5.0 configuration 2; plain storage in the model.
+    pub EMMC50_CFG2(u32) @ MsdcBase + 0x21C {}
+
+    /// eMMC 5.0 configuration 3; plain storage in the model.
+    pub EMMC50_CFG3(u32) @ MsdcBase + 0x220 {}
+}
+
+impl MSDC_PS {
+    /// The fields software can write: card detect enable and debounce.
+    pub const WRITABLE: Self = Self::zeroed()
+        .with_cden(true)
+        .with_const_cddebounce::<0xF>();
+
+    /// Every data line and the command line high: the idle bus.
+    pub const LINES_IDLE: Self = Self::zeroed().with_const_dat::<0xFF>().with_cmd(true);
+}
+
+impl MSDC_INTEN {
+    /// The enables that exist: one for every `MSDC_INT` event from `MMCIRQ` to
+    /// `DMA_PROTECT` (`CMDQ` has none).
+    pub const IMPLEMENTED: Self = Self::from_raw(
+        MSDC_INT::zeroed()
+            .with_mmcirq(true)
+            .with_cdsc(true)
+            .with_acmdrdy(true)
+            .with_acmdtmo(true)
+            .with_acmdcrcerr(true)
+            .with_dmaq_empty(true)
+            .with_sdioirq(true)
+            .with_cmdrdy(true)
+            .with_cmdtmo(true)
+            .with_rspcrcerr(true)
+            .with_csta(true)
+            .with_xfer_compl(true)
+            .with_dxfer_done(true)
+            .with_dattmo(true)
+            .with_datcrcerr(true)
+            .with_acmd19_done(true)
+            .with_dma_bdcserr(true)
+            .with_dma_gpdcserr(true)
+            .with_dma_protect(true)
+            .raw(),
+    );
+}
+
+impl SDC_CMD {
+    /// The bits the model does not implement: BRK, GOIRQ and ACMD53.
+    pub const UNMODELLED: Self = Self::zeroed()
+        .with_brk(true)
+        .with_goirq(true)
+        .with_acmd53(true);
+}
+
+impl DMA_SA_H4BIT {
+    /// The bits that exist.
+    pub const IMPLEMENTED: Self = Self::zeroed().with_const_dma_addr_high_4bit::<0xF>();
+}

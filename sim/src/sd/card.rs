@@ -35,6 +35,8 @@
 //!   extensions (CMD48/49; the SCR does not advertise them), SDIO, SPI mode, CRC checking of
 //!   what the host sends (the MSDC model injects CRC faults instead).
 
+// The SD specification places the RCA of an addressed command where JESD84-B51 does.
+use super::super::emmc::command::RCA_ARG;
 use super::super::emmc::{CardState, CardWork, Command, DataError, NoResponse, Response};
 
 /// Bytes per block: SDHC/SDXC block addressing fixes memory access at 512 bytes.
@@ -51,45 +53,169 @@ pub const DEFAULT_RCA: u16 = 0xB368;
 /// the host must keep polling, so a driver that gives up after one poll fails here.
 pub const ACMD41_BUSY_POLLS: u32 = 3;
 
-/// OCR voltage window the card supports: 2.7–3.6 V (bits 23:15).
-pub const OCR_VOLTAGE_WINDOW: u32 = 0x00FF_8000;
+register! {
+    /// The card status an R1 or R1b response carries, as the SD specification names it
+    /// (§4.10.1).
+    pub CARD_STATUS(u32) {
+        /// The argument was out of the allowed range.
+        31:31 out_of_range => bool;
+        /// A misaligned address.
+        30:30 address_error => bool;
+        /// The block length is not allowed.
+        29:29 block_len_error => bool;
+        /// An erase command arrived out of sequence.
+        28:28 erase_seq_error => bool;
+        /// An invalid selection of write blocks or erase function.
+        27:27 erase_param => bool;
+        /// Write-protect violation.
+        26:26 wp_violation => bool;
+        /// The card is locked.
+        25:25 card_is_locked => bool;
+        /// A lock/unlock command failed.
+        24:24 lock_unlock_failed => bool;
+        /// CRC check of the previous command failed.
+        23:23 com_crc_error => bool;
+        /// The previous command was not legal in the card state.
+        22:22 illegal_command => bool;
+        /// Internal ECC failure.
+        21:21 card_ecc_failed => bool;
+        /// Internal controller error.
+        20:20 cc_error => bool;
+        /// General error.
+        19:19 error => bool;
+        /// CSD overwrite.
+        16:16 csd_overwrite => bool;
+        /// Write-protected blocks were skipped by an erase.
+        15:15 wp_erase_skip => bool;
+        /// The command ran without internal ECC.
+        14:14 card_ecc_disabled => bool;
+        /// An erase sequence was cleared by a command outside it.
+        13:13 erase_reset => bool;
+        /// The state the card was in when it received the command.
+        12:9 current_state ?=> CardState;
+        /// The same bits as a number.
+        12:9 current_state_code;
+        /// The buffer is empty and the card accepts data.
+        8:8 ready_for_data => bool;
+        /// An extension function event.
+        6:6 fx_event => bool;
+        /// The card expects an application command.
+        5:5 app_cmd => bool;
+        /// Authentication sequence error.
+        3:3 ake_seq_error => bool;
+    }
 
-/// OCR / ACMD41 bits (§5.1).
-mod ocr {
-    /// Power-up complete (card not busy).
-    pub(super) const BUSY_DONE: u32 = 1 << 31;
-    /// Card capacity status (response) / host capacity support (argument).
-    pub(super) const CCS: u32 = 1 << 30;
-    /// Switching to 1.8 V requested (argument) / accepted (response).
-    pub(super) const S18: u32 = 1 << 24;
+    /// The OCR ACMD41 answers with, and the ACMD41 argument (§5.1, §4.2.3.1).
+    pub OCR(u32) {
+        /// 2.7–3.6 V, in 0.1 V steps.
+        23:15 vdd_27_36;
+        /// The argument's OCR bits: zero makes an ACMD41 an inquiry.
+        23:0 ocr_bits;
+        /// Switching to 1.8 V requested (argument, S18R) or accepted (response, S18A).
+        24:24 s18 => bool;
+        /// SDXC power control (argument).
+        28:28 xpc => bool;
+        /// Card capacity status (response) or host capacity support (argument, HCS).
+        30:30 ccs => bool;
+        /// Power-up has finished (clear while the card is busy).
+        31:31 busy_done => bool;
+    }
+
+    /// The argument of CMD8 SEND_IF_COND, which the R7 echoes.
+    pub SEND_IF_COND(u32) {
+        /// Supply voltage: 0001b for 2.7–3.6 V.
+        11:8 vhs;
+        /// Check pattern.
+        7:0 check_pattern;
+    }
+
+    /// The R6 response to CMD3: the published RCA and some card status bits.
+    pub R6(u32) {
+        /// The published RCA.
+        31:16 rca;
+        /// Card status bit 23.
+        15:15 com_crc_error => bool;
+        /// Card status bit 22.
+        14:14 illegal_command => bool;
+        /// Card status bit 19.
+        13:13 error => bool;
+        /// Card status bits 12:0.
+        12:0 status;
+    }
+
+    /// The argument of ACMD6 SET_BUS_WIDTH.
+    pub SET_BUS_WIDTH_ARG(u32) {
+        /// 00b 1-bit, 10b 4-bit.
+        1:0 bus_width;
+    }
+
+    /// The argument of CMD6 SWITCH_FUNC (§4.3.10): a function per group, 0xF keeps the
+    /// current one.
+    pub SWITCH_FUNC_ARG(u32) {
+        /// Switch (set) or check.
+        31:31 mode => bool;
+        /// Function group 6.
+        23:20 group6;
+        /// Function group 5.
+        19:16 group5;
+        /// Function group 4 (current limit).
+        15:12 group4;
+        /// Function group 3 (driver strength).
+        11:8 group3;
+        /// Function group 2 (command system).
+        7:4 group2;
+        /// Function group 1 (access mode).
+        3:0 group1;
+    }
 }
 
-/// R1 card status bits as the SD specification names them (§4.10.1).
+impl SEND_IF_COND {
+    /// The fields the R7 echoes.
+    pub const ECHOED: Self = Self::zeroed()
+        .with_const_vhs::<0xF>()
+        .with_const_check_pattern::<0xFF>();
+}
+
+impl R6 {
+    /// The card status bits R6 carries at their own positions (12:0).
+    pub const SAME_POSITION: Self = Self::zeroed().with_const_status::<0x1FFF>();
+}
+
+/// OCR voltage window the card supports: 2.7–3.6 V (bits 23:15).
+pub const OCR_VOLTAGE_WINDOW: u32 = OCR::zeroed().with_const_vdd_27_36::<0x1FF>().raw();
+
+/// R1 card status bits as the SD specification names them, one [`CARD_STATUS`] field each.
 pub mod status {
+    use super::CARD_STATUS;
+
     /// The argument was out of the allowed range.
-    pub const OUT_OF_RANGE: u32 = 1 << 31;
+    pub const OUT_OF_RANGE: u32 = CARD_STATUS::zeroed().with_out_of_range(true).raw();
     /// A misaligned address.
-    pub const ADDRESS_ERROR: u32 = 1 << 30;
+    pub const ADDRESS_ERROR: u32 = CARD_STATUS::zeroed().with_address_error(true).raw();
     /// The block length is not allowed.
-    pub const BLOCK_LEN_ERROR: u32 = 1 << 29;
+    pub const BLOCK_LEN_ERROR: u32 = CARD_STATUS::zeroed().with_block_len_error(true).raw();
     /// An erase command arrived out of sequence.
-    pub const ERASE_SEQ_ERROR: u32 = 1 << 28;
+    pub const ERASE_SEQ_ERROR: u32 = CARD_STATUS::zeroed().with_erase_seq_error(true).raw();
     /// An invalid selection of write blocks or erase function.
-    pub const ERASE_PARAM: u32 = 1 << 27;
+    pub const ERASE_PARAM: u32 = CARD_STATUS::zeroed().with_erase_param(true).raw();
     /// CRC check of the previous command failed.
-    pub const COM_CRC_ERROR: u32 = 1 << 23;
+    pub const COM_CRC_ERROR: u32 = CARD_STATUS::zeroed().with_com_crc_error(true).raw();
     /// The previous command was not legal in the card state.
-    pub const ILLEGAL_COMMAND: u32 = 1 << 22;
+    pub const ILLEGAL_COMMAND: u32 = CARD_STATUS::zeroed().with_illegal_command(true).raw();
     /// General error.
-    pub const ERROR: u32 = 1 << 19;
+    pub const ERROR: u32 = CARD_STATUS::zeroed().with_error(true).raw();
     /// An erase sequence was cleared by a command outside it.
-    pub const ERASE_RESET: u32 = 1 << 13;
+    pub const ERASE_RESET: u32 = CARD_STATUS::zeroed().with_erase_reset(true).raw();
     /// The buffer is empty and the card accepts data.
-    pub const READY_FOR_DATA: u32 = 1 << 8;
+    pub const READY_FOR_DATA: u32 = CARD_STATUS::zeroed().with_ready_for_data(true).raw();
     /// The card expects an application command.
-    pub const APP_CMD: u32 = 1 << 5;
-    /// Position of CURRENT_STATE.
-    pub const STATE_SHIFT: u32 = 9;
+    pub const APP_CMD: u32 = CARD_STATUS::zeroed().with_app_cmd(true).raw();
+    /// Position of CURRENT_STATE (the lowest bit of [`CARD_STATUS::current_state`]), for
+    /// code that shifts by hand.
+    pub const STATE_SHIFT: u32 = CARD_STATUS::zeroed()
+        .with_const_current_state_code::<1>()
+        .raw()
+        .trailing_zeros();
 }
 
 /// Card properties a test may vary.
@@ -272,14 +398,14 @@ impl<'a> SdCard<'a> {
     }
 
     fn status(&self, state: CardState) -> u32 {
-        let mut s = self.pending | ((state as u32) << status::STATE_SHIFT);
+        let mut s = CARD_STATUS::from_raw(self.pending).with_current_state(state);
         if matches!(state, CardState::Tran | CardState::Rcv) || self.data == DataPhase::None {
-            s |= status::READY_FOR_DATA;
+            s = s.with_ready_for_data(true);
         }
         if self.app_cmd {
-            s |= status::APP_CMD;
+            s = s.with_app_cmd(true);
         }
-        s
+        s.raw()
     }
 
     /// R1 for a command received in `state`; reported errors are cleared.
@@ -296,7 +422,7 @@ impl<'a> SdCard<'a> {
     }
 
     fn addressed(&self, arg: u32) -> bool {
-        (arg >> 16) as u16 == self.rca && self.rca != 0
+        RCA_ARG::from_raw(arg).rca() == u32::from(self.rca) && self.rca != 0
     }
 
     fn reset(&mut self) {
@@ -353,12 +479,12 @@ impl<'a> SdCard<'a> {
         match (cmd.index, state) {
             (8, CardState::Idle) => {
                 // VHS 0001b: 2.7–3.6 V. Any other voltage: the card does not answer.
-                if (arg >> 8) & 0xF != 1 {
+                if SEND_IF_COND::from_raw(arg).vhs() != 1 {
                     return Err(NoResponse);
                 }
                 self.cmd8_seen = true;
                 self.pending = 0;
-                Ok(Response::R1(arg & 0xFFF))
+                Ok(Response::R1(arg & SEND_IF_COND::ECHOED.raw()))
             }
             (55, CardState::Idle) => {
                 self.app_cmd = true;
@@ -382,12 +508,16 @@ impl<'a> SdCard<'a> {
             (3, CardState::Ident | CardState::Stby) => {
                 self.rca = self.config.rca;
                 self.state = CardState::Stby;
-                let s = self.status(state);
+                let s = CARD_STATUS::from_raw(self.status(state));
                 self.pending = 0;
-                // R6: bits 23, 22, 19 and 12:0 of the status, packed into 15:0.
-                let packed =
-                    ((s >> 8) & 0x8000) | ((s >> 8) & 0x4000) | ((s >> 6) & 0x2000) | (s & 0x1FFF);
-                Ok(Response::R1((u32::from(self.rca) << 16) | packed))
+                // An RCA always fits its 16-bit field.
+                let r6 = R6::from_raw(s.raw() & R6::SAME_POSITION.raw())
+                    .with_com_crc_error(s.com_crc_error())
+                    .with_illegal_command(s.illegal_command())
+                    .with_error(s.error())
+                    .try_with_rca(u32::from(self.rca))
+                    .map_err(|_| NoResponse)?;
+                Ok(Response::R1(r6.raw()))
             }
             (9 | 10, CardState::Stby) => {
                 if !self.addressed(arg) {
@@ -476,7 +606,7 @@ impl<'a> SdCard<'a> {
         match (cmd.index, state) {
             (41, CardState::Idle) => Some(self.acmd41(arg)),
             (6, CardState::Tran) => {
-                match arg & 3 {
+                match SET_BUS_WIDTH_ARG::from_raw(arg).bus_width() {
                     0 => self.bus_width = 1,
                     2 => self.bus_width = 4,
                     _ => {
@@ -516,31 +646,31 @@ impl<'a> SdCard<'a> {
     }
 
     fn acmd41(&mut self, arg: u32) -> Result<Response, NoResponse> {
-        let window = arg & OCR_VOLTAGE_WINDOW;
-        let mut ocr_value = OCR_VOLTAGE_WINDOW;
-        if arg & 0x00FF_FFFF == 0 {
+        let host = OCR::from_raw(arg);
+        let mut ocr = OCR::from_raw(OCR_VOLTAGE_WINDOW);
+        if host.ocr_bits() == 0 {
             // Inquiry: report the OCR without starting initialisation.
-            return Ok(Response::R3(ocr_value));
+            return Ok(Response::R3(ocr.raw()));
         }
-        if window == 0 {
+        if host.vdd_27_36() & ocr.vdd_27_36() == 0 {
             self.inactive = true;
             return Err(NoResponse);
         }
         // A high capacity card completes power-up only for a host that sent CMD8 and sets
         // HCS; otherwise it stays busy forever (§4.2.3.1).
-        let hcs = arg & ocr::CCS != 0 && self.cmd8_seen;
+        let hcs = host.ccs() && self.cmd8_seen;
         if hcs && self.acmd41_polls >= self.config.busy_polls {
-            ocr_value |= ocr::BUSY_DONE | ocr::CCS;
+            ocr = ocr.with_busy_done(true).with_ccs(true);
             self.work = CardWork::PowerUp;
-            if arg & ocr::S18 != 0 && self.config.uhs && !self.signal_1v8 {
+            if host.s18() && self.config.uhs && !self.signal_1v8 {
                 self.s18a = true;
-                ocr_value |= ocr::S18;
+                ocr = ocr.with_s18(true);
             }
             self.state = CardState::Ready;
         } else {
             self.acmd41_polls = self.acmd41_polls.saturating_add(1);
         }
-        Ok(Response::R3(ocr_value))
+        Ok(Response::R3(ocr.raw()))
     }
 
     fn start_register(&mut self, len: usize) {
@@ -579,13 +709,23 @@ impl<'a> SdCard<'a> {
 
     /// CMD6: fills the 64-byte switch status and, in switch mode, selects the functions.
     fn switch_function(&mut self, arg: u32) {
-        let switch = arg & (1 << 31) != 0;
+        let arg = SWITCH_FUNC_ARG::from_raw(arg);
+        let switch = arg.mode();
         let uhs = self.signal_1v8;
         let group1_support: u8 = if uhs { 0x1F } else { 0x03 };
+        let requests = [
+            arg.group1(),
+            arg.group2(),
+            arg.group3(),
+            arg.group4(),
+            arg.group5(),
+            arg.group6(),
+        ];
         let mut results = [0u8; 6];
         let mut error = false;
-        for (group, result) in results.iter_mut().enumerate() {
-            let requested = ((arg >> (4 * group)) & 0xF) as u8;
+        for (group, (result, &requested)) in results.iter_mut().zip(&requests).enumerate() {
+            // Fields of 4 bits.
+            let requested = requested as u8;
             let current = if group == 0 { self.access_mode } else { 0 };
             let support = if group == 0 { group1_support } else { 0x01 };
             *result = if requested == 0xF {
