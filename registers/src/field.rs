@@ -54,6 +54,26 @@ pub trait PartialFieldValue: Sized + Copy {
     fn try_from_bits(bits: u64) -> Option<Self>;
 }
 
+/// Unsigned integers of a field's exact width (`15:0 rca => u16`): setting one never fails.
+macro_rules! unsigned_field_values {
+    ($($ty:ty),+) => {$(
+        impl FieldValue for $ty {
+            const WIDTH: u32 = <$ty>::BITS;
+
+            fn into_bits(self) -> u64 {
+                u64::from(self)
+            }
+
+            fn from_bits(bits: u64) -> Self {
+                // The field is exactly WIDTH bits wide: the truncation drops nothing.
+                bits as $ty
+            }
+        }
+    )+};
+}
+
+unsigned_field_values!(u8, u16, u32);
+
 impl FieldValue for bool {
     const WIDTH: u32 = 1;
 

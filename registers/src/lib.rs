@@ -55,6 +55,8 @@
 #![forbid(unsafe_code)]
 
 pub mod field;
+#[macro_use]
+mod field_enum;
 pub mod io;
 #[macro_use]
 mod register;

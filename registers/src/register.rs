@@ -213,7 +213,7 @@ macro_rules! register {
         $(#[$fattr:meta])* $hi:literal : $lo:literal $field:ident => $ty:ty; $($rest:tt)*
     }) => {
         $crate::register!(@converted $vis $name $storage $(#[$fattr])* $hi:$lo $field
-            [$crate::registers::FieldValue] [$ty] [$ty] from_bits
+            [$crate::registers::FieldValue] == [$ty] [$ty] from_bits
             "`.");
         $crate::register!(@fields $vis $name $storage { $($rest)* });
     };
@@ -222,18 +222,21 @@ macro_rules! register {
         $(#[$fattr:meta])* $hi:literal : $lo:literal $field:ident ?=> $ty:ty; $($rest:tt)*
     }) => {
         $crate::register!(@converted $vis $name $storage $(#[$fattr])* $hi:$lo $field
-            [$crate::registers::PartialFieldValue] [$ty] [Option<$ty>] try_from_bits
+            [$crate::registers::PartialFieldValue] <= [$ty] [Option<$ty>] try_from_bits
             "`; `None` for a reserved encoding.");
         $crate::register!(@fields $vis $name $storage { $($rest)* });
     };
 
     // A field read and written as `$ty` through `$conversion` (`FieldValue` or
-    // `PartialFieldValue`), whose `$decode` gives the getter's `$getter` type.
+    // `PartialFieldValue`), whose `$decode` gives the getter's `$getter` type. A `FieldValue`
+    // names every encoding, so its width must be the field's (`$fits` is `==`); a
+    // `PartialFieldValue` may leave the upper encodings unnamed (`<=`).
     (@converted $vis:vis $name:ident $storage:ident $(#[$fattr:meta])* $hi:literal : $lo:literal
-        $field:ident [$conversion:path] [$ty:ty] [$getter:ty] $decode:ident $doc_tail:literal) => {
+        $field:ident [$conversion:path] $fits:tt [$ty:ty] [$getter:ty] $decode:ident
+        $doc_tail:literal) => {
         const _: () = assert!(
-            <$ty as $conversion>::WIDTH <= $hi - $lo + 1,
-            "the field's type needs more bits than the field has"
+            <$ty as $conversion>::WIDTH $fits $hi - $lo + 1,
+            "the field's type does not have the field's width"
         );
 
         // Generated accessors: a user needs some of them, not all (as the kernel's own

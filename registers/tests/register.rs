@@ -285,3 +285,21 @@ fn offsets_serve_as_patterns() {
     assert_eq!(name(8), "STS");
     assert_eq!(name(12), "?");
 }
+
+register! {
+    /// Fields read and written as integers of their exact width.
+    ADDR(u32) {
+        /// Relative card address.
+        31:16 rca => u16;
+        /// Low byte.
+        7:0 low => u8;
+    }
+}
+
+#[test]
+fn integer_fields_of_exact_width_never_overflow() {
+    let addr = ADDR::zeroed().with_rca(0xBEEF).with_low(0x42);
+    assert_eq!(addr.raw(), 0xBEEF_0042);
+    assert_eq!(addr.rca(), 0xBEEF);
+    assert_eq!(addr.low(), 0x42);
+}
