@@ -1,17 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! KUnit suite: the CQHCI engine passes every shared engine-against-model scenario of
-//! `kunit/cqhci_scenarios.rs`.
-
-// The scenarios reach the engine and the model as `super::cqhci` and `super::sim`.
-use crate::{cqhci, sim};
-
-#[path = "cqhci_scenarios.rs"]
-mod scenarios;
+//! `cqhci/src/scenarios.rs`, the same functions `cargo test` runs (`cqhci/tests/scenarios.rs`).
 
 #[kernel::prelude::kunit_tests(mtk_sd_rust_cqhci)]
 mod tests {
-    use super::scenarios;
+    use crate::cqhci::scenarios;
 
     #[test]
     fn one_task() {

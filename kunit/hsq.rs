@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! KUnit suite: the host software queue passes every shared scenario of `hsq/src/scenarios.rs`.
+//! KUnit suite: the host software queue passes every shared scenario of `hsq/src/scenarios.rs`,
+//! the same functions `cargo test` runs (`hsq/tests/scenarios.rs`).
 
 #[kernel::prelude::kunit_tests(mtk_sd_rust_hsq)]
 mod tests {

@@ -1,35 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Benchmark of the engine's hot paths: preparing and issuing one data task (1, 16 and 128
-//! segments) and handling one completion interrupt, over memory-backed registers.
+//! segments) and handling one completion interrupt, over memory-backed registers on a
+//! `sim::bus::Bus`.
 //!
 //! Prints nanoseconds per operation; nothing is asserted about the figures.
 
 use std::hint::black_box;
 use std::time::Instant;
 
+use cqhci::regs::{CQIS, CQTCN};
 use cqhci::{
-    CardInfo, Config, Cqhci, CqhciHost, CqhciRegisters, DataTask, DescriptorMemory, Direction,
-    DmaWidth, Reg, Segment, Tag, TaskDescriptorSize, TaskFlags,
+    CardInfo, Config, Cqhci, CqhciBlock, DataTask, DescriptorMemory, Direction, DmaWidth,
+    Interrupts, Segment, Tag, TaskDescriptorSize, TaskFlags,
 };
+use sim::bus::{Bus, RegisterFile, Serves};
 
 /// Registers kept in memory: writes to CQIS and CQTCN clear bits like the hardware.
 struct Regs([u32; 24]);
 
-impl CqhciRegisters for Regs {
-    fn read(&self, reg: Reg) -> u32 {
-        self.0[reg.offset() / 4]
+impl RegisterFile for Regs {
+    fn read(&mut self, offset: usize) -> u32 {
+        self.0[offset / 4]
     }
 
-    fn write(&mut self, reg: Reg, value: u32) {
-        let slot = &mut self.0[reg.offset() / 4];
-        match reg {
-            Reg::Is | Reg::Tcn => *slot &= !value,
+    fn write(&mut self, offset: usize, value: u32) {
+        let slot = &mut self.0[offset / 4];
+        match offset {
+            CQIS::OFFSET | CQTCN::OFFSET => *slot &= !value,
             _ => *slot = value,
         }
     }
 }
 
-impl CqhciHost for Regs {}
+impl Serves<CqhciBlock> for Regs {
+    const BASE: usize = 0;
+}
 
 const ROUNDS: u32 = 200_000;
 
@@ -43,7 +48,7 @@ fn main() {
         coalescing: None,
     };
     let mut engine = Cqhci::new(config).expect("config");
-    let mut regs = Regs([0; 24]);
+    let regs = Bus::new(Regs([0; 24]));
     let mut tdl = vec![0u8; engine.layout().tdl_len()];
     let mut transfers = vec![0u8; engine.layout().transfer_area_len()];
     let card = CardInfo {
@@ -56,7 +61,7 @@ fn main() {
         transfers: &mut transfers,
         transfers_bus: 0x1_0001_0000,
     };
-    engine.enable(&mut regs, card, &mut mem).expect("enable");
+    engine.enable(&regs, &(), card, &mut mem).expect("enable");
     let tag = Tag::new(3).expect("tag");
 
     for segments in [1u32, 16, 128] {
@@ -78,14 +83,14 @@ fn main() {
         for _ in 0..ROUNDS {
             let start = Instant::now();
             let ticket = engine
-                .issue_data(&mut regs, &mut mem, tag, &task, list.iter().copied())
+                .issue_data(&regs, &(), &mut mem, tag, &task, list.iter().copied())
                 .expect("issue");
             issue_ns += start.elapsed().as_nanos();
             black_box(ticket);
-            regs.0[Reg::Is.offset() / 4] = 0x2;
-            regs.0[Reg::Tcn.offset() / 4] = tag.mask().bits();
+            regs.model().0[CQIS::OFFSET / 4] = Interrupts::TCC.bits();
+            regs.model().0[CQTCN::OFFSET / 4] = tag.mask().bits();
             let start = Instant::now();
-            let out = engine.irq(&mut regs, None, None);
+            let out = engine.irq(&regs, None, None);
             irq_ns += start.elapsed().as_nanos();
             black_box(out);
         }

@@ -2,7 +2,7 @@
 //! What the engine hands back to the glue: completed tasks and their status, interrupt
 //! outcomes and timeout verdicts, all in fixed-size values.
 
-use super::regs::{Interrupts, Tag, TaskErrorInfo, TaskMask};
+use super::regs::{Interrupts, Tag, TaskMask, CQTERRI};
 
 /// An error the host controller detected itself and passes to [`super::engine::Cqhci::irq`]
 /// (the `cmd_error`/`data_error` of C, as an errno class).
@@ -110,7 +110,7 @@ pub struct IrqOutcome {
     /// The CQIS bits that were pending (and have been cleared).
     pub status: Interrupts,
     /// CQTERRI, if the interrupt reported an error.
-    pub task_error: Option<TaskErrorInfo>,
+    pub task_error: Option<CQTERRI>,
     /// CQTDPE, if the interrupt reported a descriptor (ICCE) error.
     pub descriptor_errors: Option<TaskMask>,
     /// Tasks that completed normally: complete their requests now.

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-//! Typed CQHCI descriptors (task, direct command, link, transfer) and the memory layout that
-//! holds them; the only place that knows their bit encodings.
+//! CQHCI descriptors (task, direct command, link and transfer) as typed words, and the memory
+//! layout that holds them; the only place that knows their encodings.
 //!
-//! Every descriptor starts with the same attribute bits: VALID (0), END (1), INT (2) and ACT
-//! (5:3). All multi-byte fields are little-endian in memory.
+//! Every descriptor starts with the same attribute bits: Valid, End, Int and Act. Words are
+//! little-endian in memory.
 //!
-//! The 128-bit task descriptor's second word carries inline-crypto parameters. Inline crypto is
-//! out of scope: that word is always written as zero and CQCFG's crypto enable stays clear.
+//! The 128-bit task descriptor is the 64-bit task word followed by a crypto word. Inline
+//! crypto is out of scope: that word is always zero and CQCFG's crypto enable stays clear.
 
 use super::regs::Tag;
+use crate::registers::{FieldOverflow, FieldValue, PartialFieldValue};
 
 /// Size of a block in a queued transfer.
 pub const BLOCK_SIZE: u32 = 512;
@@ -16,36 +17,43 @@ pub const BLOCK_SIZE: u32 = 512;
 /// Largest data length of one transfer descriptor (its 16-bit length field holds 0 for this).
 pub const MAX_TRANSFER_LENGTH: u32 = 64 * 1024;
 
-const VALID: u64 = 1;
-const END: u64 = 1 << 1;
-const INT: u64 = 1 << 2;
-const ACT_SHIFT: u32 = 3;
+/// Bytes in one descriptor word.
+const WORD_LEN: usize = core::mem::size_of::<u64>();
 
-/// The ACT field (bits 5:3) of a descriptor.
+/// The Act field of a descriptor: what kind of descriptor it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Action {
-    /// No operation (used by a terminating link descriptor).
-    Nop = 0,
+pub enum Act {
+    /// No operation (a terminating link descriptor).
+    Nop,
     /// Transfer descriptor.
-    Transfer = 4,
+    Transfer,
     /// Task descriptor (data task or direct command).
-    Task = 5,
+    Task,
     /// Link descriptor.
-    Link = 6,
+    Link,
 }
 
-const fn attributes(valid: bool, end: bool, interrupt: bool, action: Action) -> u64 {
-    let mut bits = (action as u64) << ACT_SHIFT;
-    if valid {
-        bits |= VALID;
+impl PartialFieldValue for Act {
+    const WIDTH: u32 = 3;
+
+    fn into_bits(self) -> u64 {
+        match self {
+            Act::Nop => 0b000,
+            Act::Transfer => 0b100,
+            Act::Task => 0b101,
+            Act::Link => 0b110,
+        }
     }
-    if end {
-        bits |= END;
+
+    fn try_from_bits(bits: u64) -> Option<Self> {
+        match bits {
+            0b000 => Some(Act::Nop),
+            0b100 => Some(Act::Transfer),
+            0b101 => Some(Act::Task),
+            0b110 => Some(Act::Link),
+            _ => None,
+        }
     }
-    if interrupt {
-        bits |= INT;
-    }
-    bits
 }
 
 /// Width of the bus addresses in link and transfer descriptors.
@@ -66,6 +74,22 @@ pub enum TaskDescriptorSize {
     Bits128,
 }
 
+impl FieldValue for TaskDescriptorSize {
+    const WIDTH: u32 = 1;
+
+    fn into_bits(self) -> u64 {
+        u64::from(self == TaskDescriptorSize::Bits128)
+    }
+
+    fn from_bits(bits: u64) -> Self {
+        if bits == 0 {
+            TaskDescriptorSize::Bits64
+        } else {
+            TaskDescriptorSize::Bits128
+        }
+    }
+}
+
 /// Direction of a data task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {
@@ -73,6 +97,157 @@ pub enum Direction {
     Read,
     /// Memory to device.
     Write,
+}
+
+impl FieldValue for Direction {
+    const WIDTH: u32 = 1;
+
+    fn into_bits(self) -> u64 {
+        u64::from(self == Direction::Read)
+    }
+
+    fn from_bits(bits: u64) -> Self {
+        if bits == 0 {
+            Direction::Write
+        } else {
+            Direction::Read
+        }
+    }
+}
+
+/// The response a direct command expects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DcmdResponse {
+    /// No response.
+    None,
+    /// A 48-bit response without busy (R1, R4, R5).
+    Short,
+    /// A 48-bit response followed by busy signalling on DAT0 (R1b).
+    ShortBusy,
+}
+
+impl PartialFieldValue for DcmdResponse {
+    const WIDTH: u32 = 2;
+
+    fn into_bits(self) -> u64 {
+        match self {
+            DcmdResponse::None => 0b00,
+            DcmdResponse::Short => 0b10,
+            DcmdResponse::ShortBusy => 0b11,
+        }
+    }
+
+    fn try_from_bits(bits: u64) -> Option<Self> {
+        match bits {
+            0b00 => Some(DcmdResponse::None),
+            0b10 => Some(DcmdResponse::Short),
+            0b11 => Some(DcmdResponse::ShortBusy),
+            _ => None,
+        }
+    }
+}
+
+register! {
+    /// Task descriptor of a data transfer task, bits 63:0.
+    pub TASK_DESC(u64) {
+        /// Valid: the descriptor may be used.
+        0:0 valid => bool;
+        /// End: the last descriptor of the task (always set on a task descriptor).
+        1:1 end => bool;
+        /// Int: the completion raises TCC at once instead of counting towards coalescing.
+        2:2 int => bool;
+        /// Act: [`Act::Task`].
+        5:3 act ?=> Act;
+        /// Forced programming: the data goes to the non-volatile storage, not the cache.
+        6:6 forced_programming => bool;
+        /// Context ID (0 = no context).
+        10:7 context_id;
+        /// Tag request: the data is tagged.
+        11:11 tag_request => bool;
+        /// Data direction.
+        12:12 data_direction => Direction;
+        /// Priority: a high-priority task.
+        13:13 priority => bool;
+        /// QBR (queue barrier): the task starts only after all earlier tasks finished.
+        14:14 qbr => bool;
+        /// Reliable write.
+        15:15 reliable_write => bool;
+        /// Block count (512-byte blocks).
+        31:16 block_count;
+        /// Block address: the first block on the card.
+        63:32 block_address;
+    }
+
+    /// Bits 127:64 of a 128-bit task descriptor: the inline-crypto parameters.
+    pub TASK_DESC_CRYPTO(u64) {
+        /// Data unit number (DUN): the initialisation vector's seed.
+        31:0 dun;
+        /// Crypto configuration index (CCI): the key slot.
+        39:32 cci;
+        /// Crypto enable (CE).
+        47:47 ce => bool;
+    }
+
+    /// Task descriptor of a direct command (DCMD, slot 31), bits 63:0.
+    pub DCMD_DESC(u64) {
+        /// Valid: the descriptor may be used.
+        0:0 valid => bool;
+        /// End: always set on a task descriptor.
+        1:1 end => bool;
+        /// Int: the completion raises TCC at once.
+        2:2 int => bool;
+        /// Act: [`Act::Task`].
+        5:3 act ?=> Act;
+        /// QBR (queue barrier): the command waits for every earlier task.
+        14:14 qbr => bool;
+        /// Command index.
+        21:16 cmd_index;
+        /// Command timing: 1 lets the command go out while a data transfer runs.
+        22:22 cmd_timing => bool;
+        /// Response type.
+        24:23 resp_type ?=> DcmdResponse;
+        /// Command argument.
+        63:32 cmd_argument;
+    }
+
+    /// Link descriptor, bits 63:0; with 64-bit DMA the address's high half follows in
+    /// [`DESC_ADDRESS_HI`].
+    pub LINK_DESC(u64) {
+        /// Valid: the link is followed.
+        0:0 valid => bool;
+        /// End: the slot has no transfer descriptors (the DCMD slot).
+        1:1 end => bool;
+        /// Int (unused on links).
+        2:2 int => bool;
+        /// Act: [`Act::Link`], or [`Act::Nop`] for a terminating descriptor.
+        5:3 act ?=> Act;
+        /// Address of the slot's first transfer descriptor, bits 31:0.
+        63:32 link_address_lo;
+    }
+
+    /// Transfer descriptor, bits 63:0; with 64-bit DMA the address's high half follows in
+    /// [`DESC_ADDRESS_HI`].
+    pub TRAN_DESC(u64) {
+        /// Valid: the descriptor may be used.
+        0:0 valid => bool;
+        /// End: the task's last transfer descriptor.
+        1:1 end => bool;
+        /// Int (unused on transfer descriptors).
+        2:2 int => bool;
+        /// Act: [`Act::Transfer`].
+        5:3 act ?=> Act;
+        /// Data length in bytes; 0 means 64 KiB.
+        31:16 data_length;
+        /// Data buffer address, bits 31:0.
+        63:32 data_address_lo;
+    }
+
+    /// Bits 127:64 of a 64-bit-DMA link or transfer descriptor (only bits 95:64 with the
+    /// 12-byte transfer descriptor quirk).
+    pub DESC_ADDRESS_HI(u64) {
+        /// Address bits 63:32.
+        31:0 address_hi;
+    }
 }
 
 /// Optional attributes of a data task (bits of the task descriptor and of CMD44).
@@ -101,38 +276,30 @@ pub struct DataTask {
     pub block_address: u32,
     /// Optional attributes.
     pub flags: TaskFlags,
-    /// Context ID (4 bits; 0 = no context).
+    /// Context ID (0..=15; 0 = no context).
     pub context: u8,
 }
 
 impl DataTask {
-    /// The first 64 bits of the task descriptor. `interrupt` sets INT: completion raises TCC
-    /// at once instead of counting towards interrupt coalescing.
-    pub const fn encode(&self, interrupt: bool) -> u64 {
+    /// The first 64 bits of the task descriptor. `interrupt` sets Int: completion raises TCC
+    /// at once instead of counting towards interrupt coalescing. A context ID above 15 is
+    /// refused.
+    pub fn encode(&self, interrupt: bool) -> Result<TASK_DESC, FieldOverflow> {
         let f = &self.flags;
-        let mut word = attributes(true, true, interrupt, Action::Task);
-        if f.forced_programming {
-            word |= 1 << 6;
-        }
-        word |= ((self.context & 0xF) as u64) << 7;
-        if f.data_tag {
-            word |= 1 << 11;
-        }
-        if matches!(self.direction, Direction::Read) {
-            word |= 1 << 12;
-        }
-        if f.priority {
-            word |= 1 << 13;
-        }
-        if f.queue_barrier {
-            word |= 1 << 14;
-        }
-        if f.reliable_write {
-            word |= 1 << 15;
-        }
-        word |= (self.block_count as u64) << 16;
-        word |= (self.block_address as u64) << 32;
-        word
+        TASK_DESC::zeroed()
+            .with_valid(true)
+            .with_end(true)
+            .with_int(interrupt)
+            .with_act(Act::Task)
+            .with_forced_programming(f.forced_programming)
+            .try_with_context_id(u64::from(self.context))?
+            .with_tag_request(f.data_tag)
+            .with_data_direction(self.direction)
+            .with_priority(f.priority)
+            .with_qbr(f.queue_barrier)
+            .with_reliable_write(f.reliable_write)
+            .try_with_block_count(u64::from(self.block_count))?
+            .try_with_block_address(u64::from(self.block_address))
     }
 
     /// Number of bytes the task moves.
@@ -141,21 +308,10 @@ impl DataTask {
     }
 }
 
-/// The response a direct command expects.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DcmdResponse {
-    /// No response.
-    None,
-    /// A 48-bit response without busy (R1, R3, ...).
-    Short,
-    /// A 48-bit response followed by busy signalling on DAT0 (R1b).
-    ShortBusy,
-}
-
 /// A direct command (DCMD) task, issued from slot 31.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DirectCommand {
-    /// Command index (6 bits).
+    /// Command index (0..=63).
     pub opcode: u8,
     /// Command argument.
     pub argument: u32,
@@ -164,23 +320,21 @@ pub struct DirectCommand {
 }
 
 impl DirectCommand {
-    /// The first 64 bits of the task descriptor; the argument sits in bits 63:32.
-    pub const fn encode(&self) -> u64 {
-        // CMD_TIMING = 1 lets the command go out while a data transfer is active; a command
-        // with busy must wait for the data lines, so it gets 0.
-        let (response_type, timing): (u64, u64) = match self.response {
-            DcmdResponse::None => (0, 1),
-            DcmdResponse::Short => (2, 1),
-            DcmdResponse::ShortBusy => (3, 0),
-        };
-        // Bits are merged with `|=` one field at a time; the fields never overlap.
-        let mut word = attributes(true, true, true, Action::Task);
-        word |= 1 << 14;
-        word |= ((self.opcode & 0x3F) as u64) << 16;
-        word |= timing << 22;
-        word |= response_type << 23;
-        word |= (self.argument as u64) << 32;
-        word
+    /// The first 64 bits of the task descriptor; a command index above 63 is refused.
+    pub fn encode(&self) -> Result<DCMD_DESC, FieldOverflow> {
+        // A command with busy must wait for the data lines; the others may go out while a
+        // transfer runs.
+        let timing = self.response != DcmdResponse::ShortBusy;
+        DCMD_DESC::zeroed()
+            .with_valid(true)
+            .with_end(true)
+            .with_int(true)
+            .with_act(Act::Task)
+            .with_qbr(true)
+            .try_with_cmd_index(u64::from(self.opcode))?
+            .with_cmd_timing(timing)
+            .with_resp_type(self.response)
+            .try_with_cmd_argument(u64::from(self.argument))
     }
 }
 
@@ -196,24 +350,30 @@ pub enum LinkDescriptor {
 /// A transfer descriptor: one contiguous piece of a task's data buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TransferDescriptor {
+    attributes: TRAN_DESC,
     address: u64,
     length: u32,
-    end: bool,
 }
 
 impl TransferDescriptor {
     /// A descriptor for `length` bytes (1..=64 KiB) at bus address `address`; `end` marks the
     /// last descriptor of the task.
-    pub const fn new(address: u64, length: u32, end: bool) -> Option<Self> {
+    pub fn new(address: u64, length: u32, end: bool) -> Option<Self> {
         if length == 0 || length > MAX_TRANSFER_LENGTH {
-            None
-        } else {
-            Some(Self {
-                address,
-                length,
-                end,
-            })
+            return None;
         }
+        // The 16-bit length field holds 0 for 64 KiB.
+        let attributes = TRAN_DESC::zeroed()
+            .with_valid(true)
+            .with_end(end)
+            .with_act(Act::Transfer)
+            .try_with_data_length(u64::from(length % MAX_TRANSFER_LENGTH))
+            .ok()?;
+        Some(Self {
+            attributes,
+            address,
+            length,
+        })
     }
 
     /// Bus address of the data.
@@ -228,14 +388,12 @@ impl TransferDescriptor {
 
     /// Whether this is the task's last descriptor.
     pub const fn is_end(&self) -> bool {
-        self.end
+        self.attributes.end()
     }
 
-    /// The 32-bit attribute word. The 16-bit length field holds 0 for 64 KiB.
-    pub const fn attribute_word(&self) -> u32 {
-        let mut word = attributes(true, self.end, false, Action::Transfer) as u32;
-        word |= (self.length & 0xFFFF) << 16;
-        word
+    /// The descriptor's first word without the address: attributes and length.
+    pub const fn attributes(&self) -> TRAN_DESC {
+        self.attributes
     }
 }
 
@@ -248,33 +406,15 @@ pub enum EncodeError {
     AddressTooWide,
 }
 
-fn put_u32(out: &mut [u8], offset: usize, value: u32) -> Result<(), EncodeError> {
-    let end = offset.checked_add(4).ok_or(EncodeError::OutOfBounds)?;
-    let dst = out.get_mut(offset..end).ok_or(EncodeError::OutOfBounds)?;
-    dst.copy_from_slice(&value.to_le_bytes());
+/// Copies `bytes` into `out` at `offset`.
+fn put(out: &mut [u8], offset: usize, bytes: &[u8]) -> Result<(), EncodeError> {
+    let end = offset
+        .checked_add(bytes.len())
+        .ok_or(EncodeError::OutOfBounds)?;
+    out.get_mut(offset..end)
+        .ok_or(EncodeError::OutOfBounds)?
+        .copy_from_slice(bytes);
     Ok(())
-}
-
-fn put_u64(out: &mut [u8], offset: usize, value: u64) -> Result<(), EncodeError> {
-    let end = offset.checked_add(8).ok_or(EncodeError::OutOfBounds)?;
-    let dst = out.get_mut(offset..end).ok_or(EncodeError::OutOfBounds)?;
-    dst.copy_from_slice(&value.to_le_bytes());
-    Ok(())
-}
-
-fn put_address(
-    out: &mut [u8],
-    offset: usize,
-    width: DmaWidth,
-    address: u64,
-) -> Result<(), EncodeError> {
-    match width {
-        DmaWidth::Bits64 => put_u64(out, offset, address),
-        DmaWidth::Bits32 => {
-            let narrow = u32::try_from(address).map_err(|_| EncodeError::AddressTooWide)?;
-            put_u32(out, offset, narrow)
-        }
-    }
 }
 
 /// Sizes and offsets of the descriptor memory: one place for every length and position.
@@ -314,25 +454,26 @@ impl Layout {
     /// Task descriptor size in bytes.
     pub const fn task_len(&self) -> usize {
         match self.task {
-            TaskDescriptorSize::Bits64 => 8,
-            TaskDescriptorSize::Bits128 => 16,
+            TaskDescriptorSize::Bits64 => WORD_LEN,
+            TaskDescriptorSize::Bits128 => 2 * WORD_LEN,
         }
     }
 
     /// Link descriptor size in bytes.
     pub const fn link_len(&self) -> usize {
         match self.dma {
-            DmaWidth::Bits32 => 8,
-            DmaWidth::Bits64 => 16,
+            DmaWidth::Bits32 => WORD_LEN,
+            DmaWidth::Bits64 => 2 * WORD_LEN,
         }
     }
 
     /// Distance between consecutive transfer descriptors in bytes.
     pub const fn transfer_len(&self) -> usize {
         match (self.dma, self.short_transfer) {
-            (DmaWidth::Bits32, _) => 8,
-            (DmaWidth::Bits64, true) => 12,
-            (DmaWidth::Bits64, false) => 16,
+            (DmaWidth::Bits32, _) => WORD_LEN,
+            // The second word is cut to the address's high half.
+            (DmaWidth::Bits64, true) => WORD_LEN + WORD_LEN / 2,
+            (DmaWidth::Bits64, false) => 2 * WORD_LEN,
         }
     }
 
@@ -381,13 +522,52 @@ impl Layout {
         self.transfer_slot_len() * tag.index()
     }
 
-    /// Writes a task descriptor whose first word is `word0` into `tdl`; the second word of a
-    /// 128-bit descriptor (crypto) is zero.
+    /// Splits a bus address for a link or transfer descriptor: the part that goes in bits
+    /// 63:32 of its first word and, with 64-bit DMA, the high half that follows. With 32-bit
+    /// DMA the whole address goes in the first word, whose field refuses one above 4 GiB.
+    fn split_address(&self, address: u64) -> Result<(u64, Option<DESC_ADDRESS_HI>), EncodeError> {
+        match self.dma {
+            DmaWidth::Bits32 => Ok((address, None)),
+            DmaWidth::Bits64 => {
+                let high = DESC_ADDRESS_HI::zeroed()
+                    .try_with_address_hi(address >> u32::BITS)
+                    .map_err(|_| EncodeError::AddressTooWide)?;
+                Ok((address & u64::from(u32::MAX), Some(high)))
+            }
+        }
+    }
+
+    /// Writes a descriptor's words into `slot`, which is exactly as long as the descriptor:
+    /// the first word, then (64-bit DMA) the address's high half, cut to the bytes left.
+    fn put_words(
+        slot: &mut [u8],
+        first: u64,
+        high: Option<DESC_ADDRESS_HI>,
+    ) -> Result<(), EncodeError> {
+        put(slot, 0, &first.to_le_bytes())?;
+        if let Some(high) = high {
+            let bytes = high.raw().to_le_bytes();
+            let left = slot.len().saturating_sub(WORD_LEN);
+            put(
+                slot,
+                WORD_LEN,
+                bytes.get(..left).ok_or(EncodeError::OutOfBounds)?,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Writes a task descriptor whose first word is `word0` into `tdl`; the crypto word of a
+    /// 128-bit descriptor is zero.
     pub fn write_task(&self, tdl: &mut [u8], tag: Tag, word0: u64) -> Result<(), EncodeError> {
         let offset = self.task_offset(tag);
-        put_u64(tdl, offset, word0)?;
+        put(tdl, offset, &word0.to_le_bytes())?;
         if let TaskDescriptorSize::Bits128 = self.task {
-            put_u64(tdl, offset + 8, 0)?;
+            put(
+                tdl,
+                offset + WORD_LEN,
+                &TASK_DESC_CRYPTO::zeroed().raw().to_le_bytes(),
+            )?;
         }
         Ok(())
     }
@@ -400,21 +580,22 @@ impl Layout {
         link: LinkDescriptor,
     ) -> Result<(), EncodeError> {
         let offset = self.link_offset(tag);
-        let (attr, address) = match link {
-            LinkDescriptor::Next(address) => {
-                (attributes(true, false, false, Action::Link), address)
-            }
-            LinkDescriptor::Terminal => (attributes(false, true, false, Action::Nop), 0),
-        };
-        // Zero the whole descriptor first so a 64-bit link's reserved upper bytes are clean.
         let end = offset
             .checked_add(self.link_len())
             .ok_or(EncodeError::OutOfBounds)?;
-        tdl.get_mut(offset..end)
-            .ok_or(EncodeError::OutOfBounds)?
-            .fill(0);
-        put_u32(tdl, offset, attr as u32)?;
-        put_address(tdl, offset + 4, self.dma, address)
+        let slot = tdl.get_mut(offset..end).ok_or(EncodeError::OutOfBounds)?;
+        let (attributes, address) = match link {
+            LinkDescriptor::Next(address) => (
+                LINK_DESC::zeroed().with_valid(true).with_act(Act::Link),
+                address,
+            ),
+            LinkDescriptor::Terminal => (LINK_DESC::zeroed().with_end(true).with_act(Act::Nop), 0),
+        };
+        let (low, high) = self.split_address(address)?;
+        let word = attributes
+            .try_with_link_address_lo(low)
+            .map_err(|_| EncodeError::AddressTooWide)?;
+        Self::put_words(slot, word.raw(), high)
     }
 
     /// Writes transfer descriptor number `index` of a slot's area `area`.
@@ -431,11 +612,11 @@ impl Layout {
             .checked_add(self.transfer_len())
             .ok_or(EncodeError::OutOfBounds)?;
         let slot = area.get_mut(offset..end).ok_or(EncodeError::OutOfBounds)?;
-        put_address(slot, 4, self.dma, desc.address)?;
-        put_u32(slot, 0, desc.attribute_word())?;
-        if self.transfer_len() == 16 {
-            put_u32(slot, 12, 0)?;
-        }
-        Ok(())
+        let (low, high) = self.split_address(desc.address)?;
+        let word = desc
+            .attributes
+            .try_with_data_address_lo(low)
+            .map_err(|_| EncodeError::AddressTooWide)?;
+        Self::put_words(slot, word.raw(), high)
     }
 }

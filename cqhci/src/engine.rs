@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The CQHCI engine: a sans-I/O state machine that implements the MMC core's `cqe_ops`
-//! contract over a register trait and caller-provided descriptor memory.
+//! contract over the CQHCI registers (any [`Io`] of [`CqhciBlock`]) and caller-provided
+//! descriptor memory.
 //!
 //! The glue owns locking, DMA mapping, waiting and the MMC requests; the engine owns the
 //! slot table, the descriptor encoding and every register sequence. Operations that must wait
@@ -16,9 +17,10 @@ use super::desc::{
 };
 use super::host::{CqhciHost, Segment, TransferList};
 use super::regs::{
-    send_status_rca, Cfg, CqhciRegisters, Ctl, InterruptCoalescing, Interrupts, Reg, Tag,
-    TaskErrorInfo, TaskMask, Version,
+    CqhciBlock, Interrupts, RegisterDump, Tag, TaskMask, CQCFG, CQCTL, CQIC, CQIS, CQISGE, CQISTE,
+    CQSSC2, CQTCN, CQTDBR, CQTDLBA, CQTDLBAU, CQTDPE, CQTERRI, CQVER,
 };
+use crate::registers::{FieldOverflow, Io, PollLimit};
 
 /// How long `cqe_off` waits for the halt (the controller should be idle).
 pub const OFF_HALT_TIMEOUT_US: u32 = 100;
@@ -61,6 +63,15 @@ pub enum Error {
     UnterminatedTransferList,
     /// The data task moves no block (`-EINVAL`).
     NoBlocks,
+    /// A value does not fit the register or descriptor field it goes to, such as a context ID
+    /// above 15 or a command index above 63 (`-EINVAL`).
+    ValueTooWide,
+}
+
+impl From<FieldOverflow> for Error {
+    fn from(_: FieldOverflow) -> Self {
+        Error::ValueTooWide
+    }
 }
 
 impl From<EncodeError> for Error {
@@ -144,13 +155,17 @@ pub enum WaitCondition {
 }
 
 impl WaitCondition {
-    /// Whether the condition holds; the glue may call this without the engine's lock.
-    pub fn is_met<R: CqhciRegisters + ?Sized>(self, regs: &R) -> bool {
-        let ctl = Ctl::from_bits(regs.read(Reg::Ctl));
+    /// Whether a CQCTL value meets the condition.
+    pub const fn holds(self, ctl: CQCTL) -> bool {
         match self {
-            WaitCondition::Halted => ctl.contains(Ctl::HALT),
-            WaitCondition::TasksCleared => !ctl.contains(Ctl::CLEAR_ALL_TASKS),
+            WaitCondition::Halted => ctl.halt(),
+            WaitCondition::TasksCleared => !ctl.clr_all_tasks(),
         }
+    }
+
+    /// Whether the condition holds now; the glue may call this without the engine's lock.
+    pub fn is_met(self, regs: &impl Io<CqhciBlock>) -> bool {
+        self.holds(regs.read::<CQCTL>())
     }
 }
 
@@ -161,6 +176,21 @@ pub struct Wait {
     pub condition: WaitCondition,
     /// Give up after this many microseconds; the engine copes with a timeout.
     pub timeout_us: u32,
+}
+
+impl Wait {
+    /// Busy-waits for the condition, reading CQCTL every `interval_us` microseconds (at least
+    /// one) until `timeout_us` has passed; for glue that spins where it stands. Whether the
+    /// condition was met; [`Cqhci::resume`] copes either way.
+    pub fn poll(&self, regs: &impl Io<CqhciBlock>, interval_us: u32) -> bool {
+        let interval_us = interval_us.max(1);
+        let limit = PollLimit {
+            attempts: self.timeout_us.div_ceil(interval_us).saturating_add(1),
+            interval_us,
+        };
+        regs.poll::<CQCTL>(|ctl| self.condition.holds(ctl), limit)
+            .is_ok()
+    }
 }
 
 /// Problems an operation ran into; the glue logs them.
@@ -285,8 +315,13 @@ pub struct Cqhci {
     activated: bool,
     on: bool,
     recovery_halt: bool,
-    rca: u16,
-    tdl_bus: u64,
+    /// The task descriptor list's address and the card's RCA as `enable` encoded them; the
+    /// controller is programmed with them again after a suspend.
+    tdlba: CQTDLBA,
+    tdlbau: CQTDLBAU,
+    ssc2: CQSSC2,
+    /// CQIC as `new` encoded it, with coalescing on.
+    coalescing: Option<CQIC>,
     busy: TaskMask,
     slots: [Slot; Tag::COUNT],
     generation: u32,
@@ -299,14 +334,13 @@ impl Cqhci {
         if config.max_segments == 0 {
             return Err(Error::InvalidConfig);
         }
-        if let Some(c) = config.coalescing {
-            if c.threshold > InterruptCoalescing::MAX_THRESHOLD
-                || c.timeout > InterruptCoalescing::MAX_TIMEOUT
-                || (c.threshold == 0 && c.timeout == 0)
-            {
-                return Err(Error::InvalidConfig);
+        let coalescing = match config.coalescing {
+            Some(c) if c.threshold == 0 && c.timeout == 0 => return Err(Error::InvalidConfig),
+            Some(c) => {
+                Some(CQIC::program(c.threshold, c.timeout).map_err(|_| Error::InvalidConfig)?)
             }
-        }
+            None => None,
+        };
         let data_slots = if config.direct_commands { 31 } else { 32 };
         Ok(Self {
             config,
@@ -321,8 +355,10 @@ impl Cqhci {
             activated: false,
             on: false,
             recovery_halt: false,
-            rca: 0,
-            tdl_bus: 0,
+            tdlba: CQTDLBA::zeroed(),
+            tdlbau: CQTDLBAU::zeroed(),
+            ssc2: CQSSC2::zeroed(),
+            coalescing,
             busy: TaskMask::EMPTY,
             slots: [Slot::default(); Tag::COUNT],
             generation: 0,
@@ -370,30 +406,31 @@ impl Cqhci {
     }
 
     /// Reads CQVER (C prints it as "CQHCI version %u.%02u").
-    pub fn version<R: CqhciRegisters + ?Sized>(regs: &R) -> Version {
-        Version::from_bits(regs.read(Reg::Ver))
+    pub fn version(regs: &impl Io<CqhciBlock>) -> CQVER {
+        regs.read::<CQVER>()
     }
 
     /// Reads every register for a dump, then lets the host add its own.
-    pub fn dump<H: CqhciHost>(host: &mut H) -> [(Reg, u32); 23] {
-        let dump = Reg::ALL.map(|reg| (reg, host.read(reg)));
-        host.dump_vendor_regs();
+    pub fn dump(regs: &impl Io<CqhciBlock>, host: &impl CqhciHost) -> RegisterDump {
+        let dump = RegisterDump::read(regs);
+        host.dump_vendor_regs(regs);
         dump
     }
 
-    fn set_irqs<H: CqhciHost>(host: &mut H, irqs: Interrupts) {
-        host.write(Reg::Iste, irqs.bits());
-        host.write(Reg::Isge, irqs.bits());
+    fn set_irqs(regs: &impl Io<CqhciBlock>, irqs: Interrupts) {
+        regs.write(CQISTE::zeroed().with_enabled(irqs));
+        regs.write(CQISGE::zeroed().with_signalled(irqs));
     }
 
-    fn halted<H: CqhciHost>(host: &H) -> bool {
-        WaitCondition::Halted.is_met(host)
+    fn halted(regs: &impl Io<CqhciBlock>) -> bool {
+        WaitCondition::Halted.is_met(regs)
     }
 
     /// `cqe_enable`: writes the link descriptors and switches the controller on.
-    pub fn enable<H: CqhciHost>(
+    pub fn enable(
         &mut self,
-        host: &mut H,
+        regs: &impl Io<CqhciBlock>,
+        host: &impl CqhciHost,
         card: CardInfo,
         mem: &mut DescriptorMemory<'_>,
     ) -> Result<(), Error> {
@@ -413,12 +450,16 @@ impl Cqhci {
             let xfer_end = mem
                 .transfers_bus
                 .checked_add(self.layout.transfer_area_len() as u64);
-            let limit = 1u64 << 32;
+            let limit = 1u64 << u32::BITS;
             if !matches!((tdl_end, xfer_end), (Some(a), Some(b)) if a <= limit && b <= limit) {
                 return Err(Error::AddressNotReachable);
             }
         }
-        for tag in TaskMask::from_bits(u32::MAX).iter() {
+        // The low and high halves of the list's bus address.
+        let tdlba = CQTDLBA::zeroed().try_with_tdlba(mem.tdl_bus as u32)?;
+        let tdlbau = CQTDLBAU::zeroed().try_with_tdlbau((mem.tdl_bus >> u32::BITS) as u32)?;
+        let ssc2 = CQSSC2::zeroed().try_with_rca(u32::from(card.rca))?;
+        for tag in TaskMask::ALL.iter() {
             let link = if self.is_dcmd_slot(tag) {
                 LinkDescriptor::Terminal
             } else {
@@ -432,9 +473,10 @@ impl Cqhci {
             self.layout.write_task(mem.tdl, tag, 0)?;
             self.layout.write_link(mem.tdl, tag, link)?;
         }
-        self.rca = card.rca;
-        self.tdl_bus = mem.tdl_bus;
-        self.activate(host);
+        self.tdlba = tdlba;
+        self.tdlbau = tdlbau;
+        self.ssc2 = ssc2;
+        self.activate(regs, host);
         self.enabled = true;
         Ok(())
     }
@@ -444,66 +486,59 @@ impl Cqhci {
     }
 
     /// Programs the controller and switches it on (C's `__cqhci_enable`).
-    fn activate<H: CqhciHost>(&mut self, host: &mut H) {
-        let mut cfg = Cfg::from_bits(host.read(Reg::Cfg));
+    fn activate(&mut self, regs: &impl Io<CqhciBlock>, host: &impl CqhciHost) {
+        let mut cfg = regs.read::<CQCFG>();
         // The configuration must not change while the controller is enabled.
-        if cfg.contains(Cfg::ENABLE) {
-            cfg = cfg.without(Cfg::ENABLE);
-            host.write(Reg::Cfg, cfg.bits());
+        if cfg.cq_en() {
+            cfg = cfg.with_cq_en(false);
+            regs.write(cfg);
         }
         cfg = cfg
-            .without(Cfg::CRYPTO_GENERAL_ENABLE)
-            .with(Cfg::DCMD, self.config.direct_commands)
-            .with(
-                Cfg::TASK_DESC_128,
-                self.config.task_descriptor == TaskDescriptorSize::Bits128,
-            );
-        host.write(Reg::Cfg, cfg.bits());
-        host.write(Reg::Tdlba, self.tdl_bus as u32);
-        host.write(Reg::Tdlbau, (self.tdl_bus >> 32) as u32);
-        host.write(Reg::Ssc2, send_status_rca(self.rca));
-        if let Some(c) = self.config.coalescing {
-            host.write(
-                Reg::Ic,
-                InterruptCoalescing::program(c.threshold, c.timeout).bits(),
-            );
+            .with_cr_general_en(false)
+            .with_dcmd_en(self.config.direct_commands)
+            .with_task_desc_sz(self.config.task_descriptor);
+        regs.write(cfg);
+        regs.write(self.tdlba);
+        regs.write(self.tdlbau);
+        regs.write(self.ssc2);
+        if let Some(ic) = self.coalescing {
+            regs.write(ic);
         }
-        Self::set_irqs(host, Interrupts::EMPTY);
-        host.write(Reg::Cfg, cfg.union(Cfg::ENABLE).bits());
-        if Self::halted(host) {
-            host.write(Reg::Ctl, 0);
+        Self::set_irqs(regs, Interrupts::EMPTY);
+        regs.write(cfg.with_cq_en(true));
+        if Self::halted(regs) {
+            regs.write(CQCTL::zeroed());
         }
         self.on = true;
-        host.enable();
-        Self::set_irqs(host, Interrupts::OPERATIONAL);
+        host.enable(regs);
+        Self::set_irqs(regs, Interrupts::OPERATIONAL);
         self.activated = true;
     }
 
-    fn deactivate_now<H: CqhciHost>(&mut self, host: &mut H) {
-        let cfg = Cfg::from_bits(host.read(Reg::Cfg)).without(Cfg::ENABLE);
-        host.write(Reg::Cfg, cfg.bits());
+    fn deactivate_now(&mut self, regs: &impl Io<CqhciBlock>) {
+        regs.update::<CQCFG>(|cfg| cfg.with_cq_en(false));
         self.on = false;
         self.activated = false;
     }
 
     /// Suspend (`cqhci_suspend`/`cqhci_deactivate`): switches the controller off; the next
     /// request programs it again, so resume needs no call.
-    pub fn deactivate<H: CqhciHost>(&mut self, host: &mut H) {
+    pub fn deactivate(&mut self, regs: &impl Io<CqhciBlock>) {
         if self.enabled && self.activated {
-            self.deactivate_now(host);
+            self.deactivate_now(regs);
         }
     }
 
     /// Makes sure the controller runs before a request (lazy re-enable and un-halt).
-    fn ensure_on<H: CqhciHost>(&mut self, host: &mut H) {
+    fn ensure_on(&mut self, regs: &impl Io<CqhciBlock>, host: &impl CqhciHost) {
         if !self.activated {
-            self.activate(host);
+            self.activate(regs, host);
         }
         if !self.on {
-            host.pre_enable();
-            host.write(Reg::Ctl, 0);
+            host.pre_enable(regs);
+            regs.write(CQCTL::zeroed());
             self.on = true;
-            host.enable();
+            host.enable(regs);
         }
     }
 
@@ -520,7 +555,7 @@ impl Cqhci {
         Ok(())
     }
 
-    fn ring<H: CqhciHost>(&mut self, host: &mut H, tag: Tag) -> Ticket {
+    fn ring(&mut self, regs: &impl Io<CqhciBlock>, tag: Tag) -> Ticket {
         self.generation = self.generation.wrapping_add(1);
         if let Some(slot) = self.slots.get_mut(tag.index()) {
             *slot = Slot {
@@ -529,7 +564,7 @@ impl Cqhci {
             };
         }
         self.busy = self.busy.with(tag);
-        host.write(Reg::Tdbr, tag.mask().bits());
+        regs.write(CQTDBR::zeroed().with_dbr(tag.mask()));
         Ticket {
             tag,
             generation: self.generation,
@@ -538,18 +573,15 @@ impl Cqhci {
 
     /// `cqe_request` for a data task in slot `tag`: writes the task and transfer descriptors
     /// for `segments` and rings the doorbell.
-    pub fn issue_data<H, I>(
+    pub fn issue_data(
         &mut self,
-        host: &mut H,
+        regs: &impl Io<CqhciBlock>,
+        host: &impl CqhciHost,
         mem: &mut DescriptorMemory<'_>,
         tag: Tag,
         task: &DataTask,
-        segments: I,
-    ) -> Result<Ticket, Error>
-    where
-        H: CqhciHost,
-        I: IntoIterator<Item = Segment>,
-    {
+        segments: impl IntoIterator<Item = Segment>,
+    ) -> Result<Ticket, Error> {
         if tag.number() >= self.queue_depth() {
             return Err(Error::InvalidTag);
         }
@@ -561,10 +593,10 @@ impl Cqhci {
         if segments.peek().is_none() {
             return Err(Error::NoSegments);
         }
-        self.ensure_on(host);
         let interrupt = self.config.coalescing.is_none();
-        self.layout
-            .write_task(mem.tdl, tag, task.encode(interrupt))?;
+        let word = task.encode(interrupt)?;
+        self.ensure_on(regs, host);
+        self.layout.write_task(mem.tdl, tag, word.raw())?;
         let start = self.layout.transfer_offset(tag);
         let end = start
             .checked_add(self.layout.transfer_slot_len())
@@ -584,14 +616,15 @@ impl Cqhci {
         if !list.is_ended() {
             return Err(Error::UnterminatedTransferList);
         }
-        Ok(self.ring(host, tag))
+        Ok(self.ring(regs, tag))
     }
 
     /// `cqe_request` for a direct command: writes the DCMD task descriptor in slot 31 and
     /// rings the doorbell.
-    pub fn issue_dcmd<H: CqhciHost>(
+    pub fn issue_dcmd(
         &mut self,
-        host: &mut H,
+        regs: &impl Io<CqhciBlock>,
+        host: &impl CqhciHost,
         mem: &mut DescriptorMemory<'_>,
         command: &DirectCommand,
     ) -> Result<Ticket, Error> {
@@ -599,10 +632,10 @@ impl Cqhci {
             return Err(Error::NoDirectCommand);
         }
         self.check_can_issue(Tag::DCMD)?;
-        self.ensure_on(host);
-        self.layout
-            .write_task(mem.tdl, Tag::DCMD, command.encode())?;
-        Ok(self.ring(host, Tag::DCMD))
+        let word = command.encode()?;
+        self.ensure_on(regs, host);
+        self.layout.write_task(mem.tdl, Tag::DCMD, word.raw())?;
+        Ok(self.ring(regs, Tag::DCMD))
     }
 
     /// Marks recovery as needed; returns true if this call started it.
@@ -627,15 +660,15 @@ impl Cqhci {
         }
     }
 
-    fn error_irq<H: CqhciHost>(
+    fn error_irq(
         &mut self,
-        host: &mut H,
+        regs: &impl Io<CqhciBlock>,
         status: Interrupts,
         cmd_error: Option<HostError>,
         data_error: Option<HostError>,
         out: &mut IrqOutcome,
     ) {
-        let terri = TaskErrorInfo::from_bits(host.read(Reg::Terri));
+        let terri = regs.read::<CQTERRI>();
         out.task_error = Some(terri);
         // Once recovery has been triggered further errors add nothing.
         if self.recovery_halt {
@@ -645,16 +678,16 @@ impl Cqhci {
             out.error_while_idle = true;
             return;
         }
-        if terri.command_valid() {
+        if terri.rmefv() {
             let flags = SlotFlags::from_errors(cmd_error, data_error);
-            self.flag_error(terri.command_task(), flags, out);
+            self.flag_error(terri.rmetid(), flags, out);
         }
-        if terri.data_valid() {
+        if terri.dtefv() {
             let flags = SlotFlags::from_errors(data_error, cmd_error);
-            self.flag_error(terri.data_task(), flags, out);
+            self.flag_error(terri.dtetid(), flags, out);
         }
         if status.contains(Interrupts::ICCE) {
-            let tdpe = TaskMask::from_bits(host.read(Reg::Tdpe));
+            let tdpe = regs.read::<CQTDPE>().tdpe();
             out.descriptor_errors = Some(tdpe);
             for tag in tdpe.iter() {
                 self.flag_error(tag, SlotFlags::from_errors(data_error, cmd_error), out);
@@ -687,29 +720,32 @@ impl Cqhci {
 
     /// The CQHCI interrupt (`cqhci_irq`): `cmd_error` and `data_error` are what the host
     /// controller detected itself. Complete the returned tasks after the call.
-    pub fn irq<H: CqhciHost>(
+    pub fn irq(
         &mut self,
-        host: &mut H,
+        regs: &impl Io<CqhciBlock>,
         cmd_error: Option<HostError>,
         data_error: Option<HostError>,
     ) -> IrqOutcome {
-        let status = Interrupts::from_bits(host.read(Reg::Is));
-        host.write(Reg::Is, status.bits());
+        let cqis = regs.read::<CQIS>();
+        // Writing the pending bits back clears them.
+        regs.write(cqis);
+        let status = Interrupts::from_status(cqis);
         let mut out = IrqOutcome {
             status,
             ..IrqOutcome::default()
         };
         if status.intersects(Interrupts::ERRORS) || cmd_error.is_some() || data_error.is_some() {
-            self.error_irq(host, status, cmd_error, data_error, &mut out);
+            self.error_irq(regs, status, cmd_error, data_error, &mut out);
         }
         if status.contains(Interrupts::TCC) {
-            let tcn = TaskMask::from_bits(host.read(Reg::Tcn));
-            host.write(Reg::Tcn, tcn.bits());
-            for tag in tcn.iter() {
+            let tcn = regs.read::<CQTCN>();
+            // Writing the completed bits back clears them.
+            regs.write(tcn);
+            for tag in tcn.tcn().iter() {
                 self.finish_task(tag, &mut out);
             }
-            if self.config.coalescing.is_some() {
-                host.write(Reg::Ic, InterruptCoalescing::reset_counter().bits());
+            if self.coalescing.is_some() {
+                regs.write(CQIC::reset_counter());
             }
             if self.busy.is_empty() {
                 out.wake = true;
@@ -751,16 +787,21 @@ impl Cqhci {
     }
 
     /// `cqe_off`: halts the controller before the core sends a non-queued command.
-    pub fn off<H: CqhciHost>(&mut self, host: &mut H) -> Step {
+    pub fn off(&mut self, regs: &impl Io<CqhciBlock>, host: &impl CqhciHost) -> Step {
         if !self.enabled || !self.on || self.recovery_halt || self.operation.is_some() {
             return Step::Done(Finished::default());
         }
-        self.start_off(host, false)
+        self.start_off(regs, host, false)
     }
 
-    fn start_off<H: CqhciHost>(&mut self, host: &mut H, then_disable: bool) -> Step {
-        host.disable(false);
-        host.write(Reg::Ctl, Ctl::HALT.bits());
+    fn start_off(
+        &mut self,
+        regs: &impl Io<CqhciBlock>,
+        host: &impl CqhciHost,
+        then_disable: bool,
+    ) -> Step {
+        host.disable(regs, false);
+        regs.write(CQCTL::zeroed().with_halt(true));
         self.operation = Some(Operation::Off { then_disable });
         Step::Wait(Wait {
             condition: WaitCondition::Halted,
@@ -770,43 +811,41 @@ impl Cqhci {
 
     /// `cqe_disable`: halts (as `cqe_off`), then switches the controller off. The descriptor
     /// memory may be freed once this is done.
-    pub fn disable<H: CqhciHost>(&mut self, host: &mut H) -> Step {
+    pub fn disable(&mut self, regs: &impl Io<CqhciBlock>, host: &impl CqhciHost) -> Step {
         if !self.enabled || self.operation.is_some() {
             return Step::Done(Finished::default());
         }
         if self.on && !self.recovery_halt {
-            return self.start_off(host, true);
+            return self.start_off(regs, host, true);
         }
-        self.finish_disable(host);
+        self.finish_disable(regs);
         Step::Done(Finished::default())
     }
 
-    fn finish_disable<H: CqhciHost>(&mut self, host: &mut H) {
-        self.deactivate_now(host);
+    fn finish_disable(&mut self, regs: &impl Io<CqhciBlock>) {
+        self.deactivate_now(regs);
         self.enabled = false;
     }
 
     /// Asks for a halt; returns false if the controller is already halted (nothing to wait
     /// for).
-    fn request_halt<H: CqhciHost>(host: &mut H) -> bool {
-        if Self::halted(host) {
+    fn request_halt(regs: &impl Io<CqhciBlock>) -> bool {
+        if Self::halted(regs) {
             return false;
         }
-        Self::set_irqs(host, Interrupts::HAC);
-        let ctl = Ctl::from_bits(host.read(Reg::Ctl)).union(Ctl::HALT);
-        host.write(Reg::Ctl, ctl.bits());
+        Self::set_irqs(regs, Interrupts::HAC);
+        regs.update::<CQCTL>(|ctl| ctl.with_halt(true));
         true
     }
 
-    fn request_clear<H: CqhciHost>(host: &mut H) {
-        Self::set_irqs(host, Interrupts::TCL);
-        let ctl = Ctl::from_bits(host.read(Reg::Ctl)).union(Ctl::CLEAR_ALL_TASKS);
-        host.write(Reg::Ctl, ctl.bits());
+    fn request_clear(regs: &impl Io<CqhciBlock>) {
+        Self::set_irqs(regs, Interrupts::TCL);
+        regs.update::<CQCTL>(|ctl| ctl.with_clr_all_tasks(true));
     }
 
     /// `cqe_recovery_start`: halts the controller (waiting up to 500 ms) and tells the host
     /// to stop its data path, so the core can send CMD12 and CMD48.
-    pub fn recovery_start<H: CqhciHost>(&mut self, host: &mut H) -> Step {
+    pub fn recovery_start(&mut self, regs: &impl Io<CqhciBlock>, host: &impl CqhciHost) -> Step {
         let warnings = if self.recovery_halt {
             Warnings::default()
         } else {
@@ -818,7 +857,7 @@ impl Cqhci {
                 ..Finished::default()
             });
         }
-        if Self::request_halt(host) {
+        if Self::request_halt(regs) {
             self.operation = Some(Operation::RecoveryStart { warnings });
             return Step::Wait(Wait {
                 condition: WaitCondition::Halted,
@@ -826,27 +865,32 @@ impl Cqhci {
             });
         }
         Step::Done(Finished {
-            warnings: warnings.with(self.end_recovery_start(host, false)),
+            warnings: warnings.with(self.end_recovery_start(regs, host, false)),
             ..Finished::default()
         })
     }
 
-    fn end_recovery_start<H: CqhciHost>(&mut self, host: &mut H, waited: bool) -> Warnings {
+    fn end_recovery_start(
+        &mut self,
+        regs: &impl Io<CqhciBlock>,
+        host: &impl CqhciHost,
+        waited: bool,
+    ) -> Warnings {
         let mut warnings = Warnings::default();
         if waited {
-            Self::set_irqs(host, Interrupts::EMPTY);
-            if !Self::halted(host) {
+            Self::set_irqs(regs, Interrupts::EMPTY);
+            if !Self::halted(regs) {
                 warnings = Warnings::HALT_FAILED;
             }
         }
-        host.disable(true);
+        host.disable(regs, true);
         self.on = false;
         warnings
     }
 
     /// `cqe_recovery_finish`: halts, clears all tasks, toggles the enable, and completes
     /// every queued task with the status its error flags imply.
-    pub fn recovery_finish<H: CqhciHost>(&mut self, host: &mut H) -> Step {
+    pub fn recovery_finish(&mut self, regs: &impl Io<CqhciBlock>) -> Step {
         if self.operation.is_some() {
             return Step::Done(Finished::default());
         }
@@ -855,7 +899,7 @@ impl Cqhci {
         } else {
             Warnings::NOT_IN_RECOVERY
         };
-        self.run_finish(host, FinishStage::FirstHalt, true, warnings, false)
+        self.run_finish(regs, FinishStage::FirstHalt, true, warnings, false)
     }
 
     fn wait_for(
@@ -873,9 +917,9 @@ impl Cqhci {
 
     /// Runs recovery finish from `stage`; `waited` says whether the glue has just waited for
     /// that stage's condition.
-    fn run_finish<H: CqhciHost>(
+    fn run_finish(
         &mut self,
-        host: &mut H,
+        regs: &impl Io<CqhciBlock>,
         mut stage: FinishStage,
         mut ok: bool,
         mut warnings: Warnings,
@@ -884,7 +928,7 @@ impl Cqhci {
         loop {
             match (stage, waited) {
                 (FinishStage::FirstHalt | FinishStage::SecondHalt, false) => {
-                    if Self::request_halt(host) {
+                    if Self::request_halt(regs) {
                         return self.wait_for(
                             Operation::RecoveryFinish {
                                 stage,
@@ -905,8 +949,8 @@ impl Cqhci {
                     }
                 }
                 (FinishStage::FirstHalt, true) => {
-                    Self::set_irqs(host, Interrupts::EMPTY);
-                    if !Self::halted(host) {
+                    Self::set_irqs(regs, Interrupts::EMPTY);
+                    if !Self::halted(regs) {
                         ok = false;
                         warnings = warnings.with(Warnings::HALT_FAILED);
                     }
@@ -916,7 +960,7 @@ impl Cqhci {
                 // Clearing is attempted even if the halt failed; the specification is
                 // ambiguous and trying costs nothing.
                 (FinishStage::Clear | FinishStage::FinalClear, false) => {
-                    Self::request_clear(host);
+                    Self::request_clear(regs);
                     return self.wait_for(
                         Operation::RecoveryFinish {
                             stage,
@@ -928,22 +972,20 @@ impl Cqhci {
                     );
                 }
                 (FinishStage::Clear, true) => {
-                    Self::set_irqs(host, Interrupts::EMPTY);
-                    if !WaitCondition::TasksCleared.is_met(host) {
+                    Self::set_irqs(regs, Interrupts::EMPTY);
+                    if !WaitCondition::TasksCleared.is_met(regs) {
                         ok = false;
                         warnings = warnings.with(Warnings::CLEAR_FAILED);
                     }
                     // Toggle the enable so the controller really forgets the tasks.
-                    let cfg = Cfg::from_bits(host.read(Reg::Cfg));
-                    host.write(Reg::Cfg, cfg.without(Cfg::ENABLE).bits());
-                    let cfg = Cfg::from_bits(host.read(Reg::Cfg));
-                    host.write(Reg::Cfg, cfg.union(Cfg::ENABLE).bits());
+                    regs.update::<CQCFG>(|cfg| cfg.with_cq_en(false));
+                    regs.update::<CQCFG>(|cfg| cfg.with_cq_en(true));
                     stage = FinishStage::SecondHalt;
                     waited = false;
                 }
                 (FinishStage::SecondHalt, true) => {
-                    Self::set_irqs(host, Interrupts::EMPTY);
-                    if !Self::halted(host) {
+                    Self::set_irqs(regs, Interrupts::EMPTY);
+                    if !Self::halted(regs) {
                         warnings = warnings.with(Warnings::HALT_FAILED);
                     }
                     if ok {
@@ -953,8 +995,8 @@ impl Cqhci {
                     waited = false;
                 }
                 (FinishStage::FinalClear, true) => {
-                    Self::set_irqs(host, Interrupts::EMPTY);
-                    if !WaitCondition::TasksCleared.is_met(host) {
+                    Self::set_irqs(regs, Interrupts::EMPTY);
+                    if !WaitCondition::TasksCleared.is_met(regs) {
                         warnings = warnings.with(Warnings::CLEAR_FAILED);
                     }
                     break;
@@ -973,8 +1015,8 @@ impl Cqhci {
         self.busy = TaskMask::EMPTY;
         self.recovery_halt = false;
         self.on = false;
-        host.write(Reg::Is, Interrupts::HAC.union(Interrupts::TCL).bits());
-        Self::set_irqs(host, Interrupts::OPERATIONAL);
+        regs.write(Interrupts::HAC.union(Interrupts::TCL).status());
+        Self::set_irqs(regs, Interrupts::OPERATIONAL);
         Step::Done(Finished {
             completions,
             warnings,
@@ -982,19 +1024,19 @@ impl Cqhci {
     }
 
     /// Continues the operation in progress after the glue's wait (met or timed out).
-    pub fn resume<H: CqhciHost>(&mut self, host: &mut H) -> Step {
+    pub fn resume(&mut self, regs: &impl Io<CqhciBlock>, host: &impl CqhciHost) -> Step {
         match self.operation.take() {
             None => Step::Done(Finished::default()),
             Some(Operation::Off { then_disable }) => {
-                let warnings = if Self::halted(host) {
+                let warnings = if Self::halted(regs) {
                     Warnings::default()
                 } else {
                     Warnings::STUCK_ON
                 };
-                host.post_disable();
+                host.post_disable(regs);
                 self.on = false;
                 if then_disable {
-                    self.finish_disable(host);
+                    self.finish_disable(regs);
                 }
                 Step::Done(Finished {
                     warnings,
@@ -1002,7 +1044,7 @@ impl Cqhci {
                 })
             }
             Some(Operation::RecoveryStart { warnings }) => {
-                let warnings = warnings.with(self.end_recovery_start(host, true));
+                let warnings = warnings.with(self.end_recovery_start(regs, host, true));
                 Step::Done(Finished {
                     warnings,
                     ..Finished::default()
@@ -1012,24 +1054,27 @@ impl Cqhci {
                 stage,
                 ok,
                 warnings,
-            }) => self.run_finish(host, stage, ok, warnings, true),
+            }) => self.run_finish(regs, stage, ok, warnings, true),
         }
     }
 
-    /// Runs an operation to its end, calling `wait` for each wait; for glue code that may
-    /// block where it stands (the engine needs at most four waits per operation).
-    pub fn drive<H, W>(&mut self, host: &mut H, first: Step, mut wait: W) -> Finished
-    where
-        H: CqhciHost,
-        W: FnMut(&mut H, Wait),
-    {
+    /// Runs an operation to its end, calling `wait` for each wait (e.g. [`Wait::poll`]); for
+    /// glue code that may block where it stands (the engine needs at most four waits per
+    /// operation).
+    pub fn drive(
+        &mut self,
+        regs: &impl Io<CqhciBlock>,
+        host: &impl CqhciHost,
+        first: Step,
+        mut wait: impl FnMut(Wait),
+    ) -> Finished {
         let mut step = first;
         for _ in 0..MAX_WAITS {
             match step {
                 Step::Done(finished) => return finished,
                 Step::Wait(w) => {
-                    wait(host, w);
-                    step = self.resume(host);
+                    wait(w);
+                    step = self.resume(regs, host);
                 }
             }
         }

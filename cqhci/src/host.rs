@@ -4,7 +4,8 @@
 
 use super::desc::{EncodeError, Layout, TransferDescriptor, MAX_TRANSFER_LENGTH};
 use super::engine::Error;
-use super::regs::CqhciRegisters;
+use super::regs::CqhciBlock;
+use crate::registers::Io;
 
 /// One DMA-mapped piece of a request's data buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,31 +18,31 @@ pub struct Segment {
 
 /// Vendor hooks around the generic engine, all optional (the `cqhci_host_ops` of C).
 ///
-/// The hooks get `&mut self` and therefore register access through the [`CqhciRegisters`]
-/// supertrait; the engine calls them synchronously and never while it waits.
-pub trait CqhciHost: CqhciRegisters {
+/// The engine calls them synchronously, never while it waits, with the CQHCI registers it
+/// was given; like register access, they take `&self`.
+pub trait CqhciHost {
     /// The controller has been switched on (after enable, and when a request un-halts it).
-    fn enable(&mut self) {}
+    fn enable(&self, _regs: &impl Io<CqhciBlock>) {}
 
-    /// The controller is being switched off: the argument is true at the start of error
+    /// The controller is being switched off: `recovery` is true at the start of error
     /// recovery (stop DMA and reset the host's data path), false on a plain `cqe_off`.
-    fn disable(&mut self, _recovery: bool) {}
+    fn disable(&self, _regs: &impl Io<CqhciBlock>, _recovery: bool) {}
 
     /// Called before a request takes the controller out of halt.
-    fn pre_enable(&mut self) {}
+    fn pre_enable(&self, _regs: &impl Io<CqhciBlock>) {}
 
     /// Called after `cqe_off` has halted the controller.
-    fn post_disable(&mut self) {}
+    fn post_disable(&self, _regs: &impl Io<CqhciBlock>) {}
 
     /// Called after the engine's register dump so the host can add its own registers.
-    fn dump_vendor_regs(&mut self) {}
+    fn dump_vendor_regs(&self, _regs: &impl Io<CqhciBlock>) {}
 
     /// Writes the transfer descriptors for one segment (the first argument) into the list
     /// itself, e.g. to split at a boundary the controller cannot cross. The second argument
     /// marks the request's final segment, whose final descriptor must have END set. Return
     /// `None` to use the default (split into 64 KiB pieces).
     fn prepare_transfer_descriptors(
-        &mut self,
+        &self,
         _segment: Segment,
         _last: bool,
         _list: &mut TransferList<'_>,
@@ -49,6 +50,9 @@ pub trait CqhciHost: CqhciRegisters {
         None
     }
 }
+
+/// A host without vendor hooks.
+impl CqhciHost for () {}
 
 /// A slot's transfer descriptor area being filled, descriptor by descriptor.
 #[derive(Debug)]

@@ -22,13 +22,18 @@ pub mod desc;
 pub mod engine;
 pub mod host;
 pub mod regs;
+// Test code: the engine-against-model scenarios, which need `sim`. The kernel has `sim` in
+// KUnit builds only; on the host `sim` depends on this crate, so `tests/scenarios.rs`
+// compiles the module instead (see the module's documentation).
+#[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
+pub mod scenarios;
 
 pub use completion::{
     Completion, CompletionStatus, Completions, HostError, IdleState, IrqOutcome, TaskError,
     TimeoutVerdict,
 };
 pub use desc::{
-    DataTask, DcmdResponse, DirectCommand, Direction, DmaWidth, Layout, LinkDescriptor,
+    Act, DataTask, DcmdResponse, DirectCommand, Direction, DmaWidth, Layout, LinkDescriptor,
     TaskDescriptorSize, TaskFlags, TransferDescriptor,
 };
 pub use engine::{
@@ -36,4 +41,4 @@ pub use engine::{
     WaitCondition, Warnings,
 };
 pub use host::{CqhciHost, Segment, TransferList};
-pub use regs::{CqhciRegisters, Reg, Tag, TaskMask};
+pub use regs::{CqhciBlock, Interrupts, RegisterDump, Tag, TaskMask};

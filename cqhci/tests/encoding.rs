@@ -2,59 +2,108 @@
 //! Unit tests of every register and descriptor encoding, against values worked out by hand
 //! from the CQHCI register and descriptor tables.
 
-use cqhci::desc::{EncodeError, BLOCK_SIZE, MAX_TRANSFER_LENGTH};
+use cqhci::desc::{
+    Act, EncodeError, BLOCK_SIZE, DCMD_DESC, LINK_DESC, MAX_TRANSFER_LENGTH, TASK_DESC,
+    TASK_DESC_CRYPTO, TRAN_DESC,
+};
 use cqhci::regs::{
-    response_index, send_status_rca, Capabilities, Cfg, Ctl, InterruptCoalescing, Interrupts,
-    SendStatusConfig1, TaskErrorInfo, Version,
+    Interrupts, RegisterDump, CQCAP, CQCFG, CQCRA, CQCRDCT, CQCRI, CQCTL, CQDPT, CQDQS, CQIC, CQIS,
+    CQISGE, CQISTE, CQRMEM, CQSSC1, CQSSC2, CQTCLR, CQTCN, CQTDBR, CQTDLBA, CQTDLBAU, CQTDPE,
+    CQTERRI, CQVER,
 };
 use cqhci::{
-    DataTask, DcmdResponse, DirectCommand, Direction, DmaWidth, Layout, LinkDescriptor, Reg, Tag,
+    DataTask, DcmdResponse, DirectCommand, Direction, DmaWidth, Layout, LinkDescriptor, Tag,
     TaskDescriptorSize, TaskFlags, TaskMask, TransferDescriptor,
 };
+use registers::{FieldOverflow, Register};
+
+/// A register's offset and name.
+fn at<R: Register>() -> (usize, &'static str) {
+    (R::OFFSET, R::NAME)
+}
 
 #[test]
 fn register_offsets_and_names() {
-    let expected: [(Reg, usize, &str); 23] = [
-        (Reg::Ver, 0x00, "CQVER"),
-        (Reg::Cap, 0x04, "CQCAP"),
-        (Reg::Cfg, 0x08, "CQCFG"),
-        (Reg::Ctl, 0x0C, "CQCTL"),
-        (Reg::Is, 0x10, "CQIS"),
-        (Reg::Iste, 0x14, "CQISTE"),
-        (Reg::Isge, 0x18, "CQISGE"),
-        (Reg::Ic, 0x1C, "CQIC"),
-        (Reg::Tdlba, 0x20, "CQTDLBA"),
-        (Reg::Tdlbau, 0x24, "CQTDLBAU"),
-        (Reg::Tdbr, 0x28, "CQTDBR"),
-        (Reg::Tcn, 0x2C, "CQTCN"),
-        (Reg::Dqs, 0x30, "CQDQS"),
-        (Reg::Dpt, 0x34, "CQDPT"),
-        (Reg::Tclr, 0x38, "CQTCLR"),
-        (Reg::Tdpe, 0x3C, "CQTDPE"),
-        (Reg::Ssc1, 0x40, "CQSSC1"),
-        (Reg::Ssc2, 0x44, "CQSSC2"),
-        (Reg::Crdct, 0x48, "CQCRDCT"),
-        (Reg::Rmem, 0x50, "CQRMEM"),
-        (Reg::Terri, 0x54, "CQTERRI"),
-        (Reg::Cri, 0x58, "CQCRI"),
-        (Reg::Cra, 0x5C, "CQCRA"),
+    let expected: [(usize, &str); 23] = [
+        (0x00, "CQVER"),
+        (0x04, "CQCAP"),
+        (0x08, "CQCFG"),
+        (0x0C, "CQCTL"),
+        (0x10, "CQIS"),
+        (0x14, "CQISTE"),
+        (0x18, "CQISGE"),
+        (0x1C, "CQIC"),
+        (0x20, "CQTDLBA"),
+        (0x24, "CQTDLBAU"),
+        (0x28, "CQTDBR"),
+        (0x2C, "CQTCN"),
+        (0x30, "CQDQS"),
+        (0x34, "CQDPT"),
+        (0x38, "CQTCLR"),
+        (0x3C, "CQTDPE"),
+        (0x40, "CQSSC1"),
+        (0x44, "CQSSC2"),
+        (0x48, "CQCRDCT"),
+        (0x50, "CQRMEM"),
+        (0x54, "CQTERRI"),
+        (0x58, "CQCRI"),
+        (0x5C, "CQCRA"),
     ];
-    assert_eq!(Reg::ALL.len(), expected.len());
-    for (reg, (want, offset, name)) in Reg::ALL.iter().zip(expected) {
-        assert_eq!(*reg, want);
-        assert_eq!(reg.offset(), offset, "{name}");
-        assert_eq!(reg.name(), name);
+    let registers = [
+        at::<CQVER>(),
+        at::<CQCAP>(),
+        at::<CQCFG>(),
+        at::<CQCTL>(),
+        at::<CQIS>(),
+        at::<CQISTE>(),
+        at::<CQISGE>(),
+        at::<CQIC>(),
+        at::<CQTDLBA>(),
+        at::<CQTDLBAU>(),
+        at::<CQTDBR>(),
+        at::<CQTCN>(),
+        at::<CQDQS>(),
+        at::<CQDPT>(),
+        at::<CQTCLR>(),
+        at::<CQTDPE>(),
+        at::<CQSSC1>(),
+        at::<CQSSC2>(),
+        at::<CQCRDCT>(),
+        at::<CQRMEM>(),
+        at::<CQTERRI>(),
+        at::<CQCRI>(),
+        at::<CQCRA>(),
+    ];
+    assert_eq!(registers, expected);
+    // A dump lists the same registers in the same order.
+    assert_eq!(RegisterDump::COUNT, expected.len());
+    let dump = RegisterDump {
+        cqver: CQVER::from_raw(7),
+        ..RegisterDump::default()
+    };
+    for ((name, offset, value), (want_offset, want_name)) in
+        dump.entries().into_iter().zip(expected)
+    {
+        assert_eq!((offset, name), (want_offset, want_name));
+        assert_eq!(value, if name == "CQVER" { 7 } else { 0 });
     }
 }
 
 #[test]
 fn flag_registers() {
-    assert_eq!(Cfg::ENABLE.bits(), 0x1);
-    assert_eq!(Cfg::CRYPTO_GENERAL_ENABLE.bits(), 0x2);
-    assert_eq!(Cfg::TASK_DESC_128.bits(), 0x100);
-    assert_eq!(Cfg::DCMD.bits(), 0x1000);
-    assert_eq!(Ctl::HALT.bits(), 0x1);
-    assert_eq!(Ctl::CLEAR_ALL_TASKS.bits(), 0x100);
+    let enable = CQCFG::zeroed().with_cq_en(true);
+    let dcmd = CQCFG::zeroed().with_dcmd_en(true);
+    assert_eq!(enable.raw(), 0x1);
+    assert_eq!(CQCFG::zeroed().with_cr_general_en(true).raw(), 0x2);
+    assert_eq!(
+        CQCFG::zeroed()
+            .with_task_desc_sz(TaskDescriptorSize::Bits128)
+            .raw(),
+        0x100
+    );
+    assert_eq!(dcmd.raw(), 0x1000);
+    assert_eq!(CQCTL::zeroed().with_halt(true).raw(), 0x1);
+    assert_eq!(CQCTL::zeroed().with_clr_all_tasks(true).raw(), 0x100);
     assert_eq!(Interrupts::HAC.bits(), 1);
     assert_eq!(Interrupts::TCC.bits(), 2);
     assert_eq!(Interrupts::RED.bits(), 4);
@@ -65,81 +114,140 @@ fn flag_registers() {
     assert_eq!(Interrupts::ERRORS.bits(), 0x34);
     assert_eq!(Interrupts::EMPTY.bits(), 0);
 
-    let both = Cfg::ENABLE.union(Cfg::DCMD);
-    assert_eq!(both.bits(), 0x1001);
-    assert!(both.contains(Cfg::DCMD));
-    assert!(!both.contains(Cfg::DCMD.union(Cfg::TASK_DESC_128)));
-    assert!(both.intersects(Cfg::DCMD.union(Cfg::TASK_DESC_128)));
-    assert!(!both.intersects(Cfg::TASK_DESC_128));
-    assert_eq!(both.without(Cfg::ENABLE), Cfg::DCMD);
-    assert_eq!(both.with(Cfg::TASK_DESC_128, true).bits(), 0x1101);
-    assert_eq!(both.with(Cfg::DCMD, false), Cfg::ENABLE);
-    assert_eq!(Cfg::from_bits(0x1100), Cfg::DCMD.union(Cfg::TASK_DESC_128));
+    let both = enable.with_dcmd_en(true);
+    assert_eq!(both.raw(), 0x1001);
+    assert!(both.dcmd_en());
+    assert_eq!(both.task_desc_sz(), TaskDescriptorSize::Bits64);
+    assert!(!both.cr_general_en());
+    assert_eq!(both.with_cq_en(false), dcmd);
+    assert_eq!(
+        both.with_task_desc_sz(TaskDescriptorSize::Bits128).raw(),
+        0x1101
+    );
+    assert_eq!(both.with_dcmd_en(false), enable);
+    assert_eq!(
+        CQCFG::from_raw(0x1100),
+        dcmd.with_task_desc_sz(TaskDescriptorSize::Bits128)
+    );
+    // The value-set operations of the shared interrupt layout.
+    let errors = Interrupts::ERRORS;
+    assert!(errors.contains(Interrupts::RED.union(Interrupts::ICCE)));
+    assert!(!errors.contains(Interrupts::RED.union(Interrupts::TCC)));
+    assert!(errors.intersects(Interrupts::RED.union(Interrupts::TCC)));
+    assert!(!errors.intersects(Interrupts::TCC));
+    assert_eq!(
+        Interrupts::from_status(CQIS::from_raw(0x9)).status().raw(),
+        0x9
+    );
+    assert_eq!(
+        Interrupts::from_status(CQIS::from_raw(0x9)),
+        Interrupts::HAC.union(Interrupts::TCL)
+    );
+    let status = CQIS::from_raw(0x3F);
+    assert!(status.hac() && status.tcc() && status.red());
+    assert!(status.tcl() && status.gce() && status.icce());
+    assert_eq!(
+        CQISTE::zeroed().with_enabled(Interrupts::OPERATIONAL).raw(),
+        0x36
+    );
+    assert_eq!(CQISGE::zeroed().with_signalled(Interrupts::HAC).raw(), 0x1);
+    assert_eq!(CQISTE::from_raw(0xFFFF_FFC8).enabled(), Interrupts::TCL);
 }
 
 #[test]
 fn version_and_capabilities() {
-    let v = Version::from_bits(0x0000_0510);
-    assert_eq!((v.major(), v.minor()), (5, 10));
-    let v = Version::from_bits(0xFFFF_F42A);
-    assert_eq!((v.major(), v.minor()), (4, 30));
-    let cap = Capabilities::from_bits(0x1000_30C8);
-    assert!(cap.crypto_support());
-    assert_eq!(cap.timer_clock_multiplier(), 3);
-    assert_eq!(cap.timer_clock_value(), 0xC8);
-    let cap = Capabilities::from_bits(0xEFFF_0FFF);
-    assert!(!cap.crypto_support());
-    assert_eq!(cap.timer_clock_multiplier(), 0);
-    assert_eq!(cap.timer_clock_value(), 0x3FF);
+    let v = CQVER::from_raw(0x0000_0510);
+    assert_eq!((v.emmc_ver_major(), v.printed_minor()), (5, 10));
+    let v = CQVER::from_raw(0xFFFF_F42A);
+    assert_eq!((v.emmc_ver_major(), v.printed_minor()), (4, 30));
+    let cap = CQCAP::from_raw(0x1000_30C8);
+    assert!(cap.cs());
+    assert_eq!(cap.itcfmul(), 3);
+    assert_eq!(cap.itcfval(), 0xC8);
+    let cap = CQCAP::from_raw(0xEFFF_0FFF);
+    assert!(!cap.cs());
+    assert_eq!(cap.itcfmul(), 0);
+    assert_eq!(cap.itcfval(), 0x3FF);
 }
 
 #[test]
 fn interrupt_coalescing() {
-    assert_eq!(InterruptCoalescing::program(31, 1).bits(), 0x8000_9F81);
-    assert_eq!(InterruptCoalescing::program(4, 127).bits(), 0x8000_84FF);
-    // Out-of-range values are truncated to their fields, never spill into others.
-    assert_eq!(InterruptCoalescing::program(0xFF, 0xFF).bits(), 0x8000_9FFF);
-    assert_eq!(InterruptCoalescing::reset_counter().bits(), 0x8001_0000);
-    let ic = InterruptCoalescing::from_bits(0x8010_0A05);
-    assert!(ic.enabled());
-    assert_eq!(ic.threshold(), 10);
-    assert_eq!(ic.timeout(), 5);
-    assert!(!InterruptCoalescing::from_bits(0x7FFF_FFFF).enabled());
-    assert_eq!(InterruptCoalescing::ENABLE, 1 << 31);
-    assert_eq!(InterruptCoalescing::STATUS, 1 << 20);
-    assert_eq!(InterruptCoalescing::RESET, 1 << 16);
+    assert_eq!(CQIC::program(31, 1).map(CQIC::raw), Ok(0x8000_9F81));
+    assert_eq!(CQIC::program(4, 127).map(CQIC::raw), Ok(0x8000_84FF));
+    // Out-of-range values are refused, never truncated or spilled into other fields.
+    assert_eq!(
+        CQIC::program(0x20, 1),
+        Err(FieldOverflow {
+            value: 0x20,
+            max: 0x1F
+        })
+    );
+    assert_eq!(
+        CQIC::program(31, 0x80),
+        Err(FieldOverflow {
+            value: 0x80,
+            max: 0x7F
+        })
+    );
+    assert_eq!(CQIC::reset_counter().raw(), 0x8001_0000);
+    let ic = CQIC::from_raw(0x8010_0A05);
+    assert!(ic.icendis());
+    assert!(ic.icsb());
+    assert_eq!(ic.iccth(), 10);
+    assert_eq!(ic.ictoval(), 5);
+    assert!(!CQIC::from_raw(0x7FFF_FFFF).icendis());
+    assert_eq!(CQIC::zeroed().with_icendis(true).raw(), 1 << 31);
+    assert_eq!(CQIC::zeroed().with_icsb(true).raw(), 1 << 20);
+    assert_eq!(CQIC::zeroed().with_icctr(true).raw(), 1 << 16);
+    assert_eq!(CQIC::zeroed().with_iccthwen(true).raw(), 1 << 15);
+    assert_eq!(CQIC::zeroed().with_ictovalwen(true).raw(), 1 << 7);
 }
 
 #[test]
 fn send_status_and_response_fields() {
-    let ssc1 = SendStatusConfig1::new(1, 0x1000);
-    assert_eq!(ssc1.bits(), 0x0001_1000);
-    assert_eq!(ssc1.block_counter(), 1);
-    assert_eq!(ssc1.idle_timer(), 0x1000);
-    assert_eq!(SendStatusConfig1::new(0x1F, 0xFFFF).bits(), 0x000F_FFFF);
-    let read = SendStatusConfig1::from_bits(0xFFF5_ABCD);
-    assert_eq!((read.block_counter(), read.idle_timer()), (5, 0xABCD));
-    assert_eq!(send_status_rca(0xBEEF), 0xBEEF);
-    assert_eq!(response_index(0xFFFF_FFED), 0x2D);
+    let ssc1 = CQSSC1::zeroed()
+        .with_const_cbc::<1>()
+        .with_const_cit::<0x1000>();
+    assert_eq!(ssc1.raw(), 0x0001_1000);
+    assert_eq!(ssc1.cbc(), 1);
+    assert_eq!(ssc1.cit(), 0x1000);
+    assert_eq!(
+        CQSSC1::zeroed()
+            .with_const_cbc::<0xF>()
+            .with_const_cit::<0xFFFF>()
+            .raw(),
+        0x000F_FFFF
+    );
+    assert!(CQSSC1::zeroed().try_with_cbc(0x1F).is_err());
+    let read = CQSSC1::from_raw(0xFFF5_ABCD);
+    assert_eq!((read.cbc(), read.cit()), (5, 0xABCD));
+    assert_eq!(
+        CQSSC2::zeroed().try_with_rca(0xBEEF).map(CQSSC2::raw),
+        Ok(0xBEEF)
+    );
+    assert_eq!(CQCRI::from_raw(0xFFFF_FFED).index(), 0x2D);
+    assert_eq!(CQCRA::from_raw(0xDEAD_BEEF).argument(), 0xDEAD_BEEF);
+    assert_eq!(CQCRDCT::from_raw(0x900).response(), 0x900);
+    assert_eq!(CQRMEM::from_raw(0xFDF9_A080).rmem(), 0xFDF9_A080);
 }
 
 #[test]
 fn task_error_info() {
-    let t = TaskErrorInfo::from_bits(0x852F_8D2E);
-    assert!(t.command_valid());
-    assert_eq!(t.command_index(), 46);
-    assert_eq!(t.command_task().number(), 13);
-    assert!(t.data_valid());
-    assert_eq!(t.data_index(), 47);
-    assert_eq!(t.data_task().number(), 5);
-    assert_eq!(t.bits(), 0x852F_8D2E);
-    let none = TaskErrorInfo::from_bits(0x7FFF_7FFF);
-    assert!(!none.command_valid());
-    assert!(!none.data_valid());
-    assert_eq!(none.command_task().number(), 31);
-    assert_eq!(none.data_task().number(), 31);
-    assert_eq!(none.command_index(), 0x3F);
-    assert_eq!(none.data_index(), 0x3F);
+    let t = CQTERRI::from_raw(0x852F_8D2E);
+    assert!(t.rmefv());
+    assert_eq!(t.rmeci(), 46);
+    assert_eq!(t.rmetid().number(), 13);
+    assert!(t.dtefv());
+    assert_eq!(t.dteci(), 47);
+    assert_eq!(t.dtetid().number(), 5);
+    assert_eq!(t.raw(), 0x852F_8D2E);
+    let none = CQTERRI::from_raw(0x7FFF_7FFF);
+    assert!(!none.rmefv());
+    assert!(!none.dtefv());
+    assert_eq!(none.rmetid().number(), 31);
+    assert_eq!(none.dtetid().number(), 31);
+    assert_eq!(none.rmeci(), 0x3F);
+    assert_eq!(none.dteci(), 0x3F);
 }
 
 #[test]
@@ -149,6 +257,19 @@ fn tags_and_masks() {
     let t = Tag::new(7).unwrap();
     assert_eq!((t.number(), t.index()), (7, 7));
     assert_eq!(t.mask().bits(), 0x80);
+    assert_eq!(TaskMask::ALL.count(), 32);
+    assert_eq!(CQTDBR::zeroed().with_dbr(t.mask()).raw(), 0x80);
+    assert_eq!(
+        CQTCN::from_raw(0x8000_0005).tcn(),
+        TaskMask::from_bits(0x8000_0005)
+    );
+    assert_eq!(CQTDPE::from_raw(0x10).tdpe().iter().next(), Tag::new(4));
+    let others = [
+        CQDQS::from_raw(1).dqs(),
+        CQDPT::from_raw(1).dpt(),
+        CQTCLR::from_raw(1).tclr(),
+    ];
+    assert_eq!(others, [TaskMask::from_bits(1); 3]);
     let m = TaskMask::from_bits(0x8000_0005);
     assert_eq!(m.count(), 3);
     assert!(m.contains(Tag::DCMD));
@@ -177,11 +298,19 @@ fn task(direction: Direction, flags: TaskFlags) -> DataTask {
 #[test]
 fn data_task_descriptor() {
     let read = task(Direction::Read, TaskFlags::default());
-    assert_eq!(read.encode(true), 0x0000_1234_0008_102F);
-    assert_eq!(read.encode(false), 0x0000_1234_0008_102B);
+    assert_eq!(word(read.encode(true)), 0x0000_1234_0008_102F);
+    assert_eq!(word(read.encode(false)), 0x0000_1234_0008_102B);
     assert_eq!(read.byte_count(), 8 * BLOCK_SIZE);
     let write = task(Direction::Write, TaskFlags::default());
-    assert_eq!(write.encode(true), 0x0000_1234_0008_002F);
+    assert_eq!(word(write.encode(true)), 0x0000_1234_0008_002F);
+    let decoded = read.encode(true).unwrap();
+    assert_eq!(decoded.act(), Some(Act::Task));
+    assert_eq!(decoded.data_direction(), Direction::Read);
+    assert_eq!(
+        (decoded.block_count(), decoded.block_address()),
+        (8, 0x1234)
+    );
+    assert!(decoded.valid() && decoded.end() && decoded.int());
     let each = [
         (
             TaskFlags {
@@ -221,7 +350,7 @@ fn data_task_descriptor() {
     ];
     for (flags, bit) in each {
         assert_eq!(
-            task(Direction::Write, flags).encode(true),
+            word(task(Direction::Write, flags).encode(true)),
             0x0000_1234_0008_002F | bit
         );
     }
@@ -236,14 +365,31 @@ fn data_task_descriptor() {
             queue_barrier: true,
             forced_programming: true,
         },
-        context: 0xFF,
+        context: 0xF,
     };
-    assert_eq!(full.encode(true), 0xFFFF_FFFF_FFFF_FFEF);
+    assert_eq!(word(full.encode(true)), 0xFFFF_FFFF_FFFF_FFEF);
     let context = DataTask {
         context: 0x5,
         ..task(Direction::Write, TaskFlags::default())
     };
-    assert_eq!(context.encode(true), 0x0000_1234_0008_02AF);
+    assert_eq!(word(context.encode(true)), 0x0000_1234_0008_02AF);
+    // A context ID wider than its four bits is refused, never spilled into other fields.
+    let wide = DataTask {
+        context: 0xFF,
+        ..full
+    };
+    assert_eq!(
+        wide.encode(true),
+        Err(FieldOverflow {
+            value: 0xFF,
+            max: 0xF
+        })
+    );
+}
+
+/// The raw word an encoder built.
+fn word(encoded: Result<TASK_DESC, FieldOverflow>) -> u64 {
+    encoded.unwrap().raw()
 }
 
 #[test]
@@ -253,19 +399,46 @@ fn direct_command_descriptor() {
         argument: 0x0320_0100,
         response: DcmdResponse::ShortBusy,
     };
-    assert_eq!(flush.encode(), 0x0320_0100_0186_402F);
+    assert_eq!(
+        flush.encode().map(DCMD_DESC::raw),
+        Ok(0x0320_0100_0186_402F)
+    );
+    let decoded = flush.encode().unwrap();
+    assert_eq!(decoded.resp_type(), Some(DcmdResponse::ShortBusy));
+    assert!(!decoded.cmd_timing());
+    assert_eq!(
+        (decoded.cmd_index(), decoded.cmd_argument()),
+        (6, 0x0320_0100)
+    );
     let status = DirectCommand {
         opcode: 13,
         argument: 0x0002_0000,
         response: DcmdResponse::Short,
     };
-    assert_eq!(status.encode(), 0x0002_0000_014D_402F);
+    assert_eq!(
+        status.encode().map(DCMD_DESC::raw),
+        Ok(0x0002_0000_014D_402F)
+    );
     let none = DirectCommand {
-        opcode: 0x7F,
+        opcode: 0x3F,
         argument: 0,
         response: DcmdResponse::None,
     };
-    assert_eq!(none.encode(), 0x0000_0000_007F_402F);
+    assert_eq!(none.encode().map(DCMD_DESC::raw), Ok(0x0000_0000_007F_402F));
+    // A command index wider than its six bits is refused, never spilled into CMD_TIMING.
+    let wide = DirectCommand {
+        opcode: 0x7F,
+        ..none
+    };
+    assert_eq!(
+        wide.encode(),
+        Err(FieldOverflow {
+            value: 0x7F,
+            max: 0x3F
+        })
+    );
+    // The reserved response type reads as none of the three.
+    assert_eq!(DCMD_DESC::from_raw(1 << 23).resp_type(), None);
 }
 
 #[test]
@@ -276,13 +449,15 @@ fn transfer_descriptor_lengths() {
         None
     );
     let d = TransferDescriptor::new(0x1000, 512, false).unwrap();
-    assert_eq!(d.attribute_word(), 0x0200_0021);
+    assert_eq!(d.attributes().raw(), 0x0200_0021);
+    assert_eq!(d.attributes().act(), Some(Act::Transfer));
     assert_eq!((d.address(), d.length(), d.is_end()), (0x1000, 512, false));
     let last = TransferDescriptor::new(0x1000, 0xFFFF, true).unwrap();
-    assert_eq!(last.attribute_word(), 0xFFFF_0023);
+    assert_eq!(last.attributes().raw(), 0xFFFF_0023);
     // The 16-bit field holds 0 for 64 KiB.
     let max = TransferDescriptor::new(0x1000, MAX_TRANSFER_LENGTH, true).unwrap();
-    assert_eq!(max.attribute_word(), 0x0000_0023);
+    assert_eq!(max.attributes().raw(), 0x0000_0023);
+    assert_eq!(max.attributes().data_length(), 0);
     assert_eq!(max.length(), 65536);
     assert!(max.is_end());
 }
@@ -330,6 +505,8 @@ fn task_descriptor_bytes() {
     assert_eq!(&tdl[32..40], &[8, 7, 6, 5, 4, 3, 2, 1]);
     // The crypto word of a 128-bit descriptor is zero.
     assert_eq!(&tdl[40..48], &[0; 8]);
+    assert_eq!(TASK_DESC_CRYPTO::zeroed().raw(), 0);
+    assert_eq!(TASK_DESC_CRYPTO::zeroed().with_ce(true).raw(), 1 << 47);
     assert_eq!(tdl[48], 0xAA);
     assert_eq!(tdl[31], 0xAA);
 
@@ -367,6 +544,10 @@ fn link_descriptor_bytes() {
         &tdl[16..32],
         &[2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
     );
+    assert_eq!(LINK_DESC::from_raw(0x31).act(), Some(Act::Link));
+    assert_eq!(LINK_DESC::from_raw(0x2).act(), Some(Act::Nop));
+    assert_eq!(TRAN_DESC::from_raw(0x38).act(), None);
+    assert_eq!(TASK_DESC::from_raw(0x28).act(), Some(Act::Task));
     assert_eq!(tdl[32], 0xAA);
 
     let narrow = layout(TaskDescriptorSize::Bits64, DmaWidth::Bits32, false);

@@ -6,133 +6,166 @@ use cqhci::engine::{
     CLEAR_ALL_TASKS_TIMEOUT_US, OFF_HALT_TIMEOUT_US, RECOVERY_FINISH_HALT_TIMEOUT_US,
     RECOVERY_START_HALT_TIMEOUT_US,
 };
-use cqhci::{
-    CardInfo, Coalescing, CompletionStatus, Config, Cqhci, CqhciHost, CqhciRegisters, DataTask,
-    DcmdResponse, DescriptorMemory, DirectCommand, Direction, DmaWidth, Error, Finished, HostError,
-    IdleState, Reg, Segment, Step, Tag, TaskDescriptorSize, TaskError, TaskFlags, TimeoutVerdict,
-    TransferDescriptor, TransferList, Wait, WaitCondition, Warnings,
+use std::cell::{Cell, RefCell};
+
+use cqhci::regs::{
+    CQCFG, CQCTL, CQIC, CQIS, CQISGE, CQISTE, CQSSC2, CQTCN, CQTDBR, CQTDLBA, CQTDLBAU, CQTDPE,
+    CQTERRI, CQVER,
 };
+use cqhci::{
+    CardInfo, Coalescing, CompletionStatus, Config, Cqhci, CqhciBlock, CqhciHost, DataTask,
+    DcmdResponse, DescriptorMemory, DirectCommand, Direction, DmaWidth, Error, Finished, HostError,
+    IdleState, RegisterDump, Segment, Step, Tag, TaskDescriptorSize, TaskError, TaskFlags,
+    TimeoutVerdict, TransferDescriptor, TransferList, Wait, WaitCondition, Warnings,
+};
+use registers::Io;
+use sim::bus::{Bus, RegisterFile, Serves};
 
 /// A custom transfer-descriptor hook.
 type CustomHook = fn(Segment, bool, &mut TransferList<'_>) -> Option<Result<(), Error>>;
 
+/// The scripted register file: it records every write; CQIS and CQTCN clear the bits
+/// written, and CQCTL's halt and clear take effect at once unless the test says otherwise.
 #[derive(Default)]
-struct Fake {
+struct Script {
     regs: [u32; 24],
-    writes: Vec<(Reg, u32)>,
-    hooks: Vec<&'static str>,
+    writes: Vec<(usize, u32)>,
     /// A halt request takes effect at once.
     halts: bool,
     /// CLEAR ALL TASKS completes at once.
     clears: bool,
-    custom: Option<CustomHook>,
+    /// Microseconds that polls waited.
+    waited_us: u32,
+}
+
+impl RegisterFile for Script {
+    fn read(&mut self, offset: usize) -> u32 {
+        self.regs[offset / 4]
+    }
+
+    fn write(&mut self, offset: usize, value: u32) {
+        self.writes.push((offset, value));
+        let old = self.regs[offset / 4];
+        self.regs[offset / 4] = match offset {
+            CQIS::OFFSET | CQTCN::OFFSET => old & !value,
+            CQCTL::OFFSET => {
+                let ctl = CQCTL::from_raw(value);
+                ctl.with_halt(ctl.halt() && self.halts)
+                    .with_clr_all_tasks(ctl.clr_all_tasks() && !self.clears)
+                    .raw()
+            }
+            _ => value,
+        };
+    }
+
+    fn wait_us(&mut self, us: u32) {
+        self.waited_us += us;
+    }
+}
+
+impl Serves<CqhciBlock> for Script {
+    const BASE: usize = 0;
+}
+
+/// A test host: the scripted registers on a bus, and hooks that record their calls.
+struct Fake {
+    regs: Bus<Script>,
+    hooks: RefCell<Vec<&'static str>>,
+    custom: Cell<Option<CustomHook>>,
 }
 
 impl Fake {
     fn new() -> Self {
         Fake {
-            halts: true,
-            clears: true,
-            ..Fake::default()
+            regs: Bus::new(Script {
+                halts: true,
+                clears: true,
+                ..Script::default()
+            }),
+            hooks: RefCell::default(),
+            custom: Cell::default(),
         }
     }
 
-    fn slot(reg: Reg) -> usize {
-        reg.offset() / 4
+    fn set(&self, offset: usize, value: u32) {
+        self.regs.model().regs[offset / 4] = value;
     }
 
-    fn set(&mut self, reg: Reg, value: u32) {
-        self.regs[Self::slot(reg)] = value;
+    fn get(&self, offset: usize) -> u32 {
+        self.regs.model().regs[offset / 4]
     }
 
-    fn get(&self, reg: Reg) -> u32 {
-        self.regs[Self::slot(reg)]
+    fn set_halts(&self, halts: bool) {
+        self.regs.model().halts = halts;
     }
 
-    fn writes_to(&self, reg: Reg) -> Vec<u32> {
-        self.writes
-            .iter()
-            .filter(|(r, _)| *r == reg)
-            .map(|(_, v)| *v)
+    fn set_clears(&self, clears: bool) {
+        self.regs.model().clears = clears;
+    }
+
+    fn writes(&self) -> Vec<(usize, u32)> {
+        self.regs.model().writes.clone()
+    }
+
+    fn writes_to(&self, offset: usize) -> Vec<u32> {
+        self.writes()
+            .into_iter()
+            .filter(|(o, _)| *o == offset)
+            .map(|(_, v)| v)
             .collect()
     }
-}
 
-impl CqhciRegisters for Fake {
-    fn read(&self, reg: Reg) -> u32 {
-        self.get(reg)
+    fn clear_writes(&self) {
+        self.regs.model().writes.clear();
     }
 
-    fn write(&mut self, reg: Reg, value: u32) {
-        self.writes.push((reg, value));
-        let old = self.get(reg);
-        let new = match reg {
-            Reg::Is | Reg::Tcn => old & !value,
-            Reg::Ctl => {
-                let mut v = value;
-                if !self.halts {
-                    v &= !1;
-                }
-                if self.clears {
-                    v &= !0x100;
-                }
-                v
-            }
-            _ => value,
-        };
-        self.set(reg, new);
+    fn hooks(&self) -> Vec<&'static str> {
+        self.hooks.borrow().clone()
+    }
+
+    fn clear_hooks(&self) {
+        self.hooks.borrow_mut().clear();
+    }
+
+    fn hook(&self, name: &'static str) {
+        self.hooks.borrow_mut().push(name);
     }
 }
 
 impl CqhciHost for Fake {
-    fn enable(&mut self) {
-        self.hooks.push("enable");
+    fn enable(&self, _regs: &impl Io<CqhciBlock>) {
+        self.hook("enable");
     }
 
-    fn disable(&mut self, recovery: bool) {
-        self.hooks.push(if recovery {
+    fn disable(&self, _regs: &impl Io<CqhciBlock>, recovery: bool) {
+        self.hook(if recovery {
             "disable(recovery)"
         } else {
             "disable"
         });
     }
 
-    fn pre_enable(&mut self) {
-        self.hooks.push("pre_enable");
+    fn pre_enable(&self, _regs: &impl Io<CqhciBlock>) {
+        self.hook("pre_enable");
     }
 
-    fn post_disable(&mut self) {
-        self.hooks.push("post_disable");
+    fn post_disable(&self, _regs: &impl Io<CqhciBlock>) {
+        self.hook("post_disable");
     }
 
-    fn dump_vendor_regs(&mut self) {
-        self.hooks.push("dump");
+    fn dump_vendor_regs(&self, _regs: &impl Io<CqhciBlock>) {
+        self.hook("dump");
     }
 
     fn prepare_transfer_descriptors(
-        &mut self,
+        &self,
         segment: Segment,
         last: bool,
         list: &mut TransferList<'_>,
     ) -> Option<Result<(), Error>> {
-        self.custom.and_then(|f| f(segment, last, list))
+        self.custom.get().and_then(|f| f(segment, last, list))
     }
 }
-
-/// A host that keeps every default hook.
-struct Plain(Fake);
-
-impl CqhciRegisters for Plain {
-    fn read(&self, reg: Reg) -> u32 {
-        self.0.read(reg)
-    }
-
-    fn write(&mut self, reg: Reg, value: u32) {
-        self.0.write(reg, value);
-    }
-}
-
-impl CqhciHost for Plain {}
 
 const TDL_BUS: u64 = 0x1_0000_0400;
 const XFER_BUS: u64 = 0x1_0001_0000;
@@ -200,24 +233,34 @@ fn seg(address: u64, length: u32) -> Segment {
 
 fn enabled(config: Config) -> (Cqhci, Fake, Mem) {
     let mut e = Cqhci::new(config).unwrap();
-    let mut f = Fake::new();
+    let f = Fake::new();
     let mut m = Mem::for_engine(&e);
-    e.enable(&mut f, CARD, &mut m.lend()).unwrap();
-    f.writes.clear();
-    f.hooks.clear();
+    e.enable(&f.regs, &f, CARD, &mut m.lend()).unwrap();
+    f.clear_writes();
+    f.clear_hooks();
     (e, f, m)
 }
 
-fn issue(e: &mut Cqhci, f: &mut Fake, m: &mut Mem, n: u32) -> cqhci::Ticket {
-    e.issue_data(f, &mut m.lend(), tag(n), &read(1), [seg(0x9000, 512)])
-        .unwrap()
+/// Issues a one-block read of `segment` in slot `n`.
+fn issue_read(
+    e: &mut Cqhci,
+    f: &Fake,
+    m: &mut Mem,
+    n: u32,
+    segment: Segment,
+) -> Result<cqhci::Ticket, Error> {
+    e.issue_data(&f.regs, f, &mut m.lend(), tag(n), &read(1), [segment])
+}
+
+fn issue(e: &mut Cqhci, f: &Fake, m: &mut Mem, n: u32) -> cqhci::Ticket {
+    issue_read(e, f, m, n, seg(0x9000, 512)).unwrap()
 }
 
 /// Raises TCC with the given TCN bits and runs the interrupt handler.
-fn complete(e: &mut Cqhci, f: &mut Fake, tcn: u32) -> cqhci::IrqOutcome {
-    f.set(Reg::Is, 0x2);
-    f.set(Reg::Tcn, tcn);
-    e.irq(f, None, None)
+fn complete(e: &mut Cqhci, f: &Fake, tcn: u32) -> cqhci::IrqOutcome {
+    f.set(CQIS::OFFSET, 0x2);
+    f.set(CQTCN::OFFSET, tcn);
+    e.irq(&f.regs, None, None)
 }
 
 #[test]
@@ -262,51 +305,56 @@ fn config_validation_and_queries() {
 
 #[test]
 fn version_dump_and_wait_conditions() {
-    let mut f = Fake::new();
-    f.set(Reg::Ver, 0x0510);
-    assert_eq!(Cqhci::version(&f).minor(), 10);
-    for (i, r) in Reg::ALL.iter().enumerate() {
-        f.set(*r, i as u32 + 100);
+    let f = Fake::new();
+    f.set(CQVER::OFFSET, 0x0510);
+    assert_eq!(Cqhci::version(&f.regs).printed_minor(), 10);
+    let offsets = RegisterDump::read(&f.regs)
+        .entries()
+        .map(|(_, offset, _)| offset);
+    for (i, offset) in offsets.iter().enumerate() {
+        f.set(*offset, i as u32 + 100);
     }
-    let dump = Cqhci::dump(&mut f);
-    for (i, (r, v)) in dump.iter().enumerate() {
-        assert_eq!((*r, *v), (Reg::ALL[i], i as u32 + 100));
+    let dump = Cqhci::dump(&f.regs, &f);
+    for (i, (_, offset, value)) in dump.entries().iter().enumerate() {
+        assert_eq!((*offset, *value), (offsets[i], i as u32 + 100));
     }
-    assert_eq!(f.hooks, ["dump"]);
-    f.set(Reg::Ctl, 0);
-    assert!(!WaitCondition::Halted.is_met(&f));
-    assert!(WaitCondition::TasksCleared.is_met(&f));
-    f.set(Reg::Ctl, 0x101);
-    assert!(WaitCondition::Halted.is_met(&f));
-    assert!(!WaitCondition::TasksCleared.is_met(&f));
+    assert_eq!(dump.cqver.raw(), 100);
+    assert_eq!(dump.cqcra.raw(), 122);
+    assert_eq!(f.hooks(), ["dump"]);
+    f.set(CQCTL::OFFSET, 0);
+    assert!(!WaitCondition::Halted.is_met(&f.regs));
+    assert!(WaitCondition::TasksCleared.is_met(&f.regs));
+    f.set(CQCTL::OFFSET, 0x101);
+    assert!(WaitCondition::Halted.is_met(&f.regs));
+    assert!(!WaitCondition::TasksCleared.is_met(&f.regs));
 }
 
 #[test]
 fn enable_sequence() {
     let mut e = Cqhci::new(cfg(true)).unwrap();
-    let mut f = Fake::new();
+    let f = Fake::new();
     let mut m = Mem::for_engine(&e);
     // Enabled with a stale configuration, and halted.
-    f.set(Reg::Cfg, 0x0000_0103);
-    f.set(Reg::Ctl, 0x1);
-    e.enable(&mut f, CARD, &mut m.lend()).unwrap();
+    f.set(CQCFG::OFFSET, 0x0000_0103);
+    f.set(CQCTL::OFFSET, 0x1);
+    e.enable(&f.regs, &f, CARD, &mut m.lend()).unwrap();
     assert_eq!(
-        f.writes,
+        f.writes(),
         [
-            (Reg::Cfg, 0x0000_0102),
-            (Reg::Cfg, 0x0000_1100),
-            (Reg::Tdlba, 0x0000_0400),
-            (Reg::Tdlbau, 0x1),
-            (Reg::Ssc2, 0x1234),
-            (Reg::Iste, 0),
-            (Reg::Isge, 0),
-            (Reg::Cfg, 0x0000_1101),
-            (Reg::Ctl, 0),
-            (Reg::Iste, 0x36),
-            (Reg::Isge, 0x36),
+            (CQCFG::OFFSET, 0x0000_0102),
+            (CQCFG::OFFSET, 0x0000_1100),
+            (CQTDLBA::OFFSET, 0x0000_0400),
+            (CQTDLBAU::OFFSET, 0x1),
+            (CQSSC2::OFFSET, 0x1234),
+            (CQISTE::OFFSET, 0),
+            (CQISGE::OFFSET, 0),
+            (CQCFG::OFFSET, 0x0000_1101),
+            (CQCTL::OFFSET, 0),
+            (CQISTE::OFFSET, 0x36),
+            (CQISGE::OFFSET, 0x36),
         ]
     );
-    assert_eq!(f.hooks, ["enable"]);
+    assert_eq!(f.hooks(), ["enable"]);
     assert!(e.is_enabled() && e.is_on());
     // Link descriptors: slot 0 points at its transfer area, slot 31 (DCMD) ends.
     assert_eq!(&m.tdl[16..20], &[0x31, 0, 0, 0]);
@@ -319,9 +367,9 @@ fn enable_sequence() {
         &[2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
     );
     // A second enable does nothing.
-    f.writes.clear();
-    assert_eq!(e.enable(&mut f, CARD, &mut m.lend()), Ok(()));
-    assert!(f.writes.is_empty());
+    f.clear_writes();
+    assert_eq!(e.enable(&f.regs, &f, CARD, &mut m.lend()), Ok(()));
+    assert!(f.writes().is_empty());
 }
 
 #[test]
@@ -330,34 +378,34 @@ fn enable_without_dcmd_links_slot_31() {
     let at = 31 * 32 + 16;
     assert_eq!(&m.tdl[at..at + 4], &[0x31, 0, 0, 0]);
     assert_eq!(&m.tdl[at + 4..at + 12], &(XFER_BUS + 31 * 64).to_le_bytes());
-    assert_eq!(f.get(Reg::Cfg), 0x101);
+    assert_eq!(f.get(CQCFG::OFFSET), 0x101);
 }
 
 #[test]
 fn enable_errors() {
     let mut e = Cqhci::new(cfg(true)).unwrap();
-    let mut f = Fake::new();
+    let f = Fake::new();
     let mut m = Mem::for_engine(&e);
     let off = CardInfo {
         command_queue_enabled: false,
         rca: 1,
     };
     assert_eq!(
-        e.enable(&mut f, off, &mut m.lend()),
+        e.enable(&f.regs, &f, off, &mut m.lend()),
         Err(Error::CommandQueueDisabled)
     );
     m.tdl.pop();
     assert_eq!(
-        e.enable(&mut f, CARD, &mut m.lend()),
+        e.enable(&f.regs, &f, CARD, &mut m.lend()),
         Err(Error::MemoryTooSmall)
     );
     let mut m = Mem::for_engine(&e);
     m.xfer.pop();
     assert_eq!(
-        e.enable(&mut f, CARD, &mut m.lend()),
+        e.enable(&f.regs, &f, CARD, &mut m.lend()),
         Err(Error::MemoryTooSmall)
     );
-    assert!(f.writes.is_empty());
+    assert!(f.writes().is_empty());
     assert!(!e.is_enabled());
 
     let narrow = Config {
@@ -367,40 +415,40 @@ fn enable_errors() {
     let mut e = Cqhci::new(narrow).unwrap();
     let mut m = Mem::for_engine(&e);
     assert_eq!(
-        e.enable(&mut f, CARD, &mut m.lend()),
+        e.enable(&f.regs, &f, CARD, &mut m.lend()),
         Err(Error::AddressNotReachable)
     );
     m.tdl_bus = 0x1000;
     assert_eq!(
-        e.enable(&mut f, CARD, &mut m.lend()),
+        e.enable(&f.regs, &f, CARD, &mut m.lend()),
         Err(Error::AddressNotReachable)
     );
     // Exactly at the 4 GiB limit is fine.
     m.xfer_bus = (1 << 32) - e.layout().transfer_area_len() as u64;
     m.tdl_bus = (1 << 32) - e.layout().tdl_len() as u64;
-    assert_eq!(e.enable(&mut f, CARD, &mut m.lend()), Ok(()));
+    assert_eq!(e.enable(&f.regs, &f, CARD, &mut m.lend()), Ok(()));
     let mut e = Cqhci::new(narrow).unwrap();
     m.xfer_bus += 1;
     assert_eq!(
-        e.enable(&mut f, CARD, &mut m.lend()),
+        e.enable(&f.regs, &f, CARD, &mut m.lend()),
         Err(Error::AddressNotReachable)
     );
     m.xfer_bus = 0x1000;
     m.tdl_bus += 1;
     assert_eq!(
-        e.enable(&mut f, CARD, &mut m.lend()),
+        e.enable(&f.regs, &f, CARD, &mut m.lend()),
         Err(Error::AddressNotReachable)
     );
     m.tdl_bus = u64::MAX;
     assert_eq!(
-        e.enable(&mut f, CARD, &mut m.lend()),
+        e.enable(&f.regs, &f, CARD, &mut m.lend()),
         Err(Error::AddressNotReachable)
     );
 }
 
 #[test]
 fn issue_writes_descriptors_and_rings() {
-    let (mut e, mut f, mut m) = enabled(cfg(true));
+    let (mut e, f, mut m) = enabled(cfg(true));
     let task = DataTask {
         direction: Direction::Write,
         block_count: 261,
@@ -411,7 +459,8 @@ fn issue_writes_descriptors_and_rings() {
     // 64 KiB exactly (length field 0), then 70000 bytes split 65536 + 4464.
     let t = e
         .issue_data(
-            &mut f,
+            &f.regs,
+            &f,
             &mut m.lend(),
             tag(2),
             &task,
@@ -419,10 +468,13 @@ fn issue_writes_descriptors_and_rings() {
         )
         .unwrap();
     assert_eq!(t.tag, tag(2));
-    assert_eq!(f.writes, [(Reg::Tdbr, 0x4)]);
-    assert!(f.hooks.is_empty());
+    assert_eq!(f.writes(), [(CQTDBR::OFFSET, 0x4)]);
+    assert!(f.hooks().is_empty());
     let d = 64;
-    assert_eq!(&m.tdl[d..d + 8], &task.encode(true).to_le_bytes());
+    assert_eq!(
+        &m.tdl[d..d + 8],
+        &task.encode(true).unwrap().raw().to_le_bytes()
+    );
     assert_eq!(&m.tdl[d + 8..d + 16], &[0; 8]);
     let x = 2 * 64;
     assert_eq!(&m.xfer[x..x + 4], &[0x21, 0, 0, 0]);
@@ -439,11 +491,11 @@ fn issue_writes_descriptors_and_rings() {
 #[test]
 fn issue_errors() {
     let mut e = Cqhci::new(cfg(true)).unwrap();
-    let mut f = Fake::new();
+    let f = Fake::new();
     let mut m = Mem::for_engine(&e);
     let one = [seg(0x1000, 512)];
     assert_eq!(
-        e.issue_data(&mut f, &mut m.lend(), tag(0), &read(1), one)
+        e.issue_data(&f.regs, &f, &mut m.lend(), tag(0), &read(1), one)
             .err(),
         Some(Error::NotEnabled)
     );
@@ -453,72 +505,64 @@ fn issue_errors() {
         response: DcmdResponse::ShortBusy,
     };
     assert_eq!(
-        e.issue_dcmd(&mut f, &mut m.lend(), &dcmd).err(),
+        e.issue_dcmd(&f.regs, &f, &mut m.lend(), &dcmd).err(),
         Some(Error::NotEnabled)
     );
 
-    let (mut e, mut f, mut m) = enabled(cfg(true));
+    let (mut e, f, mut m) = enabled(cfg(true));
     assert_eq!(
-        e.issue_data(&mut f, &mut m.lend(), Tag::DCMD, &read(1), one)
+        e.issue_data(&f.regs, &f, &mut m.lend(), Tag::DCMD, &read(1), one)
             .err(),
         Some(Error::InvalidTag)
     );
     assert_eq!(
-        e.issue_data(&mut f, &mut m.lend(), tag(0), &read(0), one)
+        e.issue_data(&f.regs, &f, &mut m.lend(), tag(0), &read(0), one)
             .err(),
         Some(Error::NoBlocks)
     );
     assert_eq!(
-        e.issue_data(&mut f, &mut m.lend(), tag(0), &read(1), [])
+        e.issue_data(&f.regs, &f, &mut m.lend(), tag(0), &read(1), [])
             .err(),
         Some(Error::NoSegments)
     );
     assert_eq!(
-        e.issue_data(&mut f, &mut m.lend(), tag(0), &read(1), [seg(0x1000, 0)])
-            .err(),
+        issue_read(&mut e, &f, &mut m, 0, seg(0x1000, 0)).err(),
         Some(Error::EmptySegment)
     );
     let five = [seg(0, 512); 5];
     assert_eq!(
-        e.issue_data(&mut f, &mut m.lend(), tag(0), &read(5), five)
+        e.issue_data(&f.regs, &f, &mut m.lend(), tag(0), &read(5), five)
             .err(),
         Some(Error::TooManySegments)
     );
     let split = [seg(0, 512), seg(0, 512), seg(0, 512), seg(0, 65537)];
     assert_eq!(
-        e.issue_data(&mut f, &mut m.lend(), tag(0), &read(9), split)
+        e.issue_data(&f.regs, &f, &mut m.lend(), tag(0), &read(9), split)
             .err(),
         Some(Error::TooManySegments)
     );
     let four = [seg(0, 512); 4];
     assert!(e
-        .issue_data(&mut f, &mut m.lend(), tag(0), &read(4), four)
+        .issue_data(&f.regs, &f, &mut m.lend(), tag(0), &read(4), four)
         .is_ok());
     assert_eq!(
-        e.issue_data(&mut f, &mut m.lend(), tag(0), &read(1), one)
+        e.issue_data(&f.regs, &f, &mut m.lend(), tag(0), &read(1), one)
             .err(),
         Some(Error::SlotBusy)
     );
     assert_eq!(
-        e.issue_data(
-            &mut f,
-            &mut m.lend(),
-            tag(1),
-            &read(1),
-            [seg(u64::MAX - 65535, 65536 + 512)]
-        )
-        .err(),
+        issue_read(&mut e, &f, &mut m, 1, seg(u64::MAX - 65535, 65536 + 512)).err(),
         Some(Error::AddressNotReachable)
     );
-    assert_eq!(f.writes_to(Reg::Tdbr), [1]);
+    assert_eq!(f.writes_to(CQTDBR::OFFSET), [1]);
     // No DCMD without the capability.
-    let (mut e, mut f, mut m) = enabled(cfg(false));
+    let (mut e, f, mut m) = enabled(cfg(false));
     assert_eq!(
-        e.issue_dcmd(&mut f, &mut m.lend(), &dcmd).err(),
+        e.issue_dcmd(&f.regs, &f, &mut m.lend(), &dcmd).err(),
         Some(Error::NoDirectCommand)
     );
     assert!(e
-        .issue_data(&mut f, &mut m.lend(), Tag::DCMD, &read(1), one)
+        .issue_data(&f.regs, &f, &mut m.lend(), Tag::DCMD, &read(1), one)
         .is_ok());
     // 32-bit DMA refuses high data addresses.
     let narrow = Config {
@@ -529,27 +573,12 @@ fn issue_errors() {
     let mut m = Mem::for_engine(&e);
     m.tdl_bus = 0x1000;
     m.xfer_bus = 0x10000;
-    e.enable(&mut f, CARD, &mut m.lend()).unwrap();
+    e.enable(&f.regs, &f, CARD, &mut m.lend()).unwrap();
     assert_eq!(
-        e.issue_data(
-            &mut f,
-            &mut m.lend(),
-            tag(0),
-            &read(1),
-            [seg(0x1_0000_0000, 512)]
-        )
-        .err(),
+        issue_read(&mut e, &f, &mut m, 0, seg(0x1_0000_0000, 512)).err(),
         Some(Error::AddressNotReachable)
     );
-    assert!(e
-        .issue_data(
-            &mut f,
-            &mut m.lend(),
-            tag(0),
-            &read(1),
-            [seg(0xFFFF_FE00, 512)]
-        )
-        .is_ok());
+    assert!(issue_read(&mut e, &f, &mut m, 0, seg(0xFFFF_FE00, 512)).is_ok());
     assert_eq!(&m.tdl[16..20], &[0x31, 0, 0, 0]);
     assert_eq!(&m.tdl[20..24], &0x10000u32.to_le_bytes());
     assert_eq!(&m.tdl[40..44], &[0x31, 0, 0, 0]);
@@ -559,7 +588,7 @@ fn issue_errors() {
 
 #[test]
 fn memory_lent_too_small_after_enable() {
-    let (mut e, mut f, mut m) = enabled(cfg(true));
+    let (mut e, f, mut m) = enabled(cfg(true));
     let mut short_tdl = m.tdl[..100].to_vec();
     let mut mem = DescriptorMemory {
         tdl: &mut short_tdl,
@@ -568,7 +597,7 @@ fn memory_lent_too_small_after_enable() {
         transfers_bus: XFER_BUS,
     };
     assert_eq!(
-        e.issue_data(&mut f, &mut mem, tag(5), &read(1), [seg(0, 512)])
+        e.issue_data(&f.regs, &f, &mut mem, tag(5), &read(1), [seg(0, 512)])
             .err(),
         Some(Error::MemoryTooSmall)
     );
@@ -580,7 +609,7 @@ fn memory_lent_too_small_after_enable() {
         transfers_bus: XFER_BUS,
     };
     assert_eq!(
-        e.issue_data(&mut f, &mut mem, tag(5), &read(1), [seg(0, 512)])
+        e.issue_data(&f.regs, &f, &mut mem, tag(5), &read(1), [seg(0, 512)])
             .err(),
         Some(Error::MemoryTooSmall)
     );
@@ -597,7 +626,7 @@ fn memory_lent_too_small_after_enable() {
         response: DcmdResponse::Short,
     };
     assert_eq!(
-        e.issue_dcmd(&mut f, &mut mem, &dcmd).err(),
+        e.issue_dcmd(&f.regs, &f, &mut mem, &dcmd).err(),
         Some(Error::MemoryTooSmall)
     );
     assert!(e.in_flight().is_empty());
@@ -605,29 +634,32 @@ fn memory_lent_too_small_after_enable() {
 
 #[test]
 fn dcmd_descriptor_written_in_slot_31() {
-    let (mut e, mut f, mut m) = enabled(cfg(true));
+    let (mut e, f, mut m) = enabled(cfg(true));
     m.tdl[31 * 32 + 8..31 * 32 + 16].fill(0xFF);
     let dcmd = DirectCommand {
         opcode: 6,
         argument: 0x0320_0100,
         response: DcmdResponse::ShortBusy,
     };
-    let t = e.issue_dcmd(&mut f, &mut m.lend(), &dcmd).unwrap();
+    let t = e.issue_dcmd(&f.regs, &f, &mut m.lend(), &dcmd).unwrap();
     assert_eq!(t.tag, Tag::DCMD);
-    assert_eq!(&m.tdl[31 * 32..31 * 32 + 8], &dcmd.encode().to_le_bytes());
-    assert_eq!(&m.tdl[31 * 32 + 8..31 * 32 + 16], &[0; 8]);
-    assert_eq!(f.writes, [(Reg::Tdbr, 0x8000_0000)]);
     assert_eq!(
-        e.issue_dcmd(&mut f, &mut m.lend(), &dcmd).err(),
+        &m.tdl[31 * 32..31 * 32 + 8],
+        &dcmd.encode().unwrap().raw().to_le_bytes()
+    );
+    assert_eq!(&m.tdl[31 * 32 + 8..31 * 32 + 16], &[0; 8]);
+    assert_eq!(f.writes(), [(CQTDBR::OFFSET, 0x8000_0000)]);
+    assert_eq!(
+        e.issue_dcmd(&f.regs, &f, &mut m.lend(), &dcmd).err(),
         Some(Error::SlotBusy)
     );
 }
 
 #[test]
 fn custom_transfer_descriptors() {
-    let (mut e, mut f, mut m) = enabled(cfg(true));
+    let (mut e, f, mut m) = enabled(cfg(true));
     // Split every segment at 4 KiB.
-    f.custom = Some(|s, last, list| {
+    f.custom.set(Some(|s, last, list| {
         let half = s.length / 2;
         let a = TransferDescriptor::new(s.address, half, false).unwrap();
         let b =
@@ -636,9 +668,10 @@ fn custom_transfer_descriptors() {
         let pushed = list.push(a).and_then(|()| list.push(b));
         assert_eq!(list.len(), before + 2);
         Some(pushed)
-    });
+    }));
     e.issue_data(
-        &mut f,
+        &f.regs,
+        &f,
         &mut m.lend(),
         tag(0),
         &read(4),
@@ -650,43 +683,39 @@ fn custom_transfer_descriptors() {
         .collect();
     assert_eq!(words, [0x0200_0021, 0x0200_0021, 0x0200_0021, 0x0200_0023]);
     // A hook that forgets END is refused.
-    f.custom = Some(|s, _, list| {
+    f.custom.set(Some(|s, _, list| {
         Some(list.push(TransferDescriptor::new(s.address, s.length, false).unwrap()))
-    });
+    }));
     assert_eq!(
-        e.issue_data(&mut f, &mut m.lend(), tag(1), &read(1), [seg(0x1000, 512)])
-            .err(),
+        issue_read(&mut e, &f, &mut m, 1, seg(0x1000, 512)).err(),
         Some(Error::UnterminatedTransferList)
     );
     // Hook errors propagate; nothing after END is accepted.
-    f.custom = Some(|s, _, list| {
+    f.custom.set(Some(|s, _, list| {
         let end = TransferDescriptor::new(s.address, s.length, true).unwrap();
         list.push(end).unwrap();
         assert!(list.is_ended());
         assert_eq!(list.len(), 1);
         assert!(!list.is_empty());
         Some(list.push(end))
-    });
+    }));
     assert_eq!(
-        e.issue_data(&mut f, &mut m.lend(), tag(1), &read(1), [seg(0x1000, 512)])
-            .err(),
+        issue_read(&mut e, &f, &mut m, 1, seg(0x1000, 512)).err(),
         Some(Error::TooManySegments)
     );
     // Declining falls back to the default split.
-    f.custom = Some(|_, _, list| {
+    f.custom.set(Some(|_, _, list| {
         assert!(list.is_empty());
         None
-    });
-    assert!(e
-        .issue_data(&mut f, &mut m.lend(), tag(1), &read(1), [seg(0x1000, 512)])
-        .is_ok());
+    }));
+    assert!(issue_read(&mut e, &f, &mut m, 1, seg(0x1000, 512)).is_ok());
     assert_eq!(e.in_flight().bits(), 0x3);
 }
 
 #[test]
 fn request_after_off_turns_controller_on() {
-    let (mut e, mut f, mut m) = enabled(cfg(true));
-    let step = e.off(&mut f);
+    let (mut e, f, mut m) = enabled(cfg(true));
+    let step = e.off(&f.regs, &f);
     assert_eq!(
         step,
         Step::Wait(Wait {
@@ -694,36 +723,35 @@ fn request_after_off_turns_controller_on() {
             timeout_us: OFF_HALT_TIMEOUT_US,
         })
     );
-    assert_eq!(f.writes, [(Reg::Ctl, 1)]);
+    assert_eq!(f.writes(), [(CQCTL::OFFSET, 1)]);
     // Nothing else may start while an operation waits.
-    assert_eq!(e.off(&mut f), Step::Done(Finished::default()));
-    assert_eq!(e.disable(&mut f), Step::Done(Finished::default()));
+    assert_eq!(e.off(&f.regs, &f), Step::Done(Finished::default()));
+    assert_eq!(e.disable(&f.regs, &f), Step::Done(Finished::default()));
     assert_eq!(
-        e.issue_data(&mut f, &mut m.lend(), tag(0), &read(1), [seg(0, 512)])
-            .err(),
+        issue_read(&mut e, &f, &mut m, 0, seg(0, 512)).err(),
         Some(Error::Busy)
     );
-    let done = e.resume(&mut f);
+    let done = e.resume(&f.regs, &f);
     assert_eq!(done, Step::Done(Finished::default()));
-    assert_eq!(f.hooks, ["disable", "post_disable"]);
+    assert_eq!(f.hooks(), ["disable", "post_disable"]);
     assert!(!e.is_on());
-    assert_eq!(e.off(&mut f), Step::Done(Finished::default()));
-    f.writes.clear();
-    f.hooks.clear();
-    issue(&mut e, &mut f, &mut m, 0);
-    assert_eq!(f.hooks, ["pre_enable", "enable"]);
-    assert_eq!(f.writes, [(Reg::Ctl, 0), (Reg::Tdbr, 1)]);
+    assert_eq!(e.off(&f.regs, &f), Step::Done(Finished::default()));
+    f.clear_writes();
+    f.clear_hooks();
+    issue(&mut e, &f, &mut m, 0);
+    assert_eq!(f.hooks(), ["pre_enable", "enable"]);
+    assert_eq!(f.writes(), [(CQCTL::OFFSET, 0), (CQTDBR::OFFSET, 1)]);
     assert!(e.is_on());
     // A resume with nothing pending is harmless.
-    assert_eq!(e.resume(&mut f), Step::Done(Finished::default()));
+    assert_eq!(e.resume(&f.regs, &f), Step::Done(Finished::default()));
 }
 
 #[test]
 fn off_reports_stuck_controller() {
-    let (mut e, mut f, _) = enabled(cfg(true));
-    f.halts = false;
-    let step = e.off(&mut f);
-    let finished = e.drive(&mut f, step, |_, w| {
+    let (mut e, f, _) = enabled(cfg(true));
+    f.set_halts(false);
+    let step = e.off(&f.regs, &f);
+    let finished = e.drive(&f.regs, &f, step, |w| {
         assert_eq!(w.condition, WaitCondition::Halted)
     });
     assert_eq!(finished.warnings, Warnings::STUCK_ON);
@@ -734,67 +762,66 @@ fn off_reports_stuck_controller() {
 #[test]
 fn off_needs_enabled_controller() {
     let mut e = Cqhci::new(cfg(true)).unwrap();
-    let mut f = Fake::new();
-    assert_eq!(e.off(&mut f), Step::Done(Finished::default()));
-    assert_eq!(e.disable(&mut f), Step::Done(Finished::default()));
-    e.deactivate(&mut f);
-    assert!(f.writes.is_empty());
+    let f = Fake::new();
+    assert_eq!(e.off(&f.regs, &f), Step::Done(Finished::default()));
+    assert_eq!(e.disable(&f.regs, &f), Step::Done(Finished::default()));
+    e.deactivate(&f.regs);
+    assert!(f.writes().is_empty());
 }
 
 #[test]
 fn disable_halts_then_switches_off() {
-    let (mut e, mut f, mut m) = enabled(cfg(true));
-    let step = e.disable(&mut f);
+    let (mut e, f, mut m) = enabled(cfg(true));
+    let step = e.disable(&f.regs, &f);
     assert!(matches!(step, Step::Wait(_)));
     assert!(e.is_enabled());
-    let done = e.resume(&mut f);
+    let done = e.resume(&f.regs, &f);
     assert_eq!(done, Step::Done(Finished::default()));
     assert!(!e.is_enabled());
-    assert_eq!(f.get(Reg::Cfg) & 1, 0);
+    assert_eq!(f.get(CQCFG::OFFSET) & 1, 0);
     assert_eq!(
-        e.issue_data(&mut f, &mut m.lend(), tag(0), &read(1), [seg(0, 512)])
-            .err(),
+        issue_read(&mut e, &f, &mut m, 0, seg(0, 512)).err(),
         Some(Error::NotEnabled)
     );
     // Re-enable works again, and disabling while off needs no wait.
-    e.enable(&mut f, CARD, &mut m.lend()).unwrap();
-    let step = e.off(&mut f);
-    e.drive(&mut f, step, |_, _| {});
-    f.writes.clear();
-    assert_eq!(e.disable(&mut f), Step::Done(Finished::default()));
-    assert_eq!(f.writes, [(Reg::Cfg, 0x1100)]);
+    e.enable(&f.regs, &f, CARD, &mut m.lend()).unwrap();
+    let step = e.off(&f.regs, &f);
+    e.drive(&f.regs, &f, step, |_| {});
+    f.clear_writes();
+    assert_eq!(e.disable(&f.regs, &f), Step::Done(Finished::default()));
+    assert_eq!(f.writes(), [(CQCFG::OFFSET, 0x1100)]);
     assert!(!e.is_enabled());
 }
 
 #[test]
 fn suspend_and_lazy_resume() {
-    let (mut e, mut f, mut m) = enabled(cfg(true));
-    e.deactivate(&mut f);
-    assert_eq!(f.writes, [(Reg::Cfg, 0x1100)]);
+    let (mut e, f, mut m) = enabled(cfg(true));
+    e.deactivate(&f.regs);
+    assert_eq!(f.writes(), [(CQCFG::OFFSET, 0x1100)]);
     assert!(!e.is_on());
-    f.writes.clear();
-    e.deactivate(&mut f);
-    assert!(f.writes.is_empty());
+    f.clear_writes();
+    e.deactivate(&f.regs);
+    assert!(f.writes().is_empty());
     // The controller lost its state while suspended.
-    f.regs = [0; 24];
-    issue(&mut e, &mut f, &mut m, 3);
-    assert_eq!(f.get(Reg::Tdlba), 0x400);
-    assert_eq!(f.get(Reg::Tdlbau), 1);
-    assert_eq!(f.get(Reg::Ssc2), 0x1234);
-    assert_eq!(f.get(Reg::Cfg), 0x1101);
-    assert_eq!(f.get(Reg::Iste), 0x36);
-    assert_eq!(f.hooks, ["enable"]);
+    f.regs.model().regs = [0; 24];
+    issue(&mut e, &f, &mut m, 3);
+    assert_eq!(f.get(CQTDLBA::OFFSET), 0x400);
+    assert_eq!(f.get(CQTDLBAU::OFFSET), 1);
+    assert_eq!(f.get(CQSSC2::OFFSET), 0x1234);
+    assert_eq!(f.get(CQCFG::OFFSET), 0x1101);
+    assert_eq!(f.get(CQISTE::OFFSET), 0x36);
+    assert_eq!(f.hooks(), ["enable"]);
     assert!(e.is_on());
 }
 
 #[test]
 fn completions_and_spurious_bits() {
-    let (mut e, mut f, mut m) = enabled(cfg(true));
-    issue(&mut e, &mut f, &mut m, 0);
-    issue(&mut e, &mut f, &mut m, 5);
-    f.writes.clear();
-    let out = complete(&mut e, &mut f, 0x0000_0121);
-    assert_eq!(f.writes, [(Reg::Is, 2), (Reg::Tcn, 0x121)]);
+    let (mut e, f, mut m) = enabled(cfg(true));
+    issue(&mut e, &f, &mut m, 0);
+    issue(&mut e, &f, &mut m, 5);
+    f.clear_writes();
+    let out = complete(&mut e, &f, 0x0000_0121);
+    assert_eq!(f.writes(), [(CQIS::OFFSET, 2), (CQTCN::OFFSET, 0x121)]);
     assert_eq!(out.completed.len(), 2);
     assert!(!out.completed.is_empty());
     assert_eq!(out.status.bits(), 0x2);
@@ -810,28 +837,28 @@ fn completions_and_spurious_bits() {
     assert_eq!(out.completed.mask().bits(), 0x21);
     assert_eq!(e.idle_state(), IdleState::Idle);
     // The same bits again complete nothing twice.
-    let again = complete(&mut e, &mut f, 0x21);
+    let again = complete(&mut e, &f, 0x21);
     assert!(again.completed.is_empty());
     assert_eq!(again.spurious.bits(), 0x21);
 }
 
 #[test]
 fn wake_only_when_idle_or_halt_or_clear() {
-    let (mut e, mut f, mut m) = enabled(cfg(true));
-    issue(&mut e, &mut f, &mut m, 0);
-    issue(&mut e, &mut f, &mut m, 1);
-    let out = complete(&mut e, &mut f, 0x1);
+    let (mut e, f, mut m) = enabled(cfg(true));
+    issue(&mut e, &f, &mut m, 0);
+    issue(&mut e, &f, &mut m, 1);
+    let out = complete(&mut e, &f, 0x1);
     assert!(!out.wake);
-    f.set(Reg::Is, 0x1);
-    assert!(e.irq(&mut f, None, None).wake);
-    f.set(Reg::Is, 0x8);
-    assert!(e.irq(&mut f, None, None).wake);
-    f.set(Reg::Is, 0x0);
-    f.set(Reg::Tcn, 0x2);
-    let out = e.irq(&mut f, None, None);
+    f.set(CQIS::OFFSET, 0x1);
+    assert!(e.irq(&f.regs, None, None).wake);
+    f.set(CQIS::OFFSET, 0x8);
+    assert!(e.irq(&f.regs, None, None).wake);
+    f.set(CQIS::OFFSET, 0x0);
+    f.set(CQTCN::OFFSET, 0x2);
+    let out = e.irq(&f.regs, None, None);
     assert!(!out.wake);
     assert!(out.completed.is_empty(), "TCN is only read on TCC");
-    assert_eq!(f.get(Reg::Tcn), 0x2);
+    assert_eq!(f.get(CQTCN::OFFSET), 0x2);
 }
 
 #[test]
@@ -844,48 +871,48 @@ fn coalescing_programs_ic_and_clears_int() {
         ..cfg(true)
     };
     let mut e = Cqhci::new(c).unwrap();
-    let mut f = Fake::new();
+    let f = Fake::new();
     let mut m = Mem::for_engine(&e);
-    e.enable(&mut f, CARD, &mut m.lend()).unwrap();
-    assert_eq!(f.writes_to(Reg::Ic), [0x8000_8894]);
-    issue(&mut e, &mut f, &mut m, 0);
+    e.enable(&f.regs, &f, CARD, &mut m.lend()).unwrap();
+    assert_eq!(f.writes_to(CQIC::OFFSET), [0x8000_8894]);
+    issue(&mut e, &f, &mut m, 0);
     assert_eq!(m.tdl[0] & 0x4, 0, "INT must be clear for coalesced tasks");
-    f.writes.clear();
-    complete(&mut e, &mut f, 1);
-    assert_eq!(f.writes_to(Reg::Ic), [0x8001_0000]);
+    f.clear_writes();
+    complete(&mut e, &f, 1);
+    assert_eq!(f.writes_to(CQIC::OFFSET), [0x8001_0000]);
     let dcmd = DirectCommand {
         opcode: 13,
         argument: 0,
         response: DcmdResponse::Short,
     };
-    e.issue_dcmd(&mut f, &mut m.lend(), &dcmd).unwrap();
+    e.issue_dcmd(&f.regs, &f, &mut m.lend(), &dcmd).unwrap();
     assert_eq!(m.tdl[31 * 32] & 0x4, 0x4, "a DCMD interrupts at once");
     // Without coalescing IC is never written.
-    let (mut e, mut f, mut m) = enabled(cfg(true));
-    issue(&mut e, &mut f, &mut m, 0);
+    let (mut e, f, mut m) = enabled(cfg(true));
+    issue(&mut e, &f, &mut m, 0);
     assert_eq!(m.tdl[0] & 0x4, 0x4);
-    complete(&mut e, &mut f, 1);
-    assert!(f.writes_to(Reg::Ic).is_empty());
+    complete(&mut e, &f, 1);
+    assert!(f.writes_to(CQIC::OFFSET).is_empty());
 }
 
 fn error_irq(
     e: &mut Cqhci,
-    f: &mut Fake,
+    f: &Fake,
     is: u32,
     terri: u32,
     cmd: Option<HostError>,
     data: Option<HostError>,
 ) -> cqhci::IrqOutcome {
-    f.set(Reg::Is, is);
-    f.set(Reg::Terri, terri);
-    e.irq(f, cmd, data)
+    f.set(CQIS::OFFSET, is);
+    f.set(CQTERRI::OFFSET, terri);
+    e.irq(&f.regs, cmd, data)
 }
 
-fn recover(e: &mut Cqhci, f: &mut Fake) -> Finished {
-    let step = e.recovery_start(f);
-    e.drive(f, step, |_, _| {});
-    let step = e.recovery_finish(f);
-    e.drive(f, step, |_, _| {})
+fn recover(e: &mut Cqhci, f: &Fake) -> Finished {
+    let step = e.recovery_start(&f.regs, f);
+    e.drive(&f.regs, f, step, |_| {});
+    let step = e.recovery_finish(&f.regs);
+    e.drive(&f.regs, f, step, |_| {})
 }
 
 fn failed(err: TaskError) -> Option<CompletionStatus> {
@@ -894,28 +921,27 @@ fn failed(err: TaskError) -> Option<CompletionStatus> {
 
 #[test]
 fn command_error_flags_the_named_task() {
-    let (mut e, mut f, mut m) = enabled(cfg(true));
+    let (mut e, f, mut m) = enabled(cfg(true));
     for n in 0..4 {
-        issue(&mut e, &mut f, &mut m, n);
+        issue(&mut e, &f, &mut m, n);
     }
     // RED with TERRI naming task 2's CMD46.
-    let out = error_irq(&mut e, &mut f, 0x4, 0x0000_822E, None, None);
+    let out = error_irq(&mut e, &f, 0x4, 0x0000_822E, None, None);
     assert_eq!(out.notify_recovery, Some(tag(2)));
     assert!(out.wake);
-    assert_eq!(out.task_error.map(|t| t.bits()), Some(0x822E));
+    assert_eq!(out.task_error.map(CQTERRI::raw), Some(0x822E));
     assert_eq!(e.idle_state(), IdleState::RecoveryNeeded);
     assert!(e.recovery_pending());
     // Further errors add nothing; completions during recovery are held back.
-    let again = error_irq(&mut e, &mut f, 0x4, 0x0000_8128, Some(HostError::Crc), None);
+    let again = error_irq(&mut e, &f, 0x4, 0x0000_8128, Some(HostError::Crc), None);
     assert_eq!(again.notify_recovery, None);
-    let held = complete(&mut e, &mut f, 0x1);
+    let held = complete(&mut e, &f, 0x1);
     assert!(held.completed.is_empty());
     assert_eq!(
-        e.issue_data(&mut f, &mut m.lend(), tag(9), &read(1), [seg(0, 512)])
-            .err(),
+        issue_read(&mut e, &f, &mut m, 9, seg(0, 512)).err(),
         Some(Error::Busy)
     );
-    let finished = recover(&mut e, &mut f);
+    let finished = recover(&mut e, &f);
     let c = finished.completions;
     assert_eq!(c.len(), 4);
     assert_eq!(
@@ -946,22 +972,22 @@ fn host_error_kinds_map_to_statuses() {
         ),
     ];
     for (cmd, data, want) in cases {
-        let (mut e, mut f, mut m) = enabled(cfg(true));
-        issue(&mut e, &mut f, &mut m, 7);
-        let out = error_irq(&mut e, &mut f, 0, 0x0000_872E, cmd, data);
+        let (mut e, f, mut m) = enabled(cfg(true));
+        issue(&mut e, &f, &mut m, 7);
+        let out = error_irq(&mut e, &f, 0, 0x0000_872E, cmd, data);
         assert_eq!(out.notify_recovery, Some(tag(7)));
         assert_eq!(
-            recover(&mut e, &mut f).completions.status(tag(7)),
+            recover(&mut e, &f).completions.status(tag(7)),
             want,
             "{cmd:?} {data:?}"
         );
     }
     // A data error prefers the data error kind.
-    let (mut e, mut f, mut m) = enabled(cfg(true));
-    issue(&mut e, &mut f, &mut m, 6);
+    let (mut e, f, mut m) = enabled(cfg(true));
+    issue(&mut e, &f, &mut m, 6);
     let out = error_irq(
         &mut e,
-        &mut f,
+        &f,
         0,
         0x862F_0000,
         Some(HostError::Timeout),
@@ -969,65 +995,65 @@ fn host_error_kinds_map_to_statuses() {
     );
     assert_eq!(out.notify_recovery, Some(tag(6)));
     assert_eq!(
-        recover(&mut e, &mut f).completions.status(tag(6)),
+        recover(&mut e, &f).completions.status(tag(6)),
         failed(TaskError::Crc)
     );
 }
 
 #[test]
 fn descriptor_error_uses_tdpe() {
-    let (mut e, mut f, mut m) = enabled(cfg(true));
-    issue(&mut e, &mut f, &mut m, 1);
-    issue(&mut e, &mut f, &mut m, 4);
-    f.set(Reg::Tdpe, 0x10);
-    let out = error_irq(&mut e, &mut f, 0x20, 0, None, None);
+    let (mut e, f, mut m) = enabled(cfg(true));
+    issue(&mut e, &f, &mut m, 1);
+    issue(&mut e, &f, &mut m, 4);
+    f.set(CQTDPE::OFFSET, 0x10);
+    let out = error_irq(&mut e, &f, 0x20, 0, None, None);
     assert_eq!(out.descriptor_errors.map(|m| m.bits()), Some(0x10));
     assert_eq!(out.notify_recovery, Some(tag(4)));
-    let c = recover(&mut e, &mut f).completions;
+    let c = recover(&mut e, &f).completions;
     assert_eq!(c.status(tag(4)), failed(TaskError::Io));
     assert_eq!(c.status(tag(1)), Some(CompletionStatus::Requeue));
 }
 
 #[test]
 fn unnamed_error_picks_first_task() {
-    let (mut e, mut f, mut m) = enabled(cfg(true));
-    issue(&mut e, &mut f, &mut m, 9);
-    issue(&mut e, &mut f, &mut m, 3);
+    let (mut e, f, mut m) = enabled(cfg(true));
+    issue(&mut e, &f, &mut m, 9);
+    issue(&mut e, &f, &mut m, 3);
     // TERRI names an empty slot and nothing else.
     let out = error_irq(
         &mut e,
-        &mut f,
+        &f,
         0x10,
         0x8000_8000,
         None,
         Some(HostError::Timeout),
     );
     assert_eq!(out.notify_recovery, Some(tag(3)));
-    let c = recover(&mut e, &mut f).completions;
+    let c = recover(&mut e, &f).completions;
     assert_eq!(c.status(tag(3)), failed(TaskError::Timeout));
     assert_eq!(c.status(tag(9)), Some(CompletionStatus::Requeue));
 }
 
 #[test]
 fn error_while_idle_is_reported_only() {
-    let (mut e, mut f, _) = enabled(cfg(true));
-    let out = error_irq(&mut e, &mut f, 0x4, 0x8000, None, None);
+    let (mut e, f, _) = enabled(cfg(true));
+    let out = error_irq(&mut e, &f, 0x4, 0x8000, None, None);
     assert!(out.error_while_idle);
     assert!(!e.recovery_pending());
     assert_eq!(out.notify_recovery, None);
-    let quiet = complete(&mut e, &mut f, 0);
+    let quiet = complete(&mut e, &f, 0);
     assert!(!quiet.error_while_idle);
     assert!(quiet.task_error.is_none());
 }
 
 #[test]
 fn timeout_verdicts() {
-    let (mut e, mut f, mut m) = enabled(cfg(true));
-    let t = issue(&mut e, &mut f, &mut m, 4);
-    complete(&mut e, &mut f, 1 << 4);
+    let (mut e, f, mut m) = enabled(cfg(true));
+    let t = issue(&mut e, &f, &mut m, 4);
+    complete(&mut e, &f, 1 << 4);
     assert_eq!(e.timeout(t), TimeoutVerdict::AlreadyCompleted);
     // The slot is reused: the old ticket must not hit the new task.
-    let t2 = issue(&mut e, &mut f, &mut m, 4);
+    let t2 = issue(&mut e, &f, &mut m, 4);
     assert_eq!(e.timeout(t), TimeoutVerdict::AlreadyCompleted);
     assert!(!e.recovery_pending());
     assert_eq!(
@@ -1038,24 +1064,17 @@ fn timeout_verdicts() {
     );
     assert!(e.recovery_pending());
     // No notification for a timeout: the core starts recovery itself.
-    let out = error_irq(&mut e, &mut f, 0x4, 0x8000 | (4 << 8), None, None);
+    let out = error_irq(&mut e, &f, 0x4, 0x8000 | (4 << 8), None, None);
     assert_eq!(out.notify_recovery, None);
-    let c = recover(&mut e, &mut f).completions;
+    let c = recover(&mut e, &f).completions;
     assert_eq!(c.status(tag(4)), failed(TaskError::Timeout));
 }
 
 #[test]
 fn timeout_keeps_crc_priority() {
-    let (mut e, mut f, mut m) = enabled(cfg(true));
-    let t = issue(&mut e, &mut f, &mut m, 2);
-    error_irq(
-        &mut e,
-        &mut f,
-        0,
-        0x8000 | (2 << 8),
-        Some(HostError::Crc),
-        None,
-    );
+    let (mut e, f, mut m) = enabled(cfg(true));
+    let t = issue(&mut e, &f, &mut m, 2);
+    error_irq(&mut e, &f, 0, 0x8000 | (2 << 8), Some(HostError::Crc), None);
     assert_eq!(
         e.timeout(t),
         TimeoutVerdict::TimedOut {
@@ -1063,19 +1082,19 @@ fn timeout_keeps_crc_priority() {
         }
     );
     assert_eq!(
-        recover(&mut e, &mut f).completions.status(tag(2)),
+        recover(&mut e, &f).completions.status(tag(2)),
         failed(TaskError::Crc)
     );
 }
 
 #[test]
 fn recovery_register_sequence() {
-    let (mut e, mut f, mut m) = enabled(cfg(true));
-    let t = issue(&mut e, &mut f, &mut m, 0);
+    let (mut e, f, mut m) = enabled(cfg(true));
+    let t = issue(&mut e, &f, &mut m, 0);
     e.timeout(t);
-    f.halts = false;
-    f.writes.clear();
-    let step = e.recovery_start(&mut f);
+    f.set_halts(false);
+    f.clear_writes();
+    let step = e.recovery_start(&f.regs, &f);
     assert_eq!(
         step,
         Step::Wait(Wait {
@@ -1083,19 +1102,22 @@ fn recovery_register_sequence() {
             timeout_us: RECOVERY_START_HALT_TIMEOUT_US,
         })
     );
-    assert_eq!(f.writes, [(Reg::Iste, 1), (Reg::Isge, 1), (Reg::Ctl, 1)]);
-    assert_eq!(e.recovery_finish(&mut f), Step::Done(Finished::default()));
-    f.halts = true;
-    f.set(Reg::Ctl, 1);
-    f.writes.clear();
-    assert_eq!(e.resume(&mut f), Step::Done(Finished::default()));
-    assert_eq!(f.writes, [(Reg::Iste, 0), (Reg::Isge, 0)]);
-    assert_eq!(f.hooks, ["disable(recovery)"]);
+    assert_eq!(
+        f.writes(),
+        [(CQISTE::OFFSET, 1), (CQISGE::OFFSET, 1), (CQCTL::OFFSET, 1)]
+    );
+    assert_eq!(e.recovery_finish(&f.regs), Step::Done(Finished::default()));
+    f.set_halts(true);
+    f.set(CQCTL::OFFSET, 1);
+    f.clear_writes();
+    assert_eq!(e.resume(&f.regs, &f), Step::Done(Finished::default()));
+    assert_eq!(f.writes(), [(CQISTE::OFFSET, 0), (CQISGE::OFFSET, 0)]);
+    assert_eq!(f.hooks(), ["disable(recovery)"]);
     assert!(!e.is_on());
 
-    f.writes.clear();
-    f.clears = false;
-    let step = e.recovery_finish(&mut f);
+    f.clear_writes();
+    f.set_clears(false);
+    let step = e.recovery_finish(&f.regs);
     // Already halted: straight to clearing.
     assert_eq!(
         step,
@@ -1105,23 +1127,27 @@ fn recovery_register_sequence() {
         })
     );
     assert_eq!(
-        f.writes,
-        [(Reg::Iste, 8), (Reg::Isge, 8), (Reg::Ctl, 0x101)]
-    );
-    f.set(Reg::Ctl, 0x1);
-    f.set(Reg::Cfg, 0x1101);
-    f.writes.clear();
-    let done = e.resume(&mut f);
-    assert_eq!(
-        f.writes,
+        f.writes(),
         [
-            (Reg::Iste, 0),
-            (Reg::Isge, 0),
-            (Reg::Cfg, 0x1100),
-            (Reg::Cfg, 0x1101),
-            (Reg::Is, 0x9),
-            (Reg::Iste, 0x36),
-            (Reg::Isge, 0x36),
+            (CQISTE::OFFSET, 8),
+            (CQISGE::OFFSET, 8),
+            (CQCTL::OFFSET, 0x101)
+        ]
+    );
+    f.set(CQCTL::OFFSET, 0x1);
+    f.set(CQCFG::OFFSET, 0x1101);
+    f.clear_writes();
+    let done = e.resume(&f.regs, &f);
+    assert_eq!(
+        f.writes(),
+        [
+            (CQISTE::OFFSET, 0),
+            (CQISGE::OFFSET, 0),
+            (CQCFG::OFFSET, 0x1100),
+            (CQCFG::OFFSET, 0x1101),
+            (CQIS::OFFSET, 0x9),
+            (CQISTE::OFFSET, 0x36),
+            (CQISGE::OFFSET, 0x36),
         ]
     );
     let Step::Done(finished) = done else {
@@ -1137,17 +1163,17 @@ fn recovery_register_sequence() {
 
 #[test]
 fn recovery_with_failed_halt_and_clear() {
-    let (mut e, mut f, mut m) = enabled(cfg(true));
-    let t = issue(&mut e, &mut f, &mut m, 0);
+    let (mut e, f, mut m) = enabled(cfg(true));
+    let t = issue(&mut e, &f, &mut m, 0);
     e.timeout(t);
-    f.halts = false;
-    f.clears = false;
-    let step = e.recovery_start(&mut f);
-    let started = e.drive(&mut f, step, |_, _| {});
+    f.set_halts(false);
+    f.set_clears(false);
+    let step = e.recovery_start(&f.regs, &f);
+    let started = e.drive(&f.regs, &f, step, |_| {});
     assert_eq!(started.warnings, Warnings::HALT_FAILED);
     let mut waits = Vec::new();
-    let step = e.recovery_finish(&mut f);
-    let finished = e.drive(&mut f, step, |_, w| waits.push(w));
+    let step = e.recovery_finish(&f.regs);
+    let finished = e.drive(&f.regs, &f, step, |w| waits.push(w));
     assert_eq!(
         waits,
         [
@@ -1181,19 +1207,19 @@ fn recovery_with_failed_halt_and_clear() {
 
 #[test]
 fn recovery_with_failed_first_halt_only() {
-    let (mut e, mut f, mut m) = enabled(cfg(true));
-    let t = issue(&mut e, &mut f, &mut m, 1);
+    let (mut e, f, mut m) = enabled(cfg(true));
+    let t = issue(&mut e, &f, &mut m, 1);
     e.timeout(t);
-    f.halts = false;
-    let step = e.recovery_start(&mut f);
-    e.drive(&mut f, step, |_, _| {});
+    f.set_halts(false);
+    let step = e.recovery_start(&f.regs, &f);
+    e.drive(&f.regs, &f, step, |_| {});
     let mut waits = 0;
-    let step = e.recovery_finish(&mut f);
+    let step = e.recovery_finish(&f.regs);
     // The halt succeeds only once the tasks are cleared (second halt).
-    let finished = e.drive(&mut f, step, |f, w| {
+    let finished = e.drive(&f.regs, &f, step, |w| {
         waits += 1;
         if w.condition == WaitCondition::TasksCleared {
-            f.halts = true;
+            f.set_halts(true);
         }
     });
     // First halt failed, so the tasks are cleared a second time.
@@ -1204,18 +1230,18 @@ fn recovery_with_failed_first_halt_only() {
 
 #[test]
 fn recovery_with_failed_second_halt() {
-    let (mut e, mut f, mut m) = enabled(cfg(true));
-    let t = issue(&mut e, &mut f, &mut m, 1);
+    let (mut e, f, mut m) = enabled(cfg(true));
+    let t = issue(&mut e, &f, &mut m, 1);
     e.timeout(t);
-    let step = e.recovery_start(&mut f);
-    e.drive(&mut f, step, |_, _| {});
+    let step = e.recovery_start(&f.regs, &f);
+    e.drive(&f.regs, &f, step, |_| {});
     let mut waits = 0;
-    let step = e.recovery_finish(&mut f);
+    let step = e.recovery_finish(&f.regs);
     // Re-enabling un-halts this controller, and then it will not halt again.
-    let finished = e.drive(&mut f, step, |f, _| {
+    let finished = e.drive(&f.regs, &f, step, |_| {
         waits += 1;
-        f.halts = false;
-        f.set(Reg::Ctl, 0);
+        f.set_halts(false);
+        f.set(CQCTL::OFFSET, 0);
     });
     assert_eq!(waits, 2);
     assert_eq!(finished.warnings, Warnings::HALT_FAILED);
@@ -1223,29 +1249,29 @@ fn recovery_with_failed_second_halt() {
 
 #[test]
 fn recovery_without_error_warns() {
-    let (mut e, mut f, mut m) = enabled(cfg(true));
-    issue(&mut e, &mut f, &mut m, 2);
-    let step = e.recovery_start(&mut f);
+    let (mut e, f, mut m) = enabled(cfg(true));
+    issue(&mut e, &f, &mut m, 2);
+    let step = e.recovery_start(&f.regs, &f);
     assert_eq!(
-        e.drive(&mut f, step, |_, _| {}).warnings,
+        e.drive(&f.regs, &f, step, |_| {}).warnings,
         Warnings::NOT_IN_RECOVERY
     );
-    let step = e.recovery_finish(&mut f);
-    let finished = e.drive(&mut f, step, |_, _| {});
+    let step = e.recovery_finish(&f.regs);
+    let finished = e.drive(&f.regs, &f, step, |_| {});
     assert_eq!(finished.warnings, Warnings::NOT_IN_RECOVERY);
     assert_eq!(
         finished.completions.status(tag(2)),
         Some(CompletionStatus::Requeue)
     );
     // Recovery start while another operation waits ends at once.
-    let step = e.off(&mut Plain(Fake::new()));
+    let step = e.off(&Fake::new().regs, &());
     assert_eq!(step, Step::Done(Finished::default()));
-    f.halts = false;
-    f.set(Reg::Ctl, 0);
-    let step = e.recovery_start(&mut f);
+    f.set_halts(false);
+    f.set(CQCTL::OFFSET, 0);
+    let step = e.recovery_start(&f.regs, &f);
     assert!(matches!(step, Step::Wait(_)));
     assert_eq!(
-        e.recovery_start(&mut f),
+        e.recovery_start(&f.regs, &f),
         Step::Done(Finished {
             warnings: Warnings::NOT_IN_RECOVERY,
             ..Finished::default()
@@ -1255,8 +1281,8 @@ fn recovery_without_error_warns() {
 
 #[test]
 fn drive_gives_up_after_bounded_waits() {
-    let (mut e, mut f, _) = enabled(cfg(true));
-    let finished = e.drive(&mut f, Step::Done(Finished::default()), |_, _| {
+    let (mut e, f, _) = enabled(cfg(true));
+    let finished = e.drive(&f.regs, &f, Step::Done(Finished::default()), |_| {
         panic!("no wait")
     });
     assert_eq!(finished, Finished::default());
@@ -1266,7 +1292,7 @@ fn drive_gives_up_after_bounded_waits() {
         timeout_us: 1,
     });
     // `resume` without an operation ends the loop after one wait.
-    let finished = e.drive(&mut f, endless, |_, _| calls += 1);
+    let finished = e.drive(&f.regs, &f, endless, |_| calls += 1);
     assert_eq!(calls, 1);
     assert_eq!(finished, Finished::default());
 }
@@ -1274,36 +1300,43 @@ fn drive_gives_up_after_bounded_waits() {
 #[test]
 fn default_hooks_do_nothing() {
     let mut e = Cqhci::new(cfg(true)).unwrap();
-    let mut p = Plain(Fake::new());
+    let p = Fake::new();
     let mut m = Mem::for_engine(&e);
-    e.enable(&mut p, CARD, &mut m.lend()).unwrap();
-    e.issue_data(&mut p, &mut m.lend(), tag(0), &read(1), [seg(0x1000, 512)])
-        .unwrap();
-    let step = e.off(&mut p);
-    e.drive(&mut p, step, |_, _| {});
-    let dump = Cqhci::dump(&mut p);
-    assert_eq!(dump.len(), 23);
-    assert!(p.0.hooks.is_empty());
+    e.enable(&p.regs, &(), CARD, &mut m.lend()).unwrap();
+    e.issue_data(
+        &p.regs,
+        &(),
+        &mut m.lend(),
+        tag(0),
+        &read(1),
+        [seg(0x1000, 512)],
+    )
+    .unwrap();
+    let step = e.off(&p.regs, &());
+    e.drive(&p.regs, &(), step, |_| {});
+    let dump = Cqhci::dump(&p.regs, &());
+    assert_eq!(dump.entries().len(), 23);
+    assert!(p.hooks().is_empty());
 }
 
 #[test]
 fn disable_during_recovery_skips_the_halt() {
-    let (mut e, mut f, mut m) = enabled(cfg(true));
-    let t = issue(&mut e, &mut f, &mut m, 0);
+    let (mut e, f, mut m) = enabled(cfg(true));
+    let t = issue(&mut e, &f, &mut m, 0);
     e.timeout(t);
-    f.writes.clear();
-    assert_eq!(e.disable(&mut f), Step::Done(Finished::default()));
-    assert_eq!(f.writes, [(Reg::Cfg, 0x1100)]);
-    assert!(f.hooks.is_empty());
+    f.clear_writes();
+    assert_eq!(e.disable(&f.regs, &f), Step::Done(Finished::default()));
+    assert_eq!(f.writes(), [(CQCFG::OFFSET, 0x1100)]);
+    assert!(f.hooks().is_empty());
     assert!(!e.is_enabled());
 }
 
 #[test]
 fn recovery_start_when_already_halted() {
-    let (mut e, mut f, _) = enabled(cfg(true));
-    f.set(Reg::Ctl, 1);
-    f.writes.clear();
-    let step = e.recovery_start(&mut f);
+    let (mut e, f, _) = enabled(cfg(true));
+    f.set(CQCTL::OFFSET, 1);
+    f.clear_writes();
+    let step = e.recovery_start(&f.regs, &f);
     assert_eq!(
         step,
         Step::Done(Finished {
@@ -1312,10 +1345,10 @@ fn recovery_start_when_already_halted() {
         })
     );
     assert!(
-        f.writes.is_empty(),
+        f.writes().is_empty(),
         "no halt request and no interrupt change"
     );
-    assert_eq!(f.hooks, ["disable(recovery)"]);
+    assert_eq!(f.hooks(), ["disable(recovery)"]);
     assert!(!e.is_on());
 }
 
@@ -1334,4 +1367,55 @@ fn warnings_are_distinct() {
         }
     }
     assert!(Warnings::default().is_empty());
+}
+
+#[test]
+fn waits_poll_cqctl() {
+    let f = Fake::new();
+    let halt = Wait {
+        condition: WaitCondition::Halted,
+        timeout_us: 100,
+    };
+    f.set(CQCTL::OFFSET, 0x1);
+    assert!(halt.poll(&f.regs, 10));
+    assert_eq!(f.regs.model().waited_us, 0);
+    f.set(CQCTL::OFFSET, 0x100);
+    assert!(!halt.poll(&f.regs, 10));
+    // Eleven reads 10 µs apart cover the 100 µs.
+    assert_eq!(f.regs.model().waited_us, 110);
+    let cleared = Wait {
+        condition: WaitCondition::TasksCleared,
+        timeout_us: 3,
+    };
+    assert!(!cleared.poll(&f.regs, 0), "an interval of 0 polls every µs");
+    assert_eq!(f.regs.model().waited_us, 110 + 4);
+    f.set(CQCTL::OFFSET, 0x1);
+    assert!(cleared.poll(&f.regs, 0));
+    assert!(WaitCondition::Halted.holds(CQCTL::from_raw(0x1)));
+    assert!(!WaitCondition::TasksCleared.holds(CQCTL::from_raw(0x100)));
+}
+
+#[test]
+fn values_too_wide_for_their_fields_are_refused() {
+    let (mut e, f, mut m) = enabled(cfg(true));
+    let task = DataTask {
+        context: 16,
+        ..read(1)
+    };
+    assert_eq!(
+        e.issue_data(&f.regs, &f, &mut m.lend(), tag(0), &task, [seg(0, 512)])
+            .err(),
+        Some(Error::ValueTooWide)
+    );
+    let dcmd = DirectCommand {
+        opcode: 64,
+        argument: 0,
+        response: DcmdResponse::None,
+    };
+    assert_eq!(
+        e.issue_dcmd(&f.regs, &f, &mut m.lend(), &dcmd).err(),
+        Some(Error::ValueTooWide)
+    );
+    assert!(f.writes().is_empty(), "nothing reaches the controller");
+    assert!(e.in_flight().is_empty());
 }

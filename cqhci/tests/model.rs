@@ -3,26 +3,13 @@
 //! 128-segment scatter lists and every descriptor layout, with the data checked end to end.
 
 use cqhci::{
-    CardInfo, CompletionStatus, Config, Cqhci, CqhciHost, CqhciRegisters, DataTask,
-    DescriptorMemory, Direction, DmaWidth, Reg, Segment, Tag, TaskDescriptorSize, TaskFlags,
+    CardInfo, CompletionStatus, Config, Cqhci, DataTask, DescriptorMemory, Direction, DmaWidth,
+    Segment, Tag, TaskDescriptorSize, TaskFlags,
 };
+use sim::bus::Bus;
 use sim::cqhci::{CqhciModel, ModelConfig};
 use sim::emmc::{Card, ReadyOrder};
 use sim::{BusFault, BusMemory, Ram};
-
-struct Dut(CqhciModel);
-
-impl CqhciRegisters for Dut {
-    fn read(&self, reg: Reg) -> u32 {
-        self.0.read(reg.offset())
-    }
-
-    fn write(&mut self, reg: Reg, value: u32) {
-        self.0.write(reg.offset(), value);
-    }
-}
-
-impl CqhciHost for Dut {}
 
 struct Regions<'a>([Ram<'a>; 3]);
 
@@ -57,7 +44,7 @@ fn round_trip(
     let mut card = Card::new(&mut storage, 32, ReadyOrder::Immediate);
     card.initialize(7, true).unwrap();
     let mut engine = Cqhci::new(config).unwrap();
-    let mut dut = Dut(CqhciModel::new(model));
+    let bus = Bus::new(CqhciModel::new(model));
     let mut tdl = vec![0u8; engine.layout().tdl_len()];
     let mut transfers = vec![0u8; engine.layout().transfer_area_len()];
     let (tdl_bus, xfer_bus, data_bus) = (base, base + 0x10_0000, base + 0x100_0000);
@@ -73,7 +60,7 @@ fn round_trip(
         transfers: &mut transfers,
         transfers_bus: xfer_bus,
     };
-    engine.enable(&mut dut, card_info, &mut mem).unwrap();
+    engine.enable(&bus, &(), card_info, &mut mem).unwrap();
 
     let segments = |split: &[u32], start: u64| -> Vec<Segment> {
         let mut at = start;
@@ -112,25 +99,26 @@ fn round_trip(
             transfers_bus: xfer_bus,
         };
         engine
-            .issue_data(&mut dut, &mut mem, Tag::new(5).unwrap(), &task, list)
+            .issue_data(&bus, &(), &mut mem, Tag::new(5).unwrap(), &task, list)
             .unwrap();
         let mut done = false;
         for _ in 0..100 {
-            let mut bus = Regions([
+            let mut memory = Regions([
                 Ram::new(tdl_bus, &mut tdl),
                 Ram::new(xfer_bus, &mut transfers),
                 Ram::new(data_bus, &mut data),
             ]);
-            dut.0.step(&mut card, &mut bus);
-            if dut.0.interrupt_pending() {
-                let out = engine.irq(&mut dut, None, None);
+            bus.model().step(&mut card, &mut memory);
+            let pending = bus.model().interrupt_pending();
+            if pending {
+                let out = engine.irq(&bus, None, None);
                 if out.completed.status(Tag::new(5).unwrap()) == Some(CompletionStatus::Done) {
                     done = true;
                     break;
                 }
             }
         }
-        assert_eq!(dut.0.violations(), (0, None), "violations");
+        assert_eq!(bus.model().violations(), (0, None), "violations");
         assert!(done, "{direction:?} did not complete");
     }
     let (written, read) = data.split_at(len);

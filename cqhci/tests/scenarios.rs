@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
-//! Runs the shared engine-against-model scenarios (also run by KUnit) under `cargo test`.
+//! Runs the shared engine-against-model scenarios of `src/scenarios.rs` under `cargo test`,
+//! one test each, as the KUnit suite `mtk_sd_rust_cqhci` runs them in the kernel.
+//!
+//! The scenarios drive the engine against `sim`'s model, and `sim` depends on this crate, so
+//! the library cannot hold them on the host. They are compiled here instead, where both crates
+//! are reachable under the paths the kernel gives them: the engine's modules as `super::…`,
+//! the models as `crate::sim` and the register layer as `crate::registers`.
 
-// The scenario file reaches the crates as `super::cqhci` and `super::sim`, as in the kernel.
+use cqhci::{completion, desc, engine, host, regs};
 #[expect(
     clippy::single_component_path_imports,
-    reason = "the scenarios resolve `super::cqhci`, which needs an item in this module"
+    reason = "the scenarios name the crates `crate::registers` and `crate::sim`, as in the kernel"
 )]
-use cqhci;
-#[expect(
-    clippy::single_component_path_imports,
-    reason = "the scenarios resolve `super::sim`, which needs an item in this module"
-)]
-use sim;
+use {registers, sim};
 
-#[path = "../../kunit/cqhci_scenarios.rs"]
-mod scenarios;
+#[path = "../src/scenarios.rs"]
+pub mod scenarios;
 
 macro_rules! scenario_tests {
     ($($name:ident),* $(,)?) => {

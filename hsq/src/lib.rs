@@ -19,6 +19,9 @@ pub mod depth;
 pub mod error;
 mod fifo;
 pub mod queue;
+// Test code, never in a production driver: the scenarios that KUnit runs. On the host
+// `tests/scenarios.rs` compiles the same module (see the module's documentation).
+#[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
 pub mod scenarios;
 pub mod tag;
 

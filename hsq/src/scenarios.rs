@@ -1,12 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Behaviour scenarios shared by the host tests and the KUnit suite: each one drives a queue
-//! through one rule and reports the first deviation instead of panicking.
+//! Behaviour scenarios, the one list that both the host tests (`tests/scenarios.rs`) and the
+//! KUnit suite `mtk_sd_rust_hsq` run: each one drives a queue through one rule on the rig of
+//! `scenarios/rig.rs` and reports the first deviation instead of panicking.
+//!
+//! Test code only: the kernel compiles this module into KUnit builds alone, and on the host
+//! `tests/scenarios.rs` compiles it with the paths the kernel gives it (the queue's modules as
+//! `super::…`), as it does for the CQHCI scenarios; the library never holds it.
 
-use super::actions::{Actions, Dispatch, Finished, IdleState, Progress};
-use super::depth::{DataDirection, RequestShape, NORMAL_DEPTH, PERFORMANCE_DEPTH};
+use super::actions::{IdleState, Progress};
+use super::depth::{RequestShape, NORMAL_DEPTH, PERFORMANCE_DEPTH};
 use super::error::HsqError;
-use super::queue::Hsq;
+
+// Explicit, so the file is found whichever file includes this one (`lib.rs`, or the host's
+// test through `#[path]`).
+#[path = "scenarios/rig.rs"]
+mod rig;
+
+use rig::{
+    complete, enabled_queue, ensure, expect_dispatch, expect_no_dispatch, finalize, release,
+    submit_dispatched, submit_queued, Queue, READ_4K, WRITE_4K, WRITE_64K,
+};
 
 /// The first expectation a scenario found broken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,101 +46,6 @@ pub const ALL: &[(&str, Scenario)] = &[
     ("host_busy_retry", host_busy_retry),
     ("host_failure_does_not_stall", host_failure_does_not_stall),
 ];
-
-/// Request handles are plain numbers here; the kernel uses `mmc_request` pointers.
-type Queue = Hsq<u32>;
-
-const READ_4K: RequestShape = RequestShape::with_data(DataDirection::Read, 512, 8);
-const WRITE_4K: RequestShape = RequestShape::with_data(DataDirection::Write, 512, 8);
-const WRITE_64K: RequestShape = RequestShape::with_data(DataDirection::Write, 512, 128);
-
-fn ensure(condition: bool, description: &'static str) -> Result<(), ScenarioError> {
-    if condition {
-        Ok(())
-    } else {
-        Err(ScenarioError(description))
-    }
-}
-
-fn enabled_queue() -> Result<Queue, ScenarioError> {
-    let mut queue = Queue::new();
-    ensure(queue.enable().is_ok(), "a new queue enables")?;
-    Ok(queue)
-}
-
-/// Expects `actions` to dispatch exactly `request` without waking anyone.
-fn expect_dispatch(
-    actions: Actions<u32>,
-    request: u32,
-    description: &'static str,
-) -> Result<Dispatch<u32>, ScenarioError> {
-    ensure(!actions.wake_idle_waiters, description)?;
-    match actions.dispatch {
-        Some(dispatch) if dispatch.request() == request => Ok(dispatch),
-        _ => Err(ScenarioError(description)),
-    }
-}
-
-/// Expects `actions` to dispatch nothing; answers whether they wake the idle waiters.
-fn expect_no_dispatch(
-    actions: Actions<u32>,
-    description: &'static str,
-) -> Result<bool, ScenarioError> {
-    ensure(actions.dispatch.is_none(), description)?;
-    Ok(actions.wake_idle_waiters)
-}
-
-/// Submits `request` under `tag` and expects the host to get it at once.
-fn submit_dispatched(
-    queue: &mut Queue,
-    tag: i32,
-    request: u32,
-    shape: RequestShape,
-) -> Result<Dispatch<u32>, ScenarioError> {
-    match queue.request(tag, request, shape) {
-        Ok(actions) => expect_dispatch(actions, request, "a request to an idle host dispatches"),
-        Err(_) => Err(ScenarioError("an enabled queue accepts a request")),
-    }
-}
-
-/// Submits `request` under `tag` and expects it to wait behind the request the host owns.
-fn submit_queued(
-    queue: &mut Queue,
-    tag: i32,
-    request: u32,
-    shape: RequestShape,
-) -> Result<(), ScenarioError> {
-    match queue.request(tag, request, shape) {
-        Ok(actions) => {
-            let woke = expect_no_dispatch(actions, "a request to a busy host waits")?;
-            ensure(!woke, "queueing a request wakes nobody")
-        }
-        Err(_) => Err(ScenarioError("an enabled queue accepts a request")),
-    }
-}
-
-fn finalize(queue: &mut Queue, request: u32) -> Result<Finished<u32>, ScenarioError> {
-    let finished = queue
-        .finalize_request(&request)
-        .map_err(|_| ScenarioError("the request with the host finalizes"))?;
-    ensure(
-        finished.request() == request,
-        "finalizing names the finished request",
-    )?;
-    Ok(finished)
-}
-
-fn release(queue: &mut Queue, finished: Finished<u32>) -> Result<Actions<u32>, ScenarioError> {
-    queue
-        .request_done(finished)
-        .map_err(|_| ScenarioError("a finished request releases the host"))
-}
-
-/// The host completes `request`; returns what the queue asks for next.
-fn complete(queue: &mut Queue, request: u32) -> Result<Actions<u32>, ScenarioError> {
-    let finished = finalize(queue, request)?;
-    release(queue, finished)
-}
 
 /// Requests reach the host in arrival order, not tag order, each straight from the
 /// completion of the previous one.

@@ -1,8 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Runs the shared scenarios on the host, one test each, as KUnit runs them in the kernel.
+//! Runs the shared scenarios of `src/scenarios.rs` on the host, one test each, as the KUnit
+//! suite `mtk_sd_rust_hsq` runs them in the kernel.
+//!
+//! The library does not hold the scenarios (they are test code); they are compiled here with
+//! the paths the kernel gives them: the queue's modules as `super::…`.
 
-use hsq::scenarios::{self, ScenarioError};
+use hsq::{actions, depth, error, queue};
+use scenarios::ScenarioError;
+
+#[path = "../src/scenarios.rs"]
+pub mod scenarios;
 
 #[test]
 fn fifo_dispatch() {

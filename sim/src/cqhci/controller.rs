@@ -6,13 +6,20 @@
 //! (halt, clear, fetch-and-queue one task, poll the queue status, or execute one task
 //! including its data transfer). Halt therefore takes effect between tasks.
 
-use super::super::emmc::{Card, Command, NoResponse, Response};
+use super::super::bus::{RegisterFile, Serves};
+use super::super::emmc::{Card, Command, NoResponse, QueuedTask, Response};
 use super::super::memory::{BusFault, BusMemory};
+use super::super::windows::CqhciBlock;
 use super::desc::{
     crypto_requested, decode_data_desc, decode_data_task, decode_dcmd, Act, DataDesc, DataTaskDesc,
     TaskDescError,
 };
-use super::regs::{self, cfg, ctl, ic, is};
+use super::regs::{
+    CQCAP, CQCFG, CQCRA, CQCRDCT, CQCRI, CQCTL, CQDPT, CQDQS, CQIC, CQIS, CQISGE, CQISTE, CQRMEM,
+    CQRMEM_RESET, CQSSC1, CQSSC1_RESET, CQSSC2, CQTCLR, CQTCN, CQTDBR, CQTDLBA, CQTDLBAU, CQTDPE,
+    CQTERRI, CQVER, EXECUTE_TASK_ARG, SEND_STATUS_ARG,
+};
+use crate::registers::FieldOverflow;
 
 /// Integration choices of a controller (what the SoC fixes, not software).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,9 +29,9 @@ pub struct ModelConfig {
     /// 64-bit transfer descriptors are 12 bytes apart (the short descriptor quirk).
     pub short_transfer_descriptor: bool,
     /// CQVER value.
-    pub version: u32,
+    pub version: CQVER,
     /// CQCAP value.
-    pub capabilities: u32,
+    pub capabilities: CQCAP,
 }
 
 impl ModelConfig {
@@ -32,8 +39,13 @@ impl ModelConfig {
     pub const MEDIATEK: ModelConfig = ModelConfig {
         dma64: true,
         short_transfer_descriptor: false,
-        version: 0x0510,
-        capabilities: 0x0000_30C8,
+        version: CQVER::zeroed()
+            .with_const_emmc_ver_major::<5>()
+            .with_const_emmc_ver_minor::<1>(),
+        // A 200 MHz timer clock: 200 units of 1 MHz.
+        capabilities: CQCAP::zeroed()
+            .with_const_itcfmul::<3>()
+            .with_const_itcfval::<200>(),
     };
 }
 
@@ -129,6 +141,9 @@ pub enum Violation {
     NoStatusResponse,
     /// CQTCLR written while not halted.
     TaskClearWhileRunning,
+    /// A value the model put in a register or a command argument did not fit its field: a
+    /// bug of the model, reported like a violation so that no test passes over it.
+    FieldOverflow(FieldOverflow),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,6 +156,13 @@ enum SlotState {
 }
 
 const SLOTS: usize = 32;
+
+/// Task `tag`'s bit in the task bitmaps (CQTDBR, CQTCN, CQDQS, CQDPT, CQTCLR, CQTDPE), where
+/// bit `n` is task `n`; `tag` is below 32.
+fn task_bit(tag: usize) -> u32 {
+    // Slot numbers are small: the conversion keeps them.
+    1u32.wrapping_shl(tag as u32)
+}
 const DCMD_TAG: u8 = 31;
 const FAULT_SLOTS: usize = 8;
 const MAX_DESCRIPTORS_PER_TASK: u32 = 4096;
@@ -149,34 +171,34 @@ const MAX_DESCRIPTORS_PER_TASK: u32 = 4096;
 #[derive(Debug)]
 pub struct CqhciModel {
     config: ModelConfig,
-    cfg: u32,
+    cfg: CQCFG,
     halt_requested: bool,
     halted: bool,
     clear_requested: bool,
     /// An injected fault keeps the pending CLEAR ALL TASKS from ever completing.
     clear_stuck: bool,
-    is: u32,
-    iste: u32,
-    isge: u32,
-    ic_enabled: bool,
-    ic_threshold: u32,
-    ic_timeout: u32,
+    is: CQIS,
+    iste: CQISTE,
+    isge: CQISGE,
+    /// What CQIC was programmed with: enable, threshold and timeout.
+    ic: CQIC,
     ic_counter: u32,
     ic_timer: u32,
-    tdlba: u32,
-    tdlbau: u32,
+    tdlba: CQTDLBA,
+    tdlbau: CQTDLBAU,
+    // The task bitmaps (CQTDBR, CQTCN, CQDQS, CQDPT, CQTDPE): bit `n` is task `n`.
     tdbr: u32,
     tcn: u32,
     dqs: u32,
     dpt: u32,
     tdpe: u32,
-    ssc1: u32,
-    ssc2: u32,
-    crdct: u32,
-    rmem: u32,
-    terri: u32,
-    cri: u32,
-    cra: u32,
+    ssc1: CQSSC1,
+    ssc2: CQSSC2,
+    crdct: CQCRDCT,
+    rmem: CQRMEM,
+    terri: CQTERRI,
+    cri: CQCRI,
+    cra: CQCRA,
     slots: [SlotState; SLOTS],
     order: [u8; SLOTS],
     order_len: usize,
@@ -196,33 +218,31 @@ impl CqhciModel {
     pub fn new(config: ModelConfig) -> Self {
         Self {
             config,
-            cfg: 0,
+            cfg: CQCFG::zeroed(),
             halt_requested: false,
             halted: false,
             clear_requested: false,
             clear_stuck: false,
-            is: 0,
-            iste: 0,
-            isge: 0,
-            ic_enabled: false,
-            ic_threshold: 0,
-            ic_timeout: 0,
+            is: CQIS::zeroed(),
+            iste: CQISTE::zeroed(),
+            isge: CQISGE::zeroed(),
+            ic: CQIC::zeroed(),
             ic_counter: 0,
             ic_timer: 0,
-            tdlba: 0,
-            tdlbau: 0,
+            tdlba: CQTDLBA::zeroed(),
+            tdlbau: CQTDLBAU::zeroed(),
             tdbr: 0,
             tcn: 0,
             dqs: 0,
             dpt: 0,
             tdpe: 0,
-            ssc1: 0x0001_1000,
-            ssc2: 0,
-            crdct: 0,
-            rmem: regs::RMEM_DEFAULT,
-            terri: 0,
-            cri: 0,
-            cra: 0,
+            ssc1: CQSSC1_RESET,
+            ssc2: CQSSC2::zeroed(),
+            crdct: CQCRDCT::zeroed(),
+            rmem: CQRMEM_RESET,
+            terri: CQTERRI::zeroed(),
+            cri: CQCRI::zeroed(),
+            cra: CQCRA::zeroed(),
             slots: [SlotState::Empty; SLOTS],
             order: [0; SLOTS],
             order_len: 0,
@@ -237,85 +257,8 @@ impl CqhciModel {
         }
     }
 
-    /// Reads a register at `offset` (unknown offsets read 0).
-    pub fn read(&self, offset: usize) -> u32 {
-        match offset {
-            regs::VER => self.config.version,
-            regs::CAP => self.config.capabilities,
-            regs::CFG => self.cfg,
-            regs::CTL => {
-                let mut v = 0;
-                if self.halted {
-                    v |= ctl::HALT;
-                }
-                if self.clear_requested {
-                    v |= ctl::CLEAR_ALL;
-                }
-                v
-            }
-            regs::IS => self.is,
-            regs::ISTE => self.iste,
-            regs::ISGE => self.isge,
-            regs::IC => {
-                let mut v = (self.ic_threshold << 8) | self.ic_timeout;
-                if self.ic_enabled {
-                    v |= ic::ENABLE;
-                }
-                if self.ic_counter > 0 {
-                    v |= ic::STATUS;
-                }
-                v
-            }
-            regs::TDLBA => self.tdlba,
-            regs::TDLBAU => self.tdlbau,
-            regs::TDBR => self.tdbr,
-            regs::TCN => self.tcn,
-            regs::DQS => self.dqs,
-            regs::DPT => self.dpt,
-            regs::TDPE => self.tdpe,
-            regs::SSC1 => self.ssc1,
-            regs::SSC2 => self.ssc2,
-            regs::CRDCT => self.crdct,
-            regs::RMEM => self.rmem,
-            regs::TERRI => self.terri,
-            regs::CRI => self.cri,
-            regs::CRA => self.cra,
-            _ => 0,
-        }
-    }
-
-    /// Writes a register at `offset`.
-    pub fn write(&mut self, offset: usize, value: u32) {
-        match offset {
-            regs::CFG => self.write_cfg(value),
-            regs::CTL => self.write_ctl(value),
-            regs::IS => self.is &= !value,
-            regs::ISTE => self.iste = value,
-            regs::ISGE => self.isge = value,
-            regs::IC => self.write_ic(value),
-            regs::TDLBA | regs::TDLBAU => {
-                if self.enabled() {
-                    self.violation(Violation::ListBaseChangedWhileEnabled);
-                }
-                if offset == regs::TDLBA {
-                    self.tdlba = value;
-                } else {
-                    self.tdlbau = value;
-                }
-            }
-            regs::TDBR => self.ring(value),
-            regs::TCN => self.tcn &= !value,
-            regs::TCLR => self.write_tclr(value),
-            regs::TDPE => self.tdpe &= !value,
-            regs::SSC1 => self.ssc1 = value,
-            regs::SSC2 => self.ssc2 = value,
-            regs::RMEM => self.rmem = value,
-            _ => {}
-        }
-    }
-
     fn enabled(&self) -> bool {
-        self.cfg & cfg::ENABLE != 0
+        self.cfg.cq_en()
     }
 
     fn violation(&mut self, v: Violation) {
@@ -323,13 +266,22 @@ impl CqhciModel {
         self.last_violation = Some(v);
     }
 
-    fn write_cfg(&mut self, value: u32) {
+    /// The value a field setter built or, if it refused the value (a model bug), a violation
+    /// and `fallback`.
+    fn checked<T>(&mut self, built: Result<T, FieldOverflow>, fallback: T) -> T {
+        built.unwrap_or_else(|overflow| {
+            self.violation(Violation::FieldOverflow(overflow));
+            fallback
+        })
+    }
+
+    fn write_cfg(&mut self, value: CQCFG) {
         let was = self.cfg;
-        if was & cfg::ENABLE != 0 && value & cfg::ENABLE != 0 && (was ^ value) != 0 {
+        if was.cq_en() && value.cq_en() && was != value {
             self.violation(Violation::ConfigChangedWhileEnabled);
         }
         self.cfg = value;
-        if was & cfg::ENABLE != 0 && value & cfg::ENABLE == 0 {
+        if was.cq_en() && !value.cq_en() {
             // Disabling forgets every task and leaves halt.
             self.forget_tasks();
             self.halted = false;
@@ -339,8 +291,8 @@ impl CqhciModel {
         }
     }
 
-    fn write_ctl(&mut self, value: u32) {
-        if value & ctl::HALT != 0 {
+    fn write_ctl(&mut self, value: CQCTL) {
+        if value.halt() {
             if !self.halted && !self.halt_requested && !self.take_fault(|f| f == Fault::IgnoreHalt)
             {
                 self.halt_requested = true;
@@ -349,21 +301,22 @@ impl CqhciModel {
             self.halt_requested = false;
             self.halted = false;
         }
-        if value & ctl::CLEAR_ALL != 0 && !self.clear_requested {
+        if value.clr_all_tasks() && !self.clear_requested {
             self.clear_requested = true;
             self.clear_stuck = self.take_fault(|f| f == Fault::IgnoreClear);
         }
     }
 
-    fn write_ic(&mut self, value: u32) {
-        self.ic_enabled = value & ic::ENABLE != 0;
-        if value & ic::THRESHOLD_WEN != 0 {
-            self.ic_threshold = (value >> 8) & 0x1F;
+    fn write_ic(&mut self, value: CQIC) {
+        let mut ic = self.ic.with_icendis(value.icendis());
+        if value.iccthwen() {
+            ic = self.checked(ic.try_with_iccth(value.iccth()), ic);
         }
-        if value & ic::TIMEOUT_WEN != 0 {
-            self.ic_timeout = value & 0x7F;
+        if value.ictovalwen() {
+            ic = self.checked(ic.try_with_ictoval(value.ictoval()), ic);
         }
-        if value & ic::RESET != 0 {
+        self.ic = ic;
+        if value.icctr() {
             self.ic_counter = 0;
             self.ic_timer = 0;
         }
@@ -375,7 +328,7 @@ impl CqhciModel {
             return;
         }
         for tag in 0..SLOTS {
-            if value & (1u32 << tag) != 0 {
+            if value & task_bit(tag) != 0 {
                 self.drop_task(tag);
             }
         }
@@ -387,7 +340,7 @@ impl CqhciModel {
             return;
         }
         for tag in 0..SLOTS {
-            let bit = 1u32 << tag;
+            let bit = task_bit(tag);
             if value & bit == 0 {
                 continue;
             }
@@ -407,7 +360,7 @@ impl CqhciModel {
     }
 
     fn drop_task(&mut self, tag: usize) {
-        let bit = 1u32 << (tag & 31);
+        let bit = task_bit(tag);
         self.tdbr &= !bit;
         self.dpt &= !bit;
         self.dqs &= !bit;
@@ -434,7 +387,7 @@ impl CqhciModel {
         self.slots = [SlotState::Empty; SLOTS];
         self.order_len = 0;
         self.error_stop = false;
-        self.terri = 0;
+        self.terri = CQTERRI::zeroed();
         self.stalled = 0;
         for f in self.faults.iter_mut() {
             if matches!(f, Some(Fault::Stall { .. })) {
@@ -446,7 +399,7 @@ impl CqhciModel {
     /// Adds a fault; false if the fault table is full.
     pub fn inject(&mut self, fault: Fault) -> bool {
         if let Fault::Stall { tag } = fault {
-            self.stalled |= 1u32 << (tag & 31);
+            self.stalled |= task_bit(usize::from(tag));
         }
         match self.faults.iter_mut().find(|f| f.is_none()) {
             Some(slot) => {
@@ -469,13 +422,15 @@ impl CqhciModel {
         false
     }
 
-    fn raise(&mut self, bits: u32) {
-        self.is |= bits & self.iste;
+    /// Records the interrupts of `irq` that CQISTE enables.
+    fn raise(&mut self, irq: CQIS) {
+        self.is = CQIS::from_raw(self.is.raw() | (irq.raw() & self.iste.enabled()));
     }
 
-    /// Whether the interrupt line is asserted: an enabled CQIS bit or a host-detected error.
+    /// Whether the interrupt line is asserted: a CQIS bit that CQISGE enables, or a
+    /// host-detected error.
     pub fn interrupt_pending(&self) -> bool {
-        self.is & self.isge != 0 || self.host_errors != HostErrors::default()
+        self.is.raw() & self.isge.signalled() != 0 || self.host_errors != HostErrors::default()
     }
 
     /// Takes the host-detected errors (the host's own interrupt status).
@@ -509,11 +464,11 @@ impl CqhciModel {
     }
 
     fn tdl_base(&self) -> u64 {
-        (u64::from(self.tdlbau) << 32) | u64::from(self.tdlba)
+        (u64::from(self.tdlbau.tdlbau()) << u32::BITS) | u64::from(self.tdlba.tdlba())
     }
 
     fn task_len(&self) -> u64 {
-        if self.cfg & cfg::TASK_DESC_128 != 0 {
+        if self.cfg.task_desc_sz() {
             16
         } else {
             8
@@ -542,13 +497,14 @@ impl CqhciModel {
     }
 
     fn tick_coalescing(&mut self) {
-        if !self.ic_enabled || self.ic_counter == 0 || self.ic_timeout == 0 {
+        let timeout = self.ic.ictoval();
+        if !self.ic.icendis() || self.ic_counter == 0 || timeout == 0 {
             return;
         }
         self.ic_timer = self.ic_timer.saturating_add(1);
-        if self.ic_timer >= self.ic_timeout * COALESCING_STEPS_PER_UNIT {
+        if self.ic_timer >= timeout * COALESCING_STEPS_PER_UNIT {
             self.ic_timer = 0;
-            self.raise(is::TCC);
+            self.raise(CQIS::zeroed().with_tcc(true));
         }
     }
 
@@ -562,13 +518,13 @@ impl CqhciModel {
         if self.clear_requested && self.halted && !self.clear_stuck {
             self.forget_tasks();
             self.clear_requested = false;
-            self.raise(is::TCL);
+            self.raise(CQIS::zeroed().with_tcl(true));
             return true;
         }
         if self.halt_requested && !self.halted {
             self.halt_requested = false;
             self.halted = true;
-            self.raise(is::HAC);
+            self.raise(CQIS::zeroed().with_hac(true));
             return true;
         }
         if self.halted || self.error_stop {
@@ -581,16 +537,24 @@ impl CqhciModel {
     }
 
     fn stop_with_command_error(&mut self, index: u8, tag: u8, host: Option<HostErrorKind>) {
-        self.terri = regs::terri_command(index, tag);
+        let terri = CQTERRI::zeroed()
+            .with_rmefv(true)
+            .try_with_rmeci(u32::from(index))
+            .and_then(|t| t.try_with_rmetid(u32::from(tag)));
+        self.terri = self.checked(terri, CQTERRI::zeroed());
         match host {
             Some(kind) => self.host_errors.command = Some(kind),
-            None => self.raise(is::RED),
+            None => self.raise(CQIS::zeroed().with_red(true)),
         }
         self.error_stop = true;
     }
 
     fn stop_with_data_error(&mut self, index: u8, tag: u8, kind: HostErrorKind) {
-        self.terri = regs::terri_data(index, tag);
+        let terri = CQTERRI::zeroed()
+            .with_dtefv(true)
+            .try_with_dteci(u32::from(index))
+            .and_then(|t| t.try_with_dtetid(u32::from(tag)));
+        self.terri = self.checked(terri, CQTERRI::zeroed());
         self.host_errors.data = Some(kind);
         self.error_stop = true;
     }
@@ -618,10 +582,12 @@ impl CqhciModel {
         }) {
             value |= super::super::emmc::status::ERROR;
         }
-        self.cri = u32::from(cmd.index);
-        self.cra = value;
+        let cri = CQCRI::zeroed().try_with_index(u32::from(cmd.index));
+        self.cri = self.checked(cri, CQCRI::zeroed());
+        // The whole register is the argument.
+        self.cra = CQCRA::from_raw(value);
         let checked = matches!(response, Response::R1(_) | Response::R1b(_));
-        if checked && value & self.rmem != 0 {
+        if checked && value & self.rmem.rmem() != 0 {
             self.stop_with_command_error(cmd.index, tag, None);
             return None;
         }
@@ -629,8 +595,8 @@ impl CqhciModel {
     }
 
     fn descriptor_error(&mut self, tag: u8) {
-        self.tdpe |= 1u32 << (tag & 31);
-        self.raise(is::ICCE);
+        self.tdpe |= task_bit(usize::from(tag));
+        self.raise(CQIS::zeroed().with_icce(true));
         self.error_stop = true;
     }
 
@@ -659,14 +625,14 @@ impl CqhciModel {
         } else {
             0
         };
-        let crypto_off = self.cfg & cfg::CRYPTO == 0;
+        let crypto_off = !self.cfg.cr_general_en();
         if self.take_fault(|f| f == Fault::DescriptorError { tag })
             || (crypto_requested(word1) && crypto_off)
         {
             self.descriptor_error(tag);
             return true;
         }
-        if tag == DCMD_TAG && self.cfg & cfg::DCMD != 0 {
+        if tag == DCMD_TAG && self.cfg.dcmd_en() {
             return self.direct_command(card, word0);
         }
         let desc = match decode_data_task(word0) {
@@ -681,23 +647,17 @@ impl CqhciModel {
         if desc.queue_barrier && self.dpt != 0 {
             return false;
         }
-        let mut arg = (u32::from(tag) << 16) | u32::from(desc.blocks);
-        if desc.reliable_write {
-            arg |= 1 << 31;
-        }
-        if desc.read {
-            arg |= 1 << 30;
-        }
-        if desc.data_tag {
-            arg |= 1 << 29;
-        }
-        arg |= u32::from(desc.context) << 25;
-        if desc.forced_programming {
-            arg |= 1 << 24;
-        }
-        if desc.priority {
-            arg |= 1 << 23;
-        }
+        let queued = QueuedTask {
+            read: desc.read,
+            blocks: desc.blocks,
+            address: desc.address,
+            reliable_write: desc.reliable_write,
+            tag_request: desc.data_tag,
+            context: desc.context,
+            forced_programming: desc.forced_programming,
+            priority: desc.priority,
+        };
+        let arg = queued.cmd44_argument(tag);
         if self.send(card, tag, Command::new(44, arg)).is_none() {
             return true;
         }
@@ -708,7 +668,7 @@ impl CqhciModel {
             return true;
         }
         self.pop_order();
-        self.dpt |= 1u32 << tag;
+        self.dpt |= task_bit(usize::from(tag));
         if let Some(s) = self.slots.get_mut(usize::from(tag)) {
             *s = SlotState::Queued(desc);
         }
@@ -736,10 +696,11 @@ impl CqhciModel {
         else {
             return true;
         };
+        // The whole register is the response.
         self.crdct = if desc.response_type == 0 {
-            0
+            CQCRDCT::zeroed()
         } else {
-            response.value()
+            CQCRDCT::from_raw(response.value())
         };
         self.pop_order();
         self.complete(DCMD_TAG, desc.interrupt);
@@ -752,7 +713,10 @@ impl CqhciModel {
         }
         let ready = self.dqs & self.dpt;
         if ready == 0 {
-            let arg = ((self.ssc2 & 0xFFFF) << 16) | (1 << 15);
+            let arg = SEND_STATUS_ARG::zeroed()
+                .with_sqs(true)
+                .try_with_rca(self.ssc2.rca());
+            let arg = self.checked(arg, SEND_STATUS_ARG::zeroed()).raw();
             match card.command(Command::new(13, arg)) {
                 Ok(Response::QueueStatus(qsr)) => self.dqs = qsr & !self.stalled,
                 _ => {
@@ -765,14 +729,13 @@ impl CqhciModel {
         }
         let tag = ready.trailing_zeros() as u8;
         let Some(SlotState::Queued(desc)) = self.slots.get(usize::from(tag)).copied() else {
-            self.dqs &= !(1u32 << (tag & 31));
+            self.dqs &= !task_bit(usize::from(tag));
             return true;
         };
         let index = if desc.read { 46 } else { 47 };
-        if self
-            .send(card, tag, Command::new(index, u32::from(tag) << 16))
-            .is_none()
-        {
+        let arg = EXECUTE_TASK_ARG::zeroed().try_with_task_id(u32::from(tag));
+        let arg = self.checked(arg, EXECUTE_TASK_ARG::zeroed()).raw();
+        if self.send(card, tag, Command::new(index, arg)).is_none() {
             return true;
         }
         if self.transfer(card, mem, tag, &desc, index) {
@@ -782,14 +745,15 @@ impl CqhciModel {
     }
 
     fn read_data_desc<M: BusMemory>(&mut self, mem: &mut M, address: u64) -> Option<DataDesc> {
-        let word = mem.read_u32(address);
-        let target = if self.config.dma64 {
-            mem.read_u64(address.wrapping_add(4))
+        let word = mem.read_u64(address);
+        // With 64-bit DMA the address's high half follows the first word.
+        let high = if self.config.dma64 {
+            mem.read_u32(address.wrapping_add(8)).map(Some)
         } else {
-            mem.read_u32(address.wrapping_add(4)).map(u64::from)
+            Ok(None)
         };
-        match (word, target) {
-            (Ok(w), Ok(t)) => Some(decode_data_desc(w, t)),
+        match (word, high) {
+            (Ok(w), Ok(h)) => Some(decode_data_desc(w, h)),
             (Err(BusFault { address }), _) | (_, Err(BusFault { address })) => {
                 self.violation(Violation::Bus(address));
                 None
@@ -904,7 +868,7 @@ impl CqhciModel {
     }
 
     fn complete(&mut self, tag: u8, interrupt: bool) {
-        let bit = 1u32 << (tag & 31);
+        let bit = task_bit(usize::from(tag));
         self.tdbr &= !bit;
         self.dpt &= !bit;
         self.dqs &= !bit;
@@ -922,14 +886,85 @@ impl CqhciModel {
             }
         }
         self.tcn |= extra;
-        let counted = self.ic_enabled && (self.ic_threshold != 0 || self.ic_timeout != 0);
+        let threshold = self.ic.iccth();
+        let counted = self.ic.icendis() && (threshold != 0 || self.ic.ictoval() != 0);
         if interrupt || !counted {
-            self.raise(is::TCC);
+            self.raise(CQIS::zeroed().with_tcc(true));
             return;
         }
         self.ic_counter = (self.ic_counter + 1).min(31);
-        if self.ic_threshold != 0 && self.ic_counter >= self.ic_threshold {
-            self.raise(is::TCC);
+        if threshold != 0 && self.ic_counter >= threshold {
+            self.raise(CQIS::zeroed().with_tcc(true));
         }
     }
+}
+
+/// The model's register file: reads have no side effects; writes act at once.
+impl RegisterFile for CqhciModel {
+    /// Reads the register at `offset` (unknown offsets read 0).
+    fn read(&mut self, offset: usize) -> u32 {
+        match offset {
+            CQVER::OFFSET => self.config.version.raw(),
+            CQCAP::OFFSET => self.config.capabilities.raw(),
+            CQCFG::OFFSET => self.cfg.raw(),
+            CQCTL::OFFSET => CQCTL::zeroed()
+                .with_halt(self.halted)
+                .with_clr_all_tasks(self.clear_requested)
+                .raw(),
+            CQIS::OFFSET => self.is.raw(),
+            CQISTE::OFFSET => self.iste.raw(),
+            CQISGE::OFFSET => self.isge.raw(),
+            CQIC::OFFSET => self.ic.with_icsb(self.ic_counter > 0).raw(),
+            CQTDLBA::OFFSET => self.tdlba.raw(),
+            CQTDLBAU::OFFSET => self.tdlbau.raw(),
+            CQTDBR::OFFSET => self.tdbr,
+            CQTCN::OFFSET => self.tcn,
+            CQDQS::OFFSET => self.dqs,
+            CQDPT::OFFSET => self.dpt,
+            CQTDPE::OFFSET => self.tdpe,
+            CQSSC1::OFFSET => self.ssc1.raw(),
+            CQSSC2::OFFSET => self.ssc2.raw(),
+            CQCRDCT::OFFSET => self.crdct.raw(),
+            CQRMEM::OFFSET => self.rmem.raw(),
+            CQTERRI::OFFSET => self.terri.raw(),
+            CQCRI::OFFSET => self.cri.raw(),
+            CQCRA::OFFSET => self.cra.raw(),
+            _ => 0,
+        }
+    }
+
+    /// Writes the register at `offset`.
+    fn write(&mut self, offset: usize, value: u32) {
+        match offset {
+            CQCFG::OFFSET => self.write_cfg(CQCFG::from_raw(value)),
+            CQCTL::OFFSET => self.write_ctl(CQCTL::from_raw(value)),
+            CQIS::OFFSET => self.is = CQIS::from_raw(self.is.raw() & !value),
+            CQISTE::OFFSET => self.iste = CQISTE::from_raw(value),
+            CQISGE::OFFSET => self.isge = CQISGE::from_raw(value),
+            CQIC::OFFSET => self.write_ic(CQIC::from_raw(value)),
+            CQTDLBA::OFFSET | CQTDLBAU::OFFSET => {
+                if self.enabled() {
+                    self.violation(Violation::ListBaseChangedWhileEnabled);
+                }
+                if offset == CQTDLBA::OFFSET {
+                    self.tdlba = CQTDLBA::from_raw(value);
+                } else {
+                    self.tdlbau = CQTDLBAU::from_raw(value);
+                }
+            }
+            CQTDBR::OFFSET => self.ring(CQTDBR::from_raw(value).dbr()),
+            CQTCN::OFFSET => self.tcn &= !CQTCN::from_raw(value).tcn(),
+            CQTCLR::OFFSET => self.write_tclr(CQTCLR::from_raw(value).tclr()),
+            CQTDPE::OFFSET => self.tdpe &= !CQTDPE::from_raw(value).tdpe(),
+            CQSSC1::OFFSET => self.ssc1 = CQSSC1::from_raw(value),
+            CQSSC2::OFFSET => self.ssc2 = CQSSC2::from_raw(value),
+            CQRMEM::OFFSET => self.rmem = CQRMEM::from_raw(value),
+            _ => {}
+        }
+    }
+}
+
+/// The model's register space is the CQHCI block alone.
+impl Serves<CqhciBlock> for CqhciModel {
+    const BASE: usize = 0;
 }

@@ -2,7 +2,12 @@
 //! Descriptor decoding as the modelled CQHCI reads memory (JESD84-B51 CQHCI task, direct
 //! command, link and transfer descriptors), written independently of the engine's encoders.
 
-/// The ACT field of a descriptor (bits 5:3).
+use crate::registers::FieldValue;
+
+/// Largest length of one transfer descriptor, which its 16-bit field holds as 0.
+pub const MAX_TRANSFER_LENGTH: u32 = 64 * 1024;
+
+/// The Act field of a descriptor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Act {
     /// 000b: no operation.
@@ -17,34 +22,123 @@ pub enum Act {
     Reserved(u8),
 }
 
+impl FieldValue for Act {
+    const WIDTH: u32 = 3;
+
+    fn into_bits(self) -> u64 {
+        match self {
+            Act::Nop => 0b000,
+            Act::Transfer => 0b100,
+            Act::Task => 0b101,
+            Act::Link => 0b110,
+            Act::Reserved(bits) => u64::from(bits),
+        }
+    }
+
+    fn from_bits(bits: u64) -> Self {
+        match bits {
+            0b000 => Act::Nop,
+            0b100 => Act::Transfer,
+            0b101 => Act::Task,
+            0b110 => Act::Link,
+            // Three bits: the value fits.
+            other => Act::Reserved(other as u8),
+        }
+    }
+}
+
+register! {
+    /// The attribute bits every descriptor's first word starts with.
+    pub DESC_ATTRIBUTES(u64) {
+        /// Valid.
+        0:0 valid => bool;
+        /// End: the last descriptor of the task or list.
+        1:1 end => bool;
+        /// Int: interrupt on completion regardless of coalescing.
+        2:2 int => bool;
+        /// Act.
+        5:3 act => Act;
+    }
+
+    /// The first word of a data transfer task descriptor (after the attributes).
+    pub TASK_DESC(u64) {
+        /// Forced programming.
+        6:6 forced_programming => bool;
+        /// Context ID.
+        10:7 context_id;
+        /// Tag request.
+        11:11 tag_request => bool;
+        /// Data direction: set for a read.
+        12:12 data_direction => bool;
+        /// Priority.
+        13:13 priority => bool;
+        /// Queue barrier (QBR).
+        14:14 qbr => bool;
+        /// Reliable write.
+        15:15 reliable_write => bool;
+        /// Block count.
+        31:16 block_count;
+        /// Block address.
+        63:32 block_address;
+    }
+
+    /// The second word of a 128-bit task descriptor.
+    pub TASK_DESC_CRYPTO(u64) {
+        /// Crypto enable (CE).
+        47:47 ce => bool;
+    }
+
+    /// The first word of a direct command task descriptor (after the attributes).
+    pub DCMD_DESC(u64) {
+        /// Queue barrier (QBR).
+        14:14 qbr => bool;
+        /// Command index.
+        21:16 cmd_index;
+        /// Command timing: set when the command may go out during a data transfer.
+        22:22 cmd_timing => bool;
+        /// Response type: 0 none, 2 R1/R4/R5, 3 R1b.
+        24:23 resp_type;
+        /// Command argument.
+        63:32 cmd_argument;
+    }
+
+    /// The first word of a link or transfer descriptor (after the attributes).
+    pub DATA_DESC(u64) {
+        /// Data length (transfer only); 0 means 65536.
+        31:16 length;
+        /// Address bits 31:0 (all of it with 32-bit DMA).
+        63:32 address_lo;
+    }
+
+    /// The word after the first of a 64-bit DMA link or transfer descriptor.
+    pub DATA_DESC_HI(u32) {
+        /// Address bits 63:32.
+        31:0 address_hi;
+    }
+}
+
 /// The attribute bits every descriptor starts with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Attributes {
-    /// VALID (bit 0).
+    /// VALID.
     pub valid: bool,
-    /// END (bit 1).
+    /// END.
     pub end: bool,
-    /// INT (bit 2).
+    /// INT.
     pub interrupt: bool,
-    /// ACT (bits 5:3).
+    /// ACT.
     pub act: Act,
 }
 
 impl Attributes {
-    /// Decodes the low bits of a descriptor word.
-    pub const fn decode(word: u32) -> Self {
-        let act = match (word >> 3) & 0x7 {
-            0 => Act::Nop,
-            4 => Act::Transfer,
-            5 => Act::Task,
-            6 => Act::Link,
-            other => Act::Reserved(other as u8),
-        };
+    /// Decodes the attribute bits of a descriptor's first word.
+    pub fn decode(word0: u64) -> Self {
+        let attributes = DESC_ATTRIBUTES::from_raw(word0);
         Self {
-            valid: word & 1 != 0,
-            end: word & 2 != 0,
-            interrupt: word & 4 != 0,
-            act,
+            valid: attributes.valid(),
+            end: attributes.end(),
+            interrupt: attributes.int(),
+            act: attributes.act(),
         }
     }
 }
@@ -54,23 +148,23 @@ impl Attributes {
 pub struct DataTaskDesc {
     /// INT: interrupt on completion regardless of coalescing.
     pub interrupt: bool,
-    /// Forced programming (bit 6).
+    /// Forced programming.
     pub forced_programming: bool,
-    /// Context ID (bits 10:7).
+    /// Context ID.
     pub context: u8,
-    /// Data tag (bit 11).
+    /// Tag request (data tag).
     pub data_tag: bool,
-    /// Data direction, 1 = read (bit 12).
+    /// Data direction is read.
     pub read: bool,
-    /// Priority (bit 13).
+    /// Priority.
     pub priority: bool,
-    /// Queue barrier (bit 14).
+    /// Queue barrier.
     pub queue_barrier: bool,
-    /// Reliable write (bit 15).
+    /// Reliable write.
     pub reliable_write: bool,
-    /// Block count (bits 31:16).
+    /// Block count.
     pub blocks: u16,
-    /// Block address (bits 63:32).
+    /// Block address.
     pub address: u32,
 }
 
@@ -79,15 +173,15 @@ pub struct DataTaskDesc {
 pub struct DcmdDesc {
     /// INT.
     pub interrupt: bool,
-    /// Queue barrier (bit 14).
+    /// Queue barrier.
     pub queue_barrier: bool,
-    /// Command index (bits 21:16).
+    /// Command index.
     pub index: u8,
-    /// CMD_TIMING (bit 22): 1 = may be sent during a data transfer.
+    /// CMD_TIMING: may be sent during a data transfer.
     pub timing: bool,
-    /// RESP_TYPE (bits 24:23): 0 none, 2 R1/R4/R5, 3 R1b.
+    /// RESP_TYPE: 0 none, 2 R1/R4/R5, 3 R1b.
     pub response_type: u8,
-    /// Argument (bits 63:32).
+    /// Argument.
     pub argument: u32,
 }
 
@@ -105,7 +199,7 @@ pub enum TaskDescError {
 }
 
 fn check_task_attributes(word0: u64) -> Result<Attributes, TaskDescError> {
-    let attr = Attributes::decode(word0 as u32);
+    let attr = Attributes::decode(word0);
     if !attr.valid {
         return Err(TaskDescError::NotValid);
     }
@@ -121,42 +215,44 @@ fn check_task_attributes(word0: u64) -> Result<Attributes, TaskDescError> {
 /// Decodes the first word of a data task descriptor.
 pub fn decode_data_task(word0: u64) -> Result<DataTaskDesc, TaskDescError> {
     let attr = check_task_attributes(word0)?;
-    let bit = |n: u32| word0 & (1u64 << n) != 0;
-    let blocks = ((word0 >> 16) & 0xFFFF) as u16;
+    let task = TASK_DESC::from_raw(word0);
+    // Every field is narrower than the type it is kept in.
+    let blocks = task.block_count() as u16;
     if blocks == 0 {
         return Err(TaskDescError::NoBlocks);
     }
     Ok(DataTaskDesc {
         interrupt: attr.interrupt,
-        forced_programming: bit(6),
-        context: ((word0 >> 7) & 0xF) as u8,
-        data_tag: bit(11),
-        read: bit(12),
-        priority: bit(13),
-        queue_barrier: bit(14),
-        reliable_write: bit(15),
+        forced_programming: task.forced_programming(),
+        context: task.context_id() as u8,
+        data_tag: task.tag_request(),
+        read: task.data_direction(),
+        priority: task.priority(),
+        queue_barrier: task.qbr(),
+        reliable_write: task.reliable_write(),
         blocks,
-        address: (word0 >> 32) as u32,
+        address: task.block_address() as u32,
     })
 }
 
 /// Decodes the first word of a direct command task descriptor.
 pub fn decode_dcmd(word0: u64) -> Result<DcmdDesc, TaskDescError> {
     let attr = check_task_attributes(word0)?;
+    let dcmd = DCMD_DESC::from_raw(word0);
+    // Every field is narrower than the type it is kept in.
     Ok(DcmdDesc {
         interrupt: attr.interrupt,
-        queue_barrier: word0 & (1 << 14) != 0,
-        index: ((word0 >> 16) & 0x3F) as u8,
-        timing: word0 & (1 << 22) != 0,
-        response_type: ((word0 >> 23) & 0x3) as u8,
-        argument: (word0 >> 32) as u32,
+        queue_barrier: dcmd.qbr(),
+        index: dcmd.cmd_index() as u8,
+        timing: dcmd.cmd_timing(),
+        response_type: dcmd.resp_type() as u8,
+        argument: dcmd.cmd_argument() as u32,
     })
 }
 
-/// Whether the second word of a 128-bit task descriptor asks for inline crypto (bit 47 of the
-/// descriptor, bit 15 of the upper word's high half).
-pub const fn crypto_requested(word1: u64) -> bool {
-    word1 & (1 << 47) != 0
+/// Whether the second word of a 128-bit task descriptor asks for inline crypto.
+pub fn crypto_requested(word1: u64) -> bool {
+    TASK_DESC_CRYPTO::from_raw(word1).ce()
 }
 
 /// A link or transfer descriptor.
@@ -170,13 +266,20 @@ pub struct DataDesc {
     pub address: u64,
 }
 
-/// Decodes a link or transfer descriptor from its first word and its address field (a 32-bit
-/// address already widened for 32-bit DMA).
-pub const fn decode_data_desc(word: u32, address: u64) -> DataDesc {
-    let field = word >> 16;
+/// Decodes a link or transfer descriptor from its first word and, with 64-bit DMA, the word
+/// that holds the address's high half.
+pub fn decode_data_desc(word0: u64, high: Option<u32>) -> DataDesc {
+    let desc = DATA_DESC::from_raw(word0);
+    let high = high.map_or(0, |h| DATA_DESC_HI::from_raw(h).address_hi());
+    // A 16-bit field: the value fits.
+    let field = desc.length() as u32;
     DataDesc {
-        attributes: Attributes::decode(word),
-        length: if field == 0 { 0x1_0000 } else { field },
-        address,
+        attributes: Attributes::decode(word0),
+        length: if field == 0 {
+            MAX_TRANSFER_LENGTH
+        } else {
+            field
+        },
+        address: desc.address_lo() | (u64::from(high) << u32::BITS),
     }
 }

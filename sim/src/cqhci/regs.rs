@@ -1,113 +1,218 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The CQHCI model's register offsets and bits, written from the JESD84-B51 CQHCI chapter
-//! independently of the engine crate so that an encoding bug there is caught here.
+//! The CQHCI model's registers, and the command arguments it builds, written from the
+//! JESD84-B51 CQHCI chapter independently of the engine crate so that an encoding bug there
+//! is caught here. Only the window type comes from the driver side.
 
-/// CQVER.
-pub const VER: usize = 0x00;
-/// CQCAP.
-pub const CAP: usize = 0x04;
-/// CQCFG.
-pub const CFG: usize = 0x08;
-/// CQCTL.
-pub const CTL: usize = 0x0C;
-/// CQIS.
-pub const IS: usize = 0x10;
-/// CQISTE.
-pub const ISTE: usize = 0x14;
-/// CQISGE.
-pub const ISGE: usize = 0x18;
-/// CQIC.
-pub const IC: usize = 0x1C;
-/// CQTDLBA.
-pub const TDLBA: usize = 0x20;
-/// CQTDLBAU.
-pub const TDLBAU: usize = 0x24;
-/// CQTDBR.
-pub const TDBR: usize = 0x28;
-/// CQTCN.
-pub const TCN: usize = 0x2C;
-/// CQDQS.
-pub const DQS: usize = 0x30;
-/// CQDPT.
-pub const DPT: usize = 0x34;
-/// CQTCLR.
-pub const TCLR: usize = 0x38;
-/// CQTDPE.
-pub const TDPE: usize = 0x3C;
-/// CQSSC1.
-pub const SSC1: usize = 0x40;
-/// CQSSC2.
-pub const SSC2: usize = 0x44;
-/// CQCRDCT.
-pub const CRDCT: usize = 0x48;
-/// CQRMEM.
-pub const RMEM: usize = 0x50;
-/// CQTERRI.
-pub const TERRI: usize = 0x54;
-/// CQCRI.
-pub const CRI: usize = 0x58;
-/// CQCRA.
-pub const CRA: usize = 0x5C;
+use super::super::windows::CqhciBlock;
 
-/// CQCFG bits.
-pub mod cfg {
-    /// CQ enable.
-    pub const ENABLE: u32 = 1 << 0;
-    /// Crypto general enable.
-    pub const CRYPTO: u32 = 1 << 1;
-    /// 128-bit task descriptors.
-    pub const TASK_DESC_128: u32 = 1 << 8;
-    /// Direct command enable.
-    pub const DCMD: u32 = 1 << 12;
+register! {
+    /// CQVER: the implemented version (5.10: major 5, minor 1, suffix 0).
+    pub CQVER(u32) @ CqhciBlock + 0x00 {
+        /// eMMC version suffix.
+        3:0 emmc_ver_suffix;
+        /// eMMC minor version number.
+        7:4 emmc_ver_minor;
+        /// eMMC major version number.
+        11:8 emmc_ver_major;
+    }
+
+    /// CQCAP: capabilities.
+    pub CQCAP(u32) @ CqhciBlock + 0x04 {
+        /// Internal timer clock frequency value (ITCFVAL).
+        9:0 itcfval;
+        /// Internal timer clock frequency multiplier (ITCFMUL): 3 = 1 MHz units.
+        15:12 itcfmul;
+        /// Crypto support (CS).
+        28:28 cs => bool;
+    }
+
+    /// CQCFG: configuration.
+    pub CQCFG(u32) @ CqhciBlock + 0x08 {
+        /// Command queuing enable (CQ_EN).
+        0:0 cq_en => bool;
+        /// Crypto general enable (CR_GENERAL_EN).
+        1:1 cr_general_en => bool;
+        /// Task descriptor size (TASK_DESC_SZ): set for 128-bit task descriptors.
+        8:8 task_desc_sz => bool;
+        /// Direct command enable (DCMD_EN): slot 31 holds direct commands.
+        12:12 dcmd_en => bool;
+    }
+
+    /// CQCTL: control.
+    pub CQCTL(u32) @ CqhciBlock + 0x0C {
+        /// Halt: request (write) and state (read).
+        0:0 halt => bool;
+        /// Clear all tasks (CLR_ALL_TASKS); self-clearing.
+        8:8 clr_all_tasks => bool;
+    }
+
+    /// CQIS: interrupt status, write 1 to clear.
+    pub CQIS(u32) @ CqhciBlock + 0x10 {
+        /// Halt complete (HAC).
+        0:0 hac => bool;
+        /// Task complete (TCC).
+        1:1 tcc => bool;
+        /// Response error detected (RED).
+        2:2 red => bool;
+        /// Task cleared (TCL).
+        3:3 tcl => bool;
+        /// General crypto error (GCE).
+        4:4 gce => bool;
+        /// Invalid crypto configuration error (ICCE).
+        5:5 icce => bool;
+    }
+
+    /// CQISTE: interrupt status enable.
+    pub CQISTE(u32) @ CqhciBlock + 0x14 {
+        /// The CQIS bits that are recorded, in CQIS's layout.
+        5:0 enabled;
+    }
+
+    /// CQISGE: interrupt signal enable.
+    pub CQISGE(u32) @ CqhciBlock + 0x18 {
+        /// The CQIS bits that assert the interrupt line, in CQIS's layout.
+        5:0 signalled;
+    }
+
+    /// CQIC: interrupt coalescing.
+    pub CQIC(u32) @ CqhciBlock + 0x1C {
+        /// Timeout value (ICTOVAL), in units of 1024 internal timer clocks.
+        6:0 ictoval;
+        /// ICTOVAL write enable (ICTOVALWEN).
+        7:7 ictovalwen => bool;
+        /// Counter threshold (ICCTH).
+        12:8 iccth;
+        /// ICCTH write enable (ICCTHWEN).
+        15:15 iccthwen => bool;
+        /// Counter and timer reset (ICCTR), write-only.
+        16:16 icctr => bool;
+        /// Status (ICSB), read-only: a counted completion is pending.
+        20:20 icsb => bool;
+        /// Coalescing enable (ICENDIS).
+        31:31 icendis => bool;
+    }
+
+    /// CQTDLBA: task descriptor list base, low half.
+    pub CQTDLBA(u32) @ CqhciBlock + 0x20 {
+        /// Address bits 31:0.
+        31:0 tdlba;
+    }
+
+    /// CQTDLBAU: task descriptor list base, high half.
+    pub CQTDLBAU(u32) @ CqhciBlock + 0x24 {
+        /// Address bits 63:32.
+        31:0 tdlbau;
+    }
+
+    /// CQTDBR: doorbell, bit `n` for task `n`.
+    pub CQTDBR(u32) @ CqhciBlock + 0x28 {
+        /// Doorbell (DBR).
+        31:0 dbr;
+    }
+
+    /// CQTCN: task completion notification, bit `n` for task `n`; write 1 to clear.
+    pub CQTCN(u32) @ CqhciBlock + 0x2C {
+        /// Completed tasks (TCN).
+        31:0 tcn;
+    }
+
+    /// CQDQS: device queue status, bit `n` for task `n`.
+    pub CQDQS(u32) @ CqhciBlock + 0x30 {
+        /// Tasks the card reported ready (DQS).
+        31:0 dqs;
+    }
+
+    /// CQDPT: device pending tasks, bit `n` for task `n`.
+    pub CQDPT(u32) @ CqhciBlock + 0x34 {
+        /// Tasks queued in the card (DPT).
+        31:0 dpt;
+    }
+
+    /// CQTCLR: task clear, bit `n` for task `n`.
+    pub CQTCLR(u32) @ CqhciBlock + 0x38 {
+        /// Tasks to clear (TCLR).
+        31:0 tclr;
+    }
+
+    /// CQTDPE: task descriptor processing error, bit `n` for task `n`; write 1 to clear.
+    pub CQTDPE(u32) @ CqhciBlock + 0x3C {
+        /// Tasks whose descriptor was refused (TDPE).
+        31:0 tdpe;
+    }
+
+    /// CQSSC1: send-status configuration 1.
+    pub CQSSC1(u32) @ CqhciBlock + 0x40 {
+        /// Send-status command idle timer (CIT).
+        15:0 cit;
+        /// Send-status command block counter (CBC).
+        19:16 cbc;
+    }
+
+    /// CQSSC2: send-status configuration 2.
+    pub CQSSC2(u32) @ CqhciBlock + 0x44 {
+        /// The RCA the controller sends in CMD13.
+        15:0 rca;
+    }
+
+    /// CQCRDCT: the last direct command's response.
+    pub CQCRDCT(u32) @ CqhciBlock + 0x48 {
+        /// Response bits 39:8.
+        31:0 response;
+    }
+
+    /// CQRMEM: response mode error mask.
+    pub CQRMEM(u32) @ CqhciBlock + 0x50 {
+        /// The R1 bits that count as a response error.
+        31:0 rmem;
+    }
+
+    /// CQTERRI: task error information.
+    pub CQTERRI(u32) @ CqhciBlock + 0x54 {
+        /// Response mode error command index (RMECI).
+        5:0 rmeci;
+        /// Response mode error task ID (RMETID).
+        12:8 rmetid;
+        /// Response mode error fields valid (RMEFV).
+        15:15 rmefv => bool;
+        /// Data transfer error command index (DTECI).
+        21:16 dteci;
+        /// Data transfer error task ID (DTETID).
+        28:24 dtetid;
+        /// Data transfer error fields valid (DTEFV).
+        31:31 dtefv => bool;
+    }
+
+    /// CQCRI: command response index.
+    pub CQCRI(u32) @ CqhciBlock + 0x58 {
+        /// Index of the last command that got a response.
+        5:0 index;
+    }
+
+    /// CQCRA: command response argument.
+    pub CQCRA(u32) @ CqhciBlock + 0x5C {
+        /// The last response's bits 39:8.
+        31:0 argument;
+    }
+
+    /// The argument of SEND_STATUS (CMD13) when the controller polls the queue status.
+    pub SEND_STATUS_ARG(u32) {
+        /// Send queue status (SQS): answer with the queue status register.
+        15:15 sqs => bool;
+        /// The card's RCA.
+        31:16 rca;
+    }
+
+    /// The argument of EXECUTE_READ_TASK and EXECUTE_WRITE_TASK (CMD46, CMD47).
+    pub EXECUTE_TASK_ARG(u32) {
+        /// The task to run.
+        20:16 task_id;
+    }
 }
 
-/// CQCTL bits.
-pub mod ctl {
-    /// Halt.
-    pub const HALT: u32 = 1 << 0;
-    /// Clear all tasks.
-    pub const CLEAR_ALL: u32 = 1 << 8;
-}
+/// CQSSC1 after reset: poll every 0x1000 timer clocks, one block before the end.
+pub const CQSSC1_RESET: CQSSC1 = CQSSC1::zeroed()
+    .with_const_cit::<0x1000>()
+    .with_const_cbc::<1>();
 
-/// CQIS bits.
-pub mod is {
-    /// Halt complete.
-    pub const HAC: u32 = 1 << 0;
-    /// Task complete.
-    pub const TCC: u32 = 1 << 1;
-    /// Response error detected.
-    pub const RED: u32 = 1 << 2;
-    /// Task cleared.
-    pub const TCL: u32 = 1 << 3;
-    /// General crypto error.
-    pub const GCE: u32 = 1 << 4;
-    /// Invalid crypto configuration error.
-    pub const ICCE: u32 = 1 << 5;
-}
-
-/// CQIC bits.
-pub mod ic {
-    /// Coalescing enable.
-    pub const ENABLE: u32 = 1 << 31;
-    /// Status: a counted completion is pending.
-    pub const STATUS: u32 = 1 << 20;
-    /// Counter and timer reset.
-    pub const RESET: u32 = 1 << 16;
-    /// Threshold write enable.
-    pub const THRESHOLD_WEN: u32 = 1 << 15;
-    /// Timeout write enable.
-    pub const TIMEOUT_WEN: u32 = 1 << 7;
-}
-
-/// CQRMEM reset value: the R1 bits that count as a response error.
-pub const RMEM_DEFAULT: u32 = 0xFDF9_A080;
-
-/// CQTERRI for a response-mode error of command `index` on task `task`.
-pub const fn terri_command(index: u8, task: u8) -> u32 {
-    (1 << 15) | ((task as u32 & 0x1F) << 8) | (index as u32 & 0x3F)
-}
-
-/// CQTERRI for a data-transfer error of command `index` on task `task`.
-pub const fn terri_data(index: u8, task: u8) -> u32 {
-    (1 << 31) | ((task as u32 & 0x1F) << 24) | ((index as u32 & 0x3F) << 16)
-}
+/// CQRMEM after reset: the R1 bits that count as a response error.
+pub const CQRMEM_RESET: CQRMEM = CQRMEM::zeroed().with_const_rmem::<0xFDF9_A080>();
