@@ -1381,14 +1381,14 @@ fn waits_poll_cqctl() {
     assert_eq!(f.regs.model().waited_us, 0);
     f.set(CQCTL::OFFSET, 0x100);
     assert!(!halt.poll(&f.regs, 10));
-    // Eleven reads 10 µs apart cover the 100 µs.
-    assert_eq!(f.regs.model().waited_us, 110);
+    // Eleven reads 10 µs apart cover the 100 µs: ten waits between them.
+    assert_eq!(f.regs.model().waited_us, 100);
     let cleared = Wait {
         condition: WaitCondition::TasksCleared,
         timeout_us: 3,
     };
     assert!(!cleared.poll(&f.regs, 0), "an interval of 0 polls every µs");
-    assert_eq!(f.regs.model().waited_us, 110 + 4);
+    assert_eq!(f.regs.model().waited_us, 100 + 3);
     f.set(CQCTL::OFFSET, 0x1);
     assert!(cleared.poll(&f.regs, 0));
     assert!(WaitCondition::Halted.holds(CQCTL::from_raw(0x1)));
