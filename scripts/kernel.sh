@@ -77,8 +77,8 @@ check_production_build() {
 	log "kernel $ARCH: driver without KUnit suites (production configuration)"
 	(cd "$out" && RUSTC_BOOTSTRAP=1 MTK_SD_RUST_MMC_BINDINGS="$out/driver/mmc_bindings_generated.rs" \
 		bash -c "$cmd") || die "the driver does not build without its KUnit suites ($ARCH)"
-	if llvm-nm-19 "$prod/mtk_sd_rust.o" | grep -qE '(sim|simhw)[0-9]'; then
-		die "simulation code is linked into the production driver ($ARCH)"
+	if llvm-nm-19 "$prod/mtk_sd_rust.o" | grep -qE '(sim|simhw|scenarios)[0-9]'; then
+		die "simulation or scenario code is linked into the production driver ($ARCH)"
 	fi
 }
 
