@@ -9,7 +9,7 @@
 //! crypto is out of scope: that word is always zero and CQCFG's crypto enable stays clear.
 
 use super::regs::Tag;
-use crate::registers::{FieldOverflow, FieldValue, PartialFieldValue};
+use crate::registers::FieldOverflow;
 
 /// Size of a block in a queued transfer.
 pub const BLOCK_SIZE: u32 = 512;
@@ -20,39 +20,17 @@ pub const MAX_TRANSFER_LENGTH: u32 = 64 * 1024;
 /// Bytes in one descriptor word.
 const WORD_LEN: usize = core::mem::size_of::<u64>();
 
-/// The Act field of a descriptor: what kind of descriptor it is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Act {
-    /// No operation (a terminating link descriptor).
-    Nop,
-    /// Transfer descriptor.
-    Transfer,
-    /// Task descriptor (data task or direct command).
-    Task,
-    /// Link descriptor.
-    Link,
-}
-
-impl PartialFieldValue for Act {
-    const WIDTH: u32 = 3;
-
-    fn into_bits(self) -> u64 {
-        match self {
-            Act::Nop => 0b000,
-            Act::Transfer => 0b100,
-            Act::Task => 0b101,
-            Act::Link => 0b110,
-        }
-    }
-
-    fn try_from_bits(bits: u64) -> Option<Self> {
-        match bits {
-            0b000 => Some(Act::Nop),
-            0b100 => Some(Act::Transfer),
-            0b101 => Some(Act::Task),
-            0b110 => Some(Act::Link),
-            _ => None,
-        }
+field_enum! {
+    /// The Act field of a descriptor: what kind of descriptor it is.
+    pub enum Act: 3 bits, partial {
+        /// No operation (a terminating link descriptor).
+        Nop = 0b000,
+        /// Transfer descriptor.
+        Transfer = 0b100,
+        /// Task descriptor (data task or direct command).
+        Task = 0b101,
+        /// Link descriptor.
+        Link = 0b110,
     }
 }
 
@@ -65,85 +43,35 @@ pub enum DmaWidth {
     Bits64,
 }
 
-/// Size of a task descriptor (CQCFG.TASK_DESC_SZ).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TaskDescriptorSize {
-    /// 64-bit task descriptors.
-    Bits64,
-    /// 128-bit task descriptors (the upper word holds crypto parameters, always zero here).
-    Bits128,
-}
-
-impl FieldValue for TaskDescriptorSize {
-    const WIDTH: u32 = 1;
-
-    fn into_bits(self) -> u64 {
-        u64::from(self == TaskDescriptorSize::Bits128)
-    }
-
-    fn from_bits(bits: u64) -> Self {
-        if bits == 0 {
-            TaskDescriptorSize::Bits64
-        } else {
-            TaskDescriptorSize::Bits128
-        }
+field_enum! {
+    /// Size of a task descriptor (CQCFG.TASK_DESC_SZ).
+    pub enum TaskDescriptorSize: 1 bits {
+        /// 64-bit task descriptors.
+        Bits64 = 0,
+        /// 128-bit task descriptors (the upper word holds crypto parameters, always zero here).
+        Bits128 = 1,
     }
 }
 
-/// Direction of a data task.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
-    /// Device to memory.
-    Read,
-    /// Memory to device.
-    Write,
-}
-
-impl FieldValue for Direction {
-    const WIDTH: u32 = 1;
-
-    fn into_bits(self) -> u64 {
-        u64::from(self == Direction::Read)
-    }
-
-    fn from_bits(bits: u64) -> Self {
-        if bits == 0 {
-            Direction::Write
-        } else {
-            Direction::Read
-        }
+field_enum! {
+    /// Direction of a data task (the task descriptor's Data Direction bit).
+    pub enum Direction: 1 bits {
+        /// Memory to device.
+        Write = 0,
+        /// Device to memory.
+        Read = 1,
     }
 }
 
-/// The response a direct command expects.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DcmdResponse {
-    /// No response.
-    None,
-    /// A 48-bit response without busy (R1, R4, R5).
-    Short,
-    /// A 48-bit response followed by busy signalling on DAT0 (R1b).
-    ShortBusy,
-}
-
-impl PartialFieldValue for DcmdResponse {
-    const WIDTH: u32 = 2;
-
-    fn into_bits(self) -> u64 {
-        match self {
-            DcmdResponse::None => 0b00,
-            DcmdResponse::Short => 0b10,
-            DcmdResponse::ShortBusy => 0b11,
-        }
-    }
-
-    fn try_from_bits(bits: u64) -> Option<Self> {
-        match bits {
-            0b00 => Some(DcmdResponse::None),
-            0b10 => Some(DcmdResponse::Short),
-            0b11 => Some(DcmdResponse::ShortBusy),
-            _ => None,
-        }
+field_enum! {
+    /// The response a direct command expects (the DCMD descriptor's Response Type).
+    pub enum DcmdResponse: 2 bits, partial {
+        /// No response.
+        None = 0b00,
+        /// A 48-bit response without busy (R1, R4, R5).
+        Short = 0b10,
+        /// A 48-bit response followed by busy signalling on DAT0 (R1b).
+        ShortBusy = 0b11,
     }
 }
 
