@@ -4,9 +4,7 @@
 
 use core::cell::RefCell;
 
-use registers::{
-    poll_by_reads, register, FieldValue, Io, PartialFieldValue, PollLimit, Register, Window,
-};
+use registers::{field_enum, poll_by_reads, register, FieldValue, Io, PollLimit, Register, Window};
 
 /// The main window of the test device.
 struct Main;
@@ -43,29 +41,15 @@ impl FieldValue for Mode {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Width {
-    One,
-    Four,
-    Eight,
-}
-
-impl PartialFieldValue for Width {
-    const WIDTH: u32 = 2;
-    fn into_bits(self) -> u64 {
-        match self {
-            Width::One => 0,
-            Width::Four => 1,
-            Width::Eight => 2,
-        }
-    }
-    fn try_from_bits(bits: u64) -> Option<Self> {
-        match bits {
-            0 => Some(Width::One),
-            1 => Some(Width::Four),
-            2 => Some(Width::Eight),
-            _ => None,
-        }
+field_enum! {
+    /// Bus width: encoding 3 is reserved.
+    enum Width: 2 bits, partial {
+        /// One line.
+        One = 0,
+        /// Four lines.
+        Four = 1,
+        /// Eight lines.
+        Eight = 2,
     }
 }
 
