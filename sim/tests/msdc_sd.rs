@@ -4,64 +4,73 @@
 //! it. The request engine against the same models is tested in msdc's `linux` target.
 
 use sim::msdc::regs::{
-    cfg, cmd, fifocs, int, sts, MSDC_CFG, MSDC_FIFOCS, MSDC_INT, MSDC_INTEN, MSDC_PS, SDC_ARG,
+    DataType, ResponseType, MSDC_CFG, MSDC_FIFOCS, MSDC_INT, MSDC_INTEN, MSDC_PS, SDC_ARG,
     SDC_BLK_NUM, SDC_CMD, SDC_STS,
 };
 use sim::msdc::{ModelConfig, MsdcModel, Violation};
 use sim::sd::{SdCard, SdConfig, BLOCK_SIZE};
 use sim::Ram;
 
-/// `MSDC_CFG.CKDIV` (15:8) of the 8-bit divider layout: 200 MHz / (4 × 125) = 400 kHz.
-const CKDIV_400_KHZ: u32 = 125 << 8;
-/// `MSDC_PS.CDSTS`: the card-detect pin (low: card present).
-const PS_CDSTS: u32 = 1 << 1;
-/// `MSDC_PS.DAT0`: the DAT0 line level (high: card not busy).
-const PS_DAT0: u32 = 1 << 16;
-/// `SDC_CMD.RSPTYP` of an R1 response.
-const RSPTYP_R1: u32 = 1 << cmd::RSPTYP_SHIFT;
+/// `MSDC_CFG` in MMC/SD mode.
+const SD_MODE: MSDC_CFG = MSDC_CFG::zeroed().with_mode(true);
 /// An offset the register map leaves unused.
 const UNUSED_OFFSET: usize = 0x300;
+
+/// `SDC_CMD` for command `opcode` with an R1 response.
+fn r1_command(opcode: u32) -> SDC_CMD {
+    SDC_CMD::zeroed()
+        .try_with_opcode(opcode)
+        .and_then(|c| c.try_with_rsptyp(ResponseType::R1 as u32))
+        .unwrap()
+}
 
 #[test]
 fn register_behaviour() {
     let mut m = MsdcModel::new(ModelConfig::default());
     // RST reads back set once, then clear.
-    m.write(MSDC_CFG, cfg::MODE | cfg::RST);
-    assert_eq!(m.read(MSDC_CFG) & cfg::RST, cfg::RST);
-    assert_eq!(m.read(MSDC_CFG) & cfg::RST, 0);
-    // CKSTB drops on a divider change.
-    m.write(MSDC_CFG, cfg::MODE | CKDIV_400_KHZ);
+    m.write(MSDC_CFG::OFFSET, SD_MODE.with_rst(true).raw());
+    assert!(MSDC_CFG::from_raw(m.read(MSDC_CFG::OFFSET)).rst());
+    assert!(!MSDC_CFG::from_raw(m.read(MSDC_CFG::OFFSET)).rst());
+    // CKSTB drops on a divider change: 200 MHz / (4 × 125) = 400 kHz with the 8-bit divider.
+    m.write(MSDC_CFG::OFFSET, SD_MODE.with_const_ckdiv::<125>().raw());
     assert_eq!(m.bus_clock_hz(), 400_000);
-    assert_eq!(m.read(MSDC_CFG) & cfg::CKSTB, 0);
+    assert!(!MSDC_CFG::from_raw(m.read(MSDC_CFG::OFFSET)).ckstb());
     let mut stable = false;
     for _ in 0..4 {
-        stable |= m.read(MSDC_CFG) & cfg::CKSTB != 0;
+        stable |= MSDC_CFG::from_raw(m.read(MSDC_CFG::OFFSET)).ckstb();
     }
     assert!(stable);
     // DAT0 high: the card is not busy (msdc_card_busy), card present (CDSTS 0).
-    assert_eq!(m.read(MSDC_PS) & (PS_DAT0 | PS_CDSTS), PS_DAT0);
+    let ps = MSDC_PS::from_raw(m.read(MSDC_PS::OFFSET));
+    assert_eq!(ps.dat() & 1, 1, "DAT0 high");
+    assert!(!ps.cdsts());
     // FIFO clear self-clears.
-    m.write(MSDC_FIFOCS, fifocs::CLR);
-    assert!(m.read(MSDC_FIFOCS) & fifocs::CLR != 0);
-    assert_eq!(m.read(MSDC_FIFOCS) & fifocs::CLR, 0);
+    m.write(
+        MSDC_FIFOCS::OFFSET,
+        MSDC_FIFOCS::zeroed().with_clr(true).raw(),
+    );
+    assert!(MSDC_FIFOCS::from_raw(m.read(MSDC_FIFOCS::OFFSET)).clr());
+    assert!(!MSDC_FIFOCS::from_raw(m.read(MSDC_FIFOCS::OFFSET)).clr());
     // W1C and masking: a command to nothing times out.
     let mut storage = vec![0u8; 8 * BLOCK_SIZE];
     let mut card = SdCard::new(&mut storage, SdConfig::default());
     let mut ram = vec![0u8; 64];
     let mut mem = Ram::new(0, &mut ram);
-    m.write(SDC_ARG, 0);
-    m.write(SDC_CMD, 13 | RSPTYP_R1);
-    let busy = sts::SDCBUSY | sts::CMDBUSY;
-    assert_eq!(m.read(SDC_STS) & busy, sts::CMDBUSY, "CMDBUSY only");
+    m.write(SDC_ARG::OFFSET, 0);
+    m.write(SDC_CMD::OFFSET, r1_command(13).raw());
+    let sts = SDC_STS::from_raw(m.read(SDC_STS::OFFSET));
+    assert!(sts.cmdbusy() && !sts.sdcbusy(), "CMDBUSY only");
     m.run(&mut card, &mut mem, 4);
-    assert_eq!(m.read(SDC_STS) & busy, 0);
-    assert_eq!(m.read(MSDC_INT), int::CMDTMO);
+    let sts = SDC_STS::from_raw(m.read(SDC_STS::OFFSET));
+    assert!(!sts.cmdbusy() && !sts.sdcbusy());
+    let timeout = MSDC_INT::zeroed().with_cmdtmo(true);
+    assert_eq!(m.read(MSDC_INT::OFFSET), timeout.raw());
     assert!(!m.interrupt_pending());
-    m.write(MSDC_INTEN, int::CMDTMO);
+    m.write(MSDC_INTEN::OFFSET, timeout.raw());
     assert!(m.interrupt_pending());
-    m.write(MSDC_INT, int::CMDRDY);
+    m.write(MSDC_INT::OFFSET, MSDC_INT::zeroed().with_cmdrdy(true).raw());
     assert!(m.interrupt_pending());
-    m.write(MSDC_INT, int::CMDTMO);
+    m.write(MSDC_INT::OFFSET, timeout.raw());
     assert!(!m.interrupt_pending());
     // Unknown registers are refused visibly.
     m.write(UNUSED_OFFSET, 1);
@@ -79,15 +88,18 @@ fn pio_mode_is_rejected() {
     let mut ram = vec![0u8; 64];
     let mut mem = Ram::new(0, &mut ram);
     let mut m = MsdcModel::new(ModelConfig::default());
-    m.write(MSDC_CFG, cfg::MODE | cfg::PIO);
-    // CMD17: one 512-byte block (DTYPE 1).
-    m.write(SDC_BLK_NUM, 1);
-    m.write(SDC_ARG, 0);
-    m.write(
-        SDC_CMD,
-        17 | RSPTYP_R1 | (1 << cmd::DTYPE_SHIFT) | (512 << cmd::BLKLEN_SHIFT),
-    );
+    m.write(MSDC_CFG::OFFSET, SD_MODE.with_pio(true).raw());
+    // CMD17: one 512-byte block.
+    m.write(SDC_BLK_NUM::OFFSET, 1);
+    m.write(SDC_ARG::OFFSET, 0);
+    let read_block = r1_command(17)
+        .with_dtype(DataType::Single)
+        .with_const_blklen::<512>();
+    m.write(SDC_CMD::OFFSET, read_block.raw());
     m.run(&mut card, &mut mem, 4);
-    assert_eq!(m.read(MSDC_INT) & int::CMDTMO, int::CMDTMO, "no response");
+    assert!(
+        MSDC_INT::from_raw(m.read(MSDC_INT::OFFSET)).cmdtmo(),
+        "no response"
+    );
     assert_eq!(m.violations().1[0], Some(Violation::PioMode));
 }
