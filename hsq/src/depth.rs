@@ -109,24 +109,31 @@ mod tests {
         );
     }
 
+    /// Tracks or untracks a request.
+    type Step = fn(&mut DepthPolicy, RequestShape);
+    const TRACK: Step = DepthPolicy::track;
+    const UNTRACK: Step = DepthPolicy::untrack;
+
     #[test]
     fn two_tracked_4_kib_writes_deepen_the_queue() {
         let mut policy = DepthPolicy::new();
         assert_eq!(policy.depth(), NORMAL_DEPTH);
-        policy.track(WRITE_4K);
-        policy.track(RequestShape::without_data());
-        assert_eq!(policy.depth(), NORMAL_DEPTH);
-        policy.track(WRITE_4K);
-        assert_eq!(policy.depth(), PERFORMANCE_DEPTH);
-        policy.track(WRITE_4K);
-        policy.untrack(WRITE_4K);
-        assert_eq!(policy.depth(), PERFORMANCE_DEPTH);
-        policy.untrack(RequestShape::without_data());
-        assert_eq!(policy.depth(), PERFORMANCE_DEPTH);
-        policy.untrack(WRITE_4K);
-        assert_eq!(policy.depth(), NORMAL_DEPTH);
-        policy.untrack(WRITE_4K);
-        policy.untrack(WRITE_4K);
-        assert_eq!(policy.depth(), NORMAL_DEPTH);
+        let none = RequestShape::without_data();
+        // Each step and the depth it leaves; the last untrack has nothing left to forget.
+        let steps = [
+            (TRACK, WRITE_4K, NORMAL_DEPTH),
+            (TRACK, none, NORMAL_DEPTH),
+            (TRACK, WRITE_4K, PERFORMANCE_DEPTH),
+            (TRACK, WRITE_4K, PERFORMANCE_DEPTH),
+            (UNTRACK, WRITE_4K, PERFORMANCE_DEPTH),
+            (UNTRACK, none, PERFORMANCE_DEPTH),
+            (UNTRACK, WRITE_4K, NORMAL_DEPTH),
+            (UNTRACK, WRITE_4K, NORMAL_DEPTH),
+            (UNTRACK, WRITE_4K, NORMAL_DEPTH),
+        ];
+        for (n, (step, shape, depth)) in steps.into_iter().enumerate() {
+            step(&mut policy, shape);
+            assert_eq!(policy.depth(), depth, "after step {n}");
+        }
     }
 }

@@ -18,8 +18,10 @@ use super::error::HsqError;
 mod rig;
 
 use rig::{
-    complete, enabled_queue, ensure, expect_dispatch, expect_no_dispatch, finalize, release,
-    submit_dispatched, submit_queued, Queue, READ_4K, WRITE_4K, WRITE_64K,
+    complete, complete_and_start, complete_last, enabled_queue, ensure, expect_all, expect_depth,
+    expect_dispatch, expect_no_dispatch, expect_not_in_flight, expect_refused,
+    expect_shut_down_until, finalize, release, running_queue, submit_all, submit_dispatched,
+    submit_queued, Check, Queue, READ_4K, WRITE_4K, WRITE_64K,
 };
 
 /// The first expectation a scenario found broken.
@@ -50,25 +52,22 @@ pub const ALL: &[(&str, Scenario)] = &[
 /// Requests reach the host in arrival order, not tag order, each straight from the
 /// completion of the previous one.
 pub fn fifo_dispatch() -> Result<(), ScenarioError> {
-    let mut queue = enabled_queue()?;
-    submit_dispatched(&mut queue, 40, 1, READ_4K)?.accepted();
-    submit_queued(&mut queue, 7, 2, READ_4K)?;
-    submit_queued(&mut queue, 63, 3, WRITE_64K)?;
-    submit_queued(&mut queue, 0, 4, READ_4K)?;
+    let requests = [(40, READ_4K), (7, READ_4K), (63, WRITE_64K), (0, READ_4K)];
+    let mut queue = running_queue(&requests)?;
     for (done, next) in [(1, 2), (2, 3), (3, 4)] {
-        let actions = complete(&mut queue, done)?;
-        expect_dispatch(
-            actions,
+        complete_and_start(
+            &mut queue,
+            done,
             next,
-            "completion dispatches the oldest queued request",
-        )?
-        .accepted();
+            "completion dispatches the oldest request",
+        )?;
     }
-    let woke = expect_no_dispatch(
-        complete(&mut queue, 4)?,
-        "a drained queue dispatches nothing",
+    complete_last(
+        &mut queue,
+        4,
+        false,
+        "a drained queue dispatches nothing, and nobody waited to be woken",
     )?;
-    ensure(!woke, "nobody waited, so nobody is woken")?;
     ensure(queue.is_idle(), "a drained queue is idle")?;
     // A tag is free again once its request completed.
     submit_dispatched(&mut queue, 40, 5, READ_4K)?.accepted();
@@ -77,23 +76,20 @@ pub fn fifo_dispatch() -> Result<(), ScenarioError> {
 
 /// The host owns one request at a time, until the MMC core has seen its completion.
 pub fn one_in_flight() -> Result<(), ScenarioError> {
-    let mut queue = enabled_queue()?;
-    submit_dispatched(&mut queue, 1, 10, READ_4K)?.accepted();
-    submit_queued(&mut queue, 2, 20, READ_4K)?;
+    let mut queue = running_queue(&[(1, READ_4K), (2, READ_4K)])?;
     ensure(!queue.is_idle(), "a queue with requests is not idle")?;
-    let finished = finalize(&mut queue, 10)?;
+    let finished = finalize(&mut queue, 1)?;
     // Between finalize and request_done the host is still taken, even for a new request
     // reusing the finished request's tag.
-    submit_queued(&mut queue, 1, 30, READ_4K)?;
+    submit_queued(&mut queue, 1, 3, READ_4K)?;
     expect_dispatch(
         release(&mut queue, finished)?,
-        20,
+        2,
         "releasing the host dispatches the next request",
     )?
     .accepted();
-    expect_dispatch(complete(&mut queue, 20)?, 30, "the reused tag runs last")?.accepted();
-    let woke = expect_no_dispatch(complete(&mut queue, 30)?, "nothing is left")?;
-    ensure(!woke, "nobody waited")?;
+    complete_and_start(&mut queue, 2, 3, "the reused tag runs last")?;
+    complete_last(&mut queue, 3, false, "nothing is left, and nobody waited")?;
     ensure(queue.is_idle(), "the queue drained")
 }
 
@@ -110,96 +106,93 @@ pub fn depth_normal() -> Result<(), ScenarioError> {
         queue.depth() == NORMAL_DEPTH,
         "a new queue publishes the normal depth",
     )?;
-    let first = submit_dispatched(&mut queue, 0, 1, WRITE_4K)?;
-    ensure(
-        first.depth() == NORMAL_DEPTH,
+    let requests = [
+        (0, WRITE_4K),
+        (1, READ_4K),
+        (2, WRITE_64K),
+        (3, RequestShape::without_data()),
+    ];
+    let first = submit_all(&mut queue, &requests)?;
+    expect_depth(
+        &queue,
+        &first,
+        NORMAL_DEPTH,
         "one 4 KiB write keeps the normal depth",
     )?;
     first.accepted();
-    submit_queued(&mut queue, 1, 2, READ_4K)?;
-    submit_queued(&mut queue, 2, 3, WRITE_64K)?;
-    submit_queued(&mut queue, 3, 4, RequestShape::without_data())?;
     let second = expect_dispatch(complete(&mut queue, 1)?, 2, "the read is next")?;
-    ensure(
-        second.depth() == NORMAL_DEPTH,
+    expect_depth(
+        &queue,
+        &second,
+        NORMAL_DEPTH,
         "reads, large writes and commands keep the normal depth",
     )?;
     second.accepted();
-    ensure(
-        queue.depth() == NORMAL_DEPTH,
-        "the queue publishes the normal depth",
-    )
+    Ok(())
 }
 
 /// Two queued 4 KiB writes raise the published depth; it falls back when they are gone.
 pub fn depth_performance() -> Result<(), ScenarioError> {
-    let mut queue = enabled_queue()?;
-    submit_dispatched(&mut queue, 9, 1, READ_4K)?.accepted();
-    submit_queued(&mut queue, 10, 2, WRITE_4K)?;
-    submit_queued(&mut queue, 11, 3, WRITE_4K)?;
+    let mut queue = running_queue(&[(9, READ_4K), (10, WRITE_4K), (11, WRITE_4K)])?;
     // Requests queued after the policy was evaluated change nothing until the next dispatch.
     ensure(
         queue.depth() == NORMAL_DEPTH,
         "the depth changes only at a dispatch",
     )?;
-    let second = expect_dispatch(complete(&mut queue, 1)?, 2, "the first write is next")?;
-    ensure(
-        second.depth() == PERFORMANCE_DEPTH,
-        "two queued 4 KiB writes raise the depth",
-    )?;
-    ensure(
-        queue.depth() == PERFORMANCE_DEPTH,
-        "the raised depth is published",
-    )?;
-    second.accepted();
-    let third = expect_dispatch(complete(&mut queue, 2)?, 3, "the second write is next")?;
-    ensure(
-        third.depth() == NORMAL_DEPTH,
-        "one remaining 4 KiB write restores the normal depth",
-    )?;
-    third.accepted();
-    ensure(
-        queue.depth() == NORMAL_DEPTH,
-        "the normal depth is published",
-    )
+    for (done, next, depth, description) in [
+        (
+            1,
+            2,
+            PERFORMANCE_DEPTH,
+            "two queued 4 KiB writes raise the depth",
+        ),
+        (
+            2,
+            3,
+            NORMAL_DEPTH,
+            "one remaining 4 KiB write restores the normal depth",
+        ),
+    ] {
+        let dispatch = expect_dispatch(complete(&mut queue, done)?, next, "the writes are next")?;
+        expect_depth(&queue, &dispatch, depth, description)?;
+        dispatch.accepted();
+    }
+    Ok(())
 }
 
 /// A disabled queue refuses requests with "shutdown" until it is enabled again.
 pub fn disable_enable() -> Result<(), ScenarioError> {
     let mut queue = Queue::new();
-    ensure(!queue.is_enabled(), "a new queue is disabled")?;
-    ensure(
-        queue.request(0, 1, READ_4K).err() == Some(HsqError::Shutdown),
-        "a new queue refuses requests with shutdown",
-    )?;
-    ensure(queue.enable().is_ok(), "enable succeeds")?;
-    ensure(
-        queue.enable() == Err(HsqError::AlreadyEnabled),
-        "enabling twice is refused",
-    )?;
-    ensure(
-        queue.try_disable() == Progress::Done,
-        "an idle queue disables at once",
-    )?;
-    ensure(!queue.is_enabled(), "the queue is disabled")?;
-    ensure(
-        queue.try_disable() == Progress::Done,
-        "disabling a disabled queue is done",
-    )?;
-    ensure(
-        queue.request(0, 1, READ_4K).err() == Some(HsqError::Shutdown),
-        "a disabled queue refuses requests with shutdown",
-    )?;
-    ensure(queue.enable().is_ok(), "a disabled queue enables again")?;
-    submit_dispatched(&mut queue, 0, 1, READ_4K)?.accepted();
+    let checks: [(Check, &str); 7] = [
+        (|q| !q.is_enabled(), "a new queue is disabled"),
+        (
+            |q| q.request(0, 1, READ_4K).err() == Some(HsqError::Shutdown),
+            "a new queue refuses requests with shutdown",
+        ),
+        (|q| q.enable().is_ok(), "enable succeeds"),
+        (
+            |q| q.enable() == Err(HsqError::AlreadyEnabled),
+            "enabling twice is refused",
+        ),
+        (
+            |q| q.try_disable() == Progress::Done,
+            "an idle queue disables at once",
+        ),
+        (|q| !q.is_enabled(), "the queue is disabled"),
+        (
+            |q| q.try_disable() == Progress::Done,
+            "disabling a disabled queue is done",
+        ),
+    ];
+    expect_all(&mut queue, &checks)?;
+    let description = "a disabled queue refuses requests with shutdown until enabled again";
+    expect_shut_down_until(&mut queue, 0, 1, Queue::enable, description)?.accepted();
     Ok(())
 }
 
 /// Disabling a busy queue fails without changing anything; it succeeds once drained.
 pub fn disable_waits_for_idle() -> Result<(), ScenarioError> {
-    let mut queue = enabled_queue()?;
-    submit_dispatched(&mut queue, 0, 1, READ_4K)?.accepted();
-    submit_queued(&mut queue, 1, 2, WRITE_4K)?;
+    let mut queue = running_queue(&[(0, READ_4K), (1, WRITE_4K)])?;
     ensure(
         queue.try_disable() == Progress::Busy,
         "a busy queue does not disable",
@@ -210,10 +203,14 @@ pub fn disable_waits_for_idle() -> Result<(), ScenarioError> {
     )?;
     // Still fully working: it accepts, completes and dispatches.
     submit_queued(&mut queue, 2, 3, READ_4K)?;
-    expect_dispatch(complete(&mut queue, 1)?, 2, "the queue keeps dispatching")?.accepted();
-    expect_dispatch(complete(&mut queue, 2)?, 3, "no request was lost")?.accepted();
-    let woke = expect_no_dispatch(complete(&mut queue, 3)?, "the queue drained")?;
-    ensure(woke, "draining wakes the disabler")?;
+    complete_and_start(&mut queue, 1, 2, "the queue keeps dispatching")?;
+    complete_and_start(&mut queue, 2, 3, "no request was lost")?;
+    complete_last(
+        &mut queue,
+        3,
+        true,
+        "the queue drained, which wakes the disabler",
+    )?;
     ensure(
         queue.try_disable() == Progress::Done,
         "a drained queue disables",
@@ -231,23 +228,19 @@ pub fn suspend_resume() -> Result<(), ScenarioError> {
         "a busy queue does not suspend",
     )?;
     ensure(!queue.is_suspended(), "a failed suspend changes nothing")?;
-    let woke = expect_no_dispatch(complete(&mut queue, 1)?, "the queue drained")?;
-    ensure(woke, "draining wakes the suspender")?;
+    let description = "the queue drained, which wakes the suspender";
+    complete_last(&mut queue, 1, true, description)?;
     ensure(
         queue.try_suspend() == Progress::Done,
         "an idle queue suspends",
     )?;
     ensure(queue.is_suspended(), "the queue is suspended")?;
-    ensure(
-        queue.request(5, 2, READ_4K).err() == Some(HsqError::Shutdown),
-        "a suspended queue refuses requests with shutdown",
-    )?;
-    ensure(queue.resume().is_ok(), "a suspended queue resumes")?;
+    let description = "a suspended queue refuses requests with shutdown until resumed";
+    expect_shut_down_until(&mut queue, 5, 2, Queue::resume, description)?.accepted();
     ensure(
         queue.resume() == Err(HsqError::NotSuspended),
         "resuming twice is refused",
     )?;
-    submit_dispatched(&mut queue, 5, 2, READ_4K)?.accepted();
     ensure(
         complete(&mut queue, 2)?.dispatch.is_none(),
         "nothing else is queued",
@@ -256,38 +249,44 @@ pub fn suspend_resume() -> Result<(), ScenarioError> {
     ensure(queue.try_suspend() == Progress::Done, "suspends again")?;
     ensure(queue.try_disable() == Progress::Done, "the core disables")?;
     ensure(queue.resume().is_ok(), "resumes")?;
-    ensure(
-        queue.request(0, 3, READ_4K).err() == Some(HsqError::Shutdown),
-        "resume leaves a disabled queue disabled",
-    )?;
-    ensure(queue.enable().is_ok(), "the core enables after the resume")?;
-    submit_dispatched(&mut queue, 0, 3, READ_4K)?.accepted();
+    let description = "resume leaves a disabled queue disabled, and the core's enable works";
+    expect_shut_down_until(&mut queue, 0, 3, Queue::enable, description)?.accepted();
     Ok(())
 }
 
 /// Recovery halts dispatching and refuses requests with "busy"; finishing it resumes.
 pub fn recovery_halt_resume() -> Result<(), ScenarioError> {
-    let mut queue = enabled_queue()?;
-    submit_dispatched(&mut queue, 0, 1, READ_4K)?.accepted();
-    submit_queued(&mut queue, 1, 2, READ_4K)?;
+    let mut queue = running_queue(&[(0, READ_4K), (1, READ_4K)])?;
     // The MMC core starts recovery from inside the completion of a failed request.
     let finished = finalize(&mut queue, 1)?;
-    let woke = expect_no_dispatch(queue.recovery_start(), "recovery dispatches nothing")?;
-    ensure(!woke, "nobody waited")?;
+    expect_no_dispatch(
+        queue.recovery_start(),
+        false,
+        "recovery dispatches nothing, and nobody waited",
+    )?;
     ensure(queue.is_halted(), "recovery halts the queue")?;
-    let woke = expect_no_dispatch(release(&mut queue, finished)?, "a halted queue waits")?;
-    ensure(!woke, "a request is still queued")?;
-    ensure(
-        queue.request(2, 3, READ_4K).err() == Some(HsqError::Busy),
+    expect_no_dispatch(
+        release(&mut queue, finished)?,
+        false,
+        "a halted queue waits, and a request is still queued",
+    )?;
+    expect_refused(
+        &mut queue,
+        2,
+        3,
+        READ_4K,
+        HsqError::Busy,
         "a halted queue refuses requests with busy",
     )?;
     expect_dispatch(queue.recovery_finish(), 2, "recovery end dispatches")?.accepted();
     ensure(!queue.is_halted(), "the queue runs again")?;
     submit_queued(&mut queue, 2, 3, READ_4K)?;
-    expect_dispatch(complete(&mut queue, 2)?, 3, "the queue keeps order")?.accepted();
-    let woke = expect_no_dispatch(queue.recovery_finish(), "finishing twice is harmless")?;
-    ensure(!woke, "finishing recovery wakes nobody")?;
-    Ok(())
+    complete_and_start(&mut queue, 2, 3, "the queue keeps order")?;
+    expect_no_dispatch(
+        queue.recovery_finish(),
+        false,
+        "finishing twice is harmless and wakes nobody",
+    )
 }
 
 /// Waiting for idle sleeps while requests remain, and reports recovery as "busy".
@@ -297,16 +296,18 @@ pub fn wait_for_idle() -> Result<(), ScenarioError> {
         queue.poll_idle() == IdleState::Idle,
         "an empty queue is idle",
     )?;
-    submit_dispatched(&mut queue, 3, 1, READ_4K)?.accepted();
-    submit_queued(&mut queue, 4, 2, READ_4K)?;
+    submit_all(&mut queue, &[(3, READ_4K), (4, READ_4K)])?.accepted();
     ensure(
         queue.poll_idle() == IdleState::Busy,
         "a queue with requests is busy",
     )?;
-    let next = complete(&mut queue, 1)?;
-    expect_dispatch(next, 2, "requests remain, so nobody is woken yet")?.accepted();
-    let woke = expect_no_dispatch(complete(&mut queue, 2)?, "the queue drained")?;
-    ensure(woke, "draining wakes the waiter")?;
+    complete_and_start(&mut queue, 1, 2, "requests remain, so nobody is woken yet")?;
+    complete_last(
+        &mut queue,
+        2,
+        true,
+        "the queue drained, which wakes the waiter",
+    )?;
     ensure(
         queue.poll_idle() == IdleState::Idle,
         "a drained queue is idle",
@@ -317,16 +318,26 @@ pub fn wait_for_idle() -> Result<(), ScenarioError> {
         queue.poll_idle() == IdleState::Busy,
         "the waiter sleeps again",
     )?;
-    let woke = expect_no_dispatch(queue.recovery_start(), "recovery dispatches nothing")?;
-    ensure(woke, "recovery wakes the waiter")?;
+    expect_no_dispatch(
+        queue.recovery_start(),
+        true,
+        "recovery dispatches nothing and wakes the waiter",
+    )?;
     ensure(
         queue.poll_idle() == IdleState::Recovering,
         "waiting during recovery reports it",
     )?;
-    let woke = expect_no_dispatch(complete(&mut queue, 3)?, "halted")?;
-    ensure(!woke, "the waiter was already woken by the recovery")?;
-    let woke = expect_no_dispatch(queue.recovery_finish(), "nothing is queued")?;
-    ensure(!woke, "nobody waits")?;
+    complete_last(
+        &mut queue,
+        3,
+        false,
+        "halted, and the waiter was already woken by the recovery",
+    )?;
+    expect_no_dispatch(
+        queue.recovery_finish(),
+        false,
+        "nothing is queued, and nobody waits",
+    )?;
     ensure(queue.poll_idle() == IdleState::Idle, "idle after recovery")
 }
 
@@ -334,8 +345,12 @@ pub fn wait_for_idle() -> Result<(), ScenarioError> {
 pub fn bad_tag_rejected() -> Result<(), ScenarioError> {
     let mut queue = enabled_queue()?;
     for tag in [64, 65, 255, 256, -1, i32::MIN, i32::MAX] {
-        ensure(
-            queue.request(tag, 1, WRITE_4K).err() == Some(HsqError::InvalidTag),
+        expect_refused(
+            &mut queue,
+            tag,
+            1,
+            WRITE_4K,
+            HsqError::InvalidTag,
             "a tag outside 0..64 is refused",
         )?;
     }
@@ -348,22 +363,29 @@ pub fn bad_tag_rejected() -> Result<(), ScenarioError> {
 
 /// A tag still queued or with the host is refused and the first request is kept.
 pub fn double_submit_rejected() -> Result<(), ScenarioError> {
-    let mut queue = enabled_queue()?;
-    submit_dispatched(&mut queue, 12, 1, READ_4K)?.accepted();
-    submit_queued(&mut queue, 13, 2, READ_4K)?;
-    ensure(
-        queue.request(12, 3, WRITE_4K).err() == Some(HsqError::TagInUse),
-        "the tag of the request with the host is busy",
-    )?;
-    ensure(
-        queue.request(13, 4, WRITE_4K).err() == Some(HsqError::TagInUse),
-        "the tag of a queued request is busy",
-    )?;
+    let mut queue = running_queue(&[(12, READ_4K), (13, READ_4K)])?;
+    for (tag, request, description) in [
+        (12, 3, "the tag of the request with the host is busy"),
+        (13, 4, "the tag of a queued request is busy"),
+    ] {
+        expect_refused(
+            &mut queue,
+            tag,
+            request,
+            WRITE_4K,
+            HsqError::TagInUse,
+            description,
+        )?;
+    }
     ensure(queue.timeout(12, &1), "the first request keeps its tag")?;
     ensure(!queue.timeout(12, &3), "the refused request was not stored")?;
-    expect_dispatch(complete(&mut queue, 1)?, 2, "the queued request survives")?.accepted();
-    let woke = expect_no_dispatch(complete(&mut queue, 2)?, "the refused ones were not queued")?;
-    ensure(!woke, "nobody waited")?;
+    complete_and_start(&mut queue, 1, 2, "the queued request survives")?;
+    complete_last(
+        &mut queue,
+        2,
+        false,
+        "the refused ones were not queued, and nobody waited",
+    )?;
     ensure(!queue.timeout(13, &2), "a completed request is gone")
 }
 
@@ -371,25 +393,12 @@ pub fn double_submit_rejected() -> Result<(), ScenarioError> {
 /// so are stale tokens.
 pub fn wrong_completion_rejected() -> Result<(), ScenarioError> {
     let mut queue = enabled_queue()?;
-    ensure(
-        queue.finalize_request(&1).err() == Some(HsqError::NotInFlight),
-        "an idle queue owns nothing",
-    )?;
-    submit_dispatched(&mut queue, 0, 1, READ_4K)?.accepted();
-    submit_queued(&mut queue, 1, 2, READ_4K)?;
-    ensure(
-        queue.finalize_request(&2).err() == Some(HsqError::NotInFlight),
-        "a queued request cannot complete",
-    )?;
-    ensure(
-        queue.finalize_request(&99).err() == Some(HsqError::NotInFlight),
-        "an unknown request cannot complete",
-    )?;
+    expect_not_in_flight(&mut queue, 1, "an idle queue owns nothing")?;
+    submit_all(&mut queue, &[(0, READ_4K), (1, READ_4K)])?.accepted();
+    expect_not_in_flight(&mut queue, 2, "a queued request cannot complete")?;
+    expect_not_in_flight(&mut queue, 99, "an unknown request cannot complete")?;
     let finished = finalize(&mut queue, 1)?;
-    ensure(
-        queue.finalize_request(&1).err() == Some(HsqError::NotInFlight),
-        "a request completes once",
-    )?;
+    expect_not_in_flight(&mut queue, 1, "a request completes once")?;
     let next = release(&mut queue, finished)?;
     let dispatch = expect_dispatch(next, 2, "the queue is intact")?;
     // A token from this dispatch cannot be reported after the request completed.
@@ -398,8 +407,11 @@ pub fn wrong_completion_rejected() -> Result<(), ScenarioError> {
         queue.host_busy(dispatch).err() == Some(HsqError::StaleToken),
         "a completed dispatch cannot be answered busy",
     )?;
-    let woke = expect_no_dispatch(release(&mut queue, finished)?, "the queue drained")?;
-    ensure(!woke, "nobody waited")?;
+    expect_no_dispatch(
+        release(&mut queue, finished)?,
+        false,
+        "the queue drained, and nobody waited",
+    )?;
     ensure(queue.is_idle(), "the queue is idle")
 }
 
@@ -407,32 +419,31 @@ pub fn wrong_completion_rejected() -> Result<(), ScenarioError> {
 /// holds the retry until it ends.
 pub fn host_busy_retry() -> Result<(), ScenarioError> {
     let mut queue = enabled_queue()?;
-    let dispatch = submit_dispatched(&mut queue, 0, 1, READ_4K)?;
-    submit_queued(&mut queue, 1, 2, READ_4K)?;
+    let dispatch = submit_all(&mut queue, &[(0, READ_4K), (1, READ_4K)])?;
     ensure(
         queue.host_busy(dispatch).is_ok(),
         "the host may answer busy",
     )?;
-    ensure(
-        queue.finalize_request(&1).err() == Some(HsqError::NotInFlight),
-        "the host does not own a request it refused",
-    )?;
+    expect_not_in_flight(&mut queue, 1, "the host does not own a request it refused")?;
     ensure(
         queue.poll_idle() == IdleState::Busy,
         "a deferred request keeps the queue busy",
     )?;
     let retry = expect_dispatch(queue.retry(), 1, "the retry reissues the same request")?;
-    expect_no_dispatch(queue.retry(), "a second retry does nothing")?;
+    expect_no_dispatch(queue.retry(), false, "a second retry does nothing")?;
     // Busy again, this time with a recovery starting before the retry work runs.
     ensure(
         queue.host_busy(retry).is_ok(),
         "the host may answer busy again",
     )?;
-    let woke = expect_no_dispatch(queue.recovery_start(), "recovery dispatches nothing")?;
-    ensure(woke, "recovery wakes the idle waiter")?;
-    expect_no_dispatch(queue.retry(), "recovery holds the retry")?;
+    expect_no_dispatch(
+        queue.recovery_start(),
+        true,
+        "recovery dispatches nothing and wakes the idle waiter",
+    )?;
+    expect_no_dispatch(queue.retry(), false, "recovery holds the retry")?;
     expect_dispatch(queue.recovery_finish(), 1, "recovery end reissues it")?.accepted();
-    expect_dispatch(complete(&mut queue, 1)?, 2, "then the queue moves on")?.accepted();
+    complete_and_start(&mut queue, 1, 2, "then the queue moves on")?;
     Ok(())
 }
 
@@ -440,9 +451,7 @@ pub fn host_busy_retry() -> Result<(), ScenarioError> {
 /// completes it and the queue moves on.
 pub fn host_failure_does_not_stall() -> Result<(), ScenarioError> {
     let mut queue = enabled_queue()?;
-    let dispatch = submit_dispatched(&mut queue, 0, 1, WRITE_4K)?;
-    submit_queued(&mut queue, 1, 2, WRITE_4K)?;
-    submit_queued(&mut queue, 2, 3, WRITE_4K)?;
+    let dispatch = submit_all(&mut queue, &[(0, WRITE_4K), (1, WRITE_4K), (2, WRITE_4K)])?;
     let finished = queue
         .host_failed(dispatch)
         .map_err(|_| ScenarioError("the host may refuse the request it was given"))?;
@@ -450,26 +459,26 @@ pub fn host_failure_does_not_stall() -> Result<(), ScenarioError> {
         finished.request() == 1,
         "the refused request is the one to complete",
     )?;
-    ensure(
-        queue.finalize_request(&1).err() == Some(HsqError::NotInFlight),
-        "a refused request cannot complete twice",
-    )?;
+    expect_not_in_flight(&mut queue, 1, "a refused request cannot complete twice")?;
     ensure(!queue.timeout(0, &1), "the refused request left its slot")?;
     let next = expect_dispatch(release(&mut queue, finished)?, 2, "the queue moves on")?;
-    ensure(
-        next.depth() == PERFORMANCE_DEPTH,
+    expect_depth(
+        &queue,
+        &next,
+        PERFORMANCE_DEPTH,
         "two queued 4 KiB writes raise the depth",
     )?;
     let finished = queue
         .host_failed(next)
         .map_err(|_| ScenarioError("the host may refuse again"))?;
     let last = expect_dispatch(release(&mut queue, finished)?, 3, "and on")?;
-    ensure(
-        last.depth() == NORMAL_DEPTH,
+    expect_depth(
+        &queue,
+        &last,
+        NORMAL_DEPTH,
         "refused writes no longer count",
     )?;
     last.accepted();
-    let woke = expect_no_dispatch(complete(&mut queue, 3)?, "drained")?;
-    ensure(!woke, "nobody waited")?;
+    complete_last(&mut queue, 3, false, "drained, and nobody waited")?;
     ensure(queue.is_idle(), "nothing stalls")
 }

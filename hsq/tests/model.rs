@@ -67,13 +67,6 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Phase {
-    Issued,
-    Deferred,
-    Finished,
-}
-
 #[derive(Clone, Copy, Debug)]
 struct Request {
     tag: i32,
@@ -81,12 +74,34 @@ struct Request {
     four_kib_write: bool,
 }
 
+/// The request the host owns, as the glue sees it.
 #[derive(Clone, Copy, Debug)]
-struct WithHost {
-    request: Request,
-    /// Numbers dispatches in the model, to tell a current token from a stale one.
-    dispatch: u64,
-    phase: Phase,
+enum WithHost {
+    /// Handed to the host by the model's dispatch number `dispatch`, which tells a current
+    /// token from a stale one.
+    Issued { request: Request, dispatch: u64 },
+    /// The host answered busy: the next dispatch reissues it.
+    Deferred(Request),
+    /// The host finished it; it leaves when the core releases the host.
+    Finished(Request),
+}
+
+impl WithHost {
+    fn request(self) -> Request {
+        match self {
+            Self::Issued { request, .. } | Self::Deferred(request) | Self::Finished(request) => {
+                request
+            }
+        }
+    }
+
+    /// The request, while it still holds its slot (until it is finished).
+    fn in_slot(self) -> Option<Request> {
+        match self {
+            Self::Finished(_) => None,
+            owned => Some(owned.request()),
+        }
+    }
 }
 
 /// The reference model: what the queue should answer.
@@ -114,11 +129,14 @@ impl Model {
         self.with_host.is_none() && self.queue.is_empty()
     }
 
-    fn tag_busy(&self, tag: i32) -> bool {
-        self.queue.iter().any(|request| request.tag == tag)
+    /// Whether a request that holds its slot (queued, or with the host and not finished)
+    /// matches `which`.
+    fn holds_slot(&self, which: impl Fn(&Request) -> bool) -> bool {
+        self.queue.iter().any(&which)
             || self
                 .with_host
-                .is_some_and(|owned| owned.phase != Phase::Finished && owned.request.tag == tag)
+                .and_then(WithHost::in_slot)
+                .is_some_and(|request| which(&request))
     }
 
     fn submit(&mut self, request: Request) -> Result<(), HsqError> {
@@ -131,7 +149,7 @@ impl Model {
         if !(0..64).contains(&request.tag) {
             return Err(HsqError::InvalidTag);
         }
-        if self.tag_busy(request.tag) {
+        if self.holds_slot(|queued| queued.tag == request.tag) {
             return Err(HsqError::TagInUse);
         }
         self.queue.push_back(request);
@@ -143,14 +161,11 @@ impl Model {
         if self.halted || !self.enabled || self.suspended {
             return None;
         }
-        match &mut self.with_host {
-            Some(owned) if owned.phase == Phase::Deferred => {
-                self.dispatches += 1;
-                owned.phase = Phase::Issued;
-                owned.dispatch = self.dispatches;
-                Some((owned.request.handle, self.depth, self.dispatches))
-            }
-            Some(_) => None,
+        // A deferred request is reissued with the depth it had; otherwise the oldest queued
+        // request goes, with the depth its dispatch chooses.
+        let request = match self.with_host {
+            Some(WithHost::Deferred(request)) => request,
+            Some(_) => return None,
             None => {
                 let writes = self.queue.iter().filter(|r| r.four_kib_write).count();
                 let request = self.queue.pop_front()?;
@@ -159,27 +174,30 @@ impl Model {
                 } else {
                     NORMAL_DEPTH
                 };
-                self.dispatches += 1;
-                self.with_host = Some(WithHost {
-                    request,
-                    dispatch: self.dispatches,
-                    phase: Phase::Issued,
-                });
-                Some((request.handle, self.depth, self.dispatches))
+                request
             }
-        }
+        };
+        self.dispatches += 1;
+        self.with_host = Some(WithHost::Issued {
+            request,
+            dispatch: self.dispatches,
+        });
+        Some((request.handle, self.depth, self.dispatches))
     }
 
+    /// Whether the host owns the request of the model's dispatch number `dispatch`.
     fn issued(&self, dispatch: u64) -> bool {
-        self.with_host
-            .is_some_and(|owned| owned.phase == Phase::Issued && owned.dispatch == dispatch)
+        matches!(self.with_host, Some(WithHost::Issued { dispatch: d, .. }) if d == dispatch)
     }
 
+    /// Disable, suspend and wait-for-idle go ahead only on an idle queue; a caller that finds
+    /// it busy sleeps, and is recorded as a waiter to wake.
     fn quiesce(&mut self) -> Progress {
-        if self.is_idle() {
+        let idle = self.is_idle();
+        self.waiters |= !idle;
+        if idle {
             Progress::Done
         } else {
-            self.waiters = true;
             Progress::Busy
         }
     }
@@ -293,9 +311,10 @@ impl Harness {
                     let answer = self.queue.host_busy(dispatch);
                     if self.model.issued(number) {
                         assert_eq!(answer, Ok(()));
-                        if let Some(owned) = &mut self.model.with_host {
-                            owned.phase = Phase::Deferred;
-                        }
+                        self.model.with_host = self
+                            .model
+                            .with_host
+                            .map(|owned| WithHost::Deferred(owned.request()));
                     } else {
                         assert_eq!(answer, Err(HsqError::StaleToken));
                     }
@@ -305,13 +324,8 @@ impl Harness {
                 if let Some((dispatch, number)) = self.take_token(pick) {
                     let handle = dispatch.request();
                     let answer = self.queue.host_failed(dispatch);
-                    if self.model.issued(number) {
-                        let finished = answer.expect("failure of the issued request");
-                        assert_eq!(finished.request(), handle);
-                        self.finish(finished);
-                    } else {
-                        assert_eq!(answer.err(), Some(HsqError::StaleToken));
-                    }
+                    let issued = self.model.issued(number);
+                    self.check_finished(answer, handle, issued, HsqError::StaleToken);
                 }
             }
             Op::Retry => {
@@ -325,7 +339,7 @@ impl Harness {
                 let mut candidates: Vec<u32> = self
                     .model
                     .with_host
-                    .map(|owned| owned.request.handle)
+                    .map(|owned| owned.request().handle)
                     .into_iter()
                     .collect();
                 candidates.extend(self.model.queue.front().map(|r| r.handle));
@@ -336,16 +350,11 @@ impl Harness {
                     candidates[0]
                 };
                 let answer = self.queue.finalize_request(&handle);
-                let expected = self.model.with_host.is_some_and(|owned| {
-                    owned.phase == Phase::Issued && owned.request.handle == handle
-                });
-                if expected {
-                    let finished = answer.expect("finalize of the issued request");
-                    assert_eq!(finished.request(), handle);
-                    self.finish(finished);
-                } else {
-                    assert_eq!(answer.err(), Some(HsqError::NotInFlight));
-                }
+                let issued = matches!(
+                    self.model.with_host,
+                    Some(WithHost::Issued { request, .. }) if request.handle == handle
+                );
+                self.check_finished(answer, handle, issued, HsqError::NotInFlight);
             }
             Op::RequestDone => {
                 if let Some(finished) = self.finished.take() {
@@ -420,26 +429,34 @@ impl Harness {
                 let handle = u32::try_from(pick % 64).unwrap_or(0);
                 let owned = self
                     .model
-                    .queue
-                    .iter()
-                    .any(|r| r.tag == tag && r.handle == handle)
-                    || self.model.with_host.is_some_and(|owned| {
-                        owned.phase != Phase::Finished
-                            && owned.request.tag == tag
-                            && owned.request.handle == handle
-                    });
+                    .holds_slot(|r| r.tag == tag && r.handle == handle);
                 assert_eq!(self.queue.timeout(tag, &handle), owned);
             }
         }
         self.check_state();
     }
 
-    fn finish(&mut self, finished: Finished<u32>) {
-        assert!(self.finished.is_none(), "two finished requests at once");
-        self.record_completion(finished.request());
-        if let Some(owned) = &mut self.model.with_host {
-            owned.phase = Phase::Finished;
+    /// Checks the queue's answer to a report that would finish the request the host owns: a
+    /// token for `handle` if the model has it `issued`, else the `refusal`.
+    fn check_finished(
+        &mut self,
+        answer: Result<Finished<u32>, HsqError>,
+        handle: u32,
+        issued: bool,
+        refusal: HsqError,
+    ) {
+        if !issued {
+            assert_eq!(answer.err(), Some(refusal));
+            return;
         }
+        let finished = answer.expect("the issued request finishes");
+        assert_eq!(finished.request(), handle);
+        assert!(self.finished.is_none(), "two finished requests at once");
+        self.record_completion(handle);
+        self.model.with_host = self
+            .model
+            .with_host
+            .map(|owned| WithHost::Finished(owned.request()));
         self.finished = Some(finished);
     }
 
@@ -478,8 +495,8 @@ impl Harness {
             } else if !self.model.enabled {
                 Op::Enable
             } else if let Some(owned) = self.model.with_host {
-                match owned.phase {
-                    Phase::Deferred => Op::Retry,
+                match owned {
+                    WithHost::Deferred(_) => Op::Retry,
                     _ => Op::Finalize(1),
                 }
             } else if self.model.queue.is_empty() {

@@ -35,9 +35,7 @@ fn submit(queue: &mut Hsq<u32>, tag: i32, request: u32, shape: RequestShape) -> 
 
 /// Submits to an idle host and lets it start the request.
 fn start(queue: &mut Hsq<u32>, tag: i32, request: u32, shape: RequestShape) {
-    let dispatch = dispatched(submit(queue, tag, request, shape));
-    assert_eq!(dispatch.request(), request);
-    dispatch.accepted();
+    accept(submit(queue, tag, request, shape), request);
 }
 
 fn enqueue(queue: &mut Hsq<u32>, tag: i32, request: u32, shape: RequestShape) {
@@ -53,6 +51,27 @@ fn finalize(queue: &mut Hsq<u32>, request: u32) -> Finished<u32> {
 fn complete(queue: &mut Hsq<u32>, request: u32) -> Actions<u32> {
     let finished = finalize(queue, request);
     queue.request_done(finished).expect("request_done")
+}
+
+/// Expects `actions` to dispatch `next`, lets the host start it, and returns the depth
+/// published with it.
+fn accept(actions: Actions<u32>, next: u32) -> u8 {
+    let dispatch = dispatched(actions);
+    assert_eq!(dispatch.request(), next);
+    let depth = dispatch.depth();
+    dispatch.accepted();
+    depth
+}
+
+/// An enabled queue whose host runs request 1 (tag 0) of shape `first`, with requests 2, 3,
+/// … (tags 1, 2, …) of the shapes `queued` waiting behind it.
+fn holding(first: RequestShape, queued: &[RequestShape]) -> Hsq<u32> {
+    let mut queue = enabled();
+    start(&mut queue, 0, 1, first);
+    for (tag, shape) in (1..).zip(queued) {
+        enqueue(&mut queue, tag, tag as u32 + 1, *shape);
+    }
+    queue
 }
 
 #[test]
@@ -92,9 +111,7 @@ fn dispatch_order_is_arrival_order_across_all_slots() {
         );
     }
     for arrival in 0..63 {
-        let next = dispatched(complete(&mut queue, arrival));
-        assert_eq!(next.request(), arrival + 1);
-        next.accepted();
+        accept(complete(&mut queue, arrival), arrival + 1);
     }
     assert!(!quiet(complete(&mut queue, 63)));
     assert!(queue.is_idle());
@@ -102,9 +119,7 @@ fn dispatch_order_is_arrival_order_across_all_slots() {
 
 #[test]
 fn the_host_is_released_only_by_request_done() {
-    let mut queue = enabled();
-    start(&mut queue, 0, 1, READ);
-    enqueue(&mut queue, 1, 2, READ);
+    let mut queue = holding(READ, &[READ]);
     let finished = finalize(&mut queue, 1);
     assert!(!queue.is_idle(), "the host is still taken after finalize");
     assert!(
@@ -112,47 +127,32 @@ fn the_host_is_released_only_by_request_done() {
         "a retry does not dispatch past a finished request"
     );
     assert!(!quiet(queue.recovery_finish()));
-    let next = dispatched(queue.request_done(finished).expect("request_done"));
-    assert_eq!(next.request(), 2);
-    next.accepted();
+    accept(queue.request_done(finished).expect("request_done"), 2);
 }
 
 #[test]
 fn depth_counts_only_queued_4_kib_writes_and_is_chosen_at_dispatch() {
-    let mut queue = enabled();
-    start(&mut queue, 0, 1, WRITE_4K);
-    enqueue(&mut queue, 1, 2, WRITE_4K);
-    enqueue(&mut queue, 2, 3, READ);
+    let mut queue = holding(WRITE_4K, &[WRITE_4K, READ]);
     assert_eq!(
         queue.depth(),
         NORMAL_DEPTH,
         "chosen at dispatch, not at submit"
     );
     // The finished write no longer counts; 2 alone is not enough.
-    let next = dispatched(complete(&mut queue, 1));
-    assert_eq!((next.request(), next.depth()), (2, NORMAL_DEPTH));
-    next.accepted();
+    assert_eq!(accept(complete(&mut queue, 1), 2), NORMAL_DEPTH);
     enqueue(&mut queue, 0, 4, WRITE_4K);
     enqueue(&mut queue, 4, 5, WRITE_4K);
     // Queued: 3 (read), 4 and 5 (writes).
-    let next = dispatched(complete(&mut queue, 2));
-    assert_eq!((next.request(), next.depth()), (3, PERFORMANCE_DEPTH));
+    assert_eq!(accept(complete(&mut queue, 2), 3), PERFORMANCE_DEPTH);
     assert_eq!(queue.depth(), PERFORMANCE_DEPTH);
-    next.accepted();
-    let next = dispatched(complete(&mut queue, 3));
-    assert_eq!((next.request(), next.depth()), (4, PERFORMANCE_DEPTH));
-    next.accepted();
-    let next = dispatched(complete(&mut queue, 4));
-    assert_eq!((next.request(), next.depth()), (5, NORMAL_DEPTH));
-    next.accepted();
+    assert_eq!(accept(complete(&mut queue, 3), 4), PERFORMANCE_DEPTH);
+    assert_eq!(accept(complete(&mut queue, 4), 5), NORMAL_DEPTH);
     assert_eq!(queue.depth(), NORMAL_DEPTH);
 }
 
 #[test]
 fn refused_submissions_do_not_count_towards_the_depth() {
-    let mut queue = enabled();
-    start(&mut queue, 0, 1, READ);
-    enqueue(&mut queue, 1, 2, WRITE_4K);
+    let mut queue = holding(READ, &[WRITE_4K]);
     assert_eq!(
         queue.request(1, 3, WRITE_4K).err(),
         Some(HsqError::TagInUse)
@@ -161,21 +161,13 @@ fn refused_submissions_do_not_count_towards_the_depth() {
         queue.request(64, 4, WRITE_4K).err(),
         Some(HsqError::InvalidTag)
     );
-    let next = dispatched(complete(&mut queue, 1));
-    assert_eq!(next.depth(), NORMAL_DEPTH);
-    next.accepted();
+    assert_eq!(accept(complete(&mut queue, 1), 2), NORMAL_DEPTH);
 }
 
 #[test]
 fn a_full_queue_of_4_kib_writes_publishes_the_performance_depth() {
-    let mut queue = enabled();
-    start(&mut queue, 0, 0, WRITE_4K);
-    for tag in 1..64 {
-        enqueue(&mut queue, tag, tag as u32, WRITE_4K);
-    }
-    let next = dispatched(complete(&mut queue, 0));
-    assert_eq!(next.depth(), PERFORMANCE_DEPTH);
-    next.accepted();
+    let mut queue = holding(WRITE_4K, &[WRITE_4K; 63]);
+    assert_eq!(accept(complete(&mut queue, 1), 2), PERFORMANCE_DEPTH);
 }
 
 #[test]
@@ -193,25 +185,19 @@ fn refusal_precedence_is_shutdown_then_busy_then_tag() {
 
 #[test]
 fn completions_that_are_not_the_hosts_are_refused() {
-    let mut queue = enabled();
     assert_eq!(
-        queue.finalize_request(&1).err(),
+        enabled().finalize_request(&1).err(),
         Some(HsqError::NotInFlight)
     );
-    start(&mut queue, 0, 1, READ);
-    enqueue(&mut queue, 1, 2, READ);
-    assert_eq!(
-        queue.finalize_request(&2).err(),
-        Some(HsqError::NotInFlight)
-    );
-    assert_eq!(
-        queue.finalize_request(&3).err(),
-        Some(HsqError::NotInFlight)
-    );
+    let mut queue = holding(READ, &[READ]);
+    for request in [2, 3] {
+        assert_eq!(
+            queue.finalize_request(&request).err(),
+            Some(HsqError::NotInFlight)
+        );
+    }
     // Refusals changed nothing: the same request still completes, then the next.
-    let next = dispatched(complete(&mut queue, 1));
-    assert_eq!(next.request(), 2);
-    next.accepted();
+    accept(complete(&mut queue, 1), 2);
 }
 
 #[test]
@@ -286,10 +272,7 @@ fn a_completion_may_arrive_before_the_host_returns_from_request() {
 
 #[test]
 fn a_retry_keeps_the_published_depth() {
-    let mut queue = enabled();
-    start(&mut queue, 0, 1, READ);
-    enqueue(&mut queue, 1, 2, WRITE_4K);
-    enqueue(&mut queue, 2, 3, WRITE_4K);
+    let mut queue = holding(READ, &[WRITE_4K, WRITE_4K]);
     let dispatch = dispatched(complete(&mut queue, 1));
     assert_eq!(dispatch.depth(), PERFORMANCE_DEPTH);
     queue.host_busy(dispatch).expect("busy");
@@ -351,9 +334,7 @@ fn an_idle_check_on_an_idle_queue_registers_nobody() {
 
 #[test]
 fn draining_wakes_waiters_only_when_nothing_is_left() {
-    let mut queue = enabled();
-    start(&mut queue, 0, 1, READ);
-    enqueue(&mut queue, 1, 2, READ);
+    let mut queue = holding(READ, &[READ]);
     assert_eq!(queue.try_suspend(), Progress::Busy);
     assert!(!queue.is_suspended());
     // Recovery halts with request 2 still queued: the suspender must keep sleeping.
@@ -368,8 +349,7 @@ fn draining_wakes_waiters_only_when_nothing_is_left() {
         "a halted queue with requests is busy"
     );
     assert!(!quiet(queue.request_done(finished).expect("released")));
-    let next = dispatched(queue.recovery_finish());
-    next.accepted();
+    accept(queue.recovery_finish(), 2);
     assert!(quiet(complete(&mut queue, 2)));
     assert_eq!(queue.try_suspend(), Progress::Done);
     assert!(queue.is_suspended());
@@ -389,20 +369,13 @@ fn a_halted_idle_queue_disables_and_stays_halted() {
 
 #[test]
 fn a_busy_disable_or_suspend_keeps_every_request() {
-    let mut queue = enabled();
-    start(&mut queue, 0, 1, WRITE_4K);
-    enqueue(&mut queue, 1, 2, WRITE_4K);
-    enqueue(&mut queue, 2, 3, WRITE_4K);
+    let mut queue = holding(WRITE_4K, &[WRITE_4K, WRITE_4K]);
     assert_eq!(queue.try_disable(), Progress::Busy);
     assert_eq!(queue.try_suspend(), Progress::Busy);
     assert!(queue.is_enabled());
     assert!(!queue.is_suspended());
-    let next = dispatched(complete(&mut queue, 1));
-    assert_eq!((next.request(), next.depth()), (2, PERFORMANCE_DEPTH));
-    next.accepted();
-    let next = dispatched(complete(&mut queue, 2));
-    assert_eq!(next.request(), 3);
-    next.accepted();
+    assert_eq!(accept(complete(&mut queue, 1), 2), PERFORMANCE_DEPTH);
+    accept(complete(&mut queue, 2), 3);
     assert!(quiet(complete(&mut queue, 3)));
 }
 
@@ -429,10 +402,8 @@ fn suspend_and_disable_are_independent() {
 
 #[test]
 fn timeout_reports_whether_the_request_is_still_owned() {
-    let mut queue = enabled();
-    assert!(!queue.timeout(0, &1));
-    start(&mut queue, 0, 1, READ);
-    enqueue(&mut queue, 1, 2, READ);
+    assert!(!enabled().timeout(0, &1));
+    let mut queue = holding(READ, &[READ]);
     assert!(queue.timeout(0, &1), "with the host");
     assert!(queue.timeout(1, &2), "queued");
     assert!(!queue.timeout(1, &1), "wrong tag");
@@ -441,21 +412,16 @@ fn timeout_reports_whether_the_request_is_still_owned() {
     assert!(!queue.timeout(64, &1));
     let finished = finalize(&mut queue, 1);
     assert!(!queue.timeout(0, &1), "finished");
-    let next = dispatched(queue.request_done(finished).expect("released"));
-    next.accepted();
+    accept(queue.request_done(finished).expect("released"), 2);
     assert!(queue.timeout(1, &2));
 }
 
 #[test]
 fn off_changes_nothing() {
-    let mut queue = enabled();
-    start(&mut queue, 0, 1, READ);
-    enqueue(&mut queue, 1, 2, READ);
+    let mut queue = holding(READ, &[READ]);
     queue.off();
     assert!(queue.is_enabled());
-    let next = dispatched(complete(&mut queue, 1));
-    assert_eq!(next.request(), 2);
-    next.accepted();
+    accept(complete(&mut queue, 1), 2);
 }
 
 #[test]
@@ -465,7 +431,5 @@ fn a_failed_issue_frees_the_tag_at_once() {
     let finished = queue.host_failed(dispatch).expect("failed");
     // The block layer may reuse the tag as soon as the MMC core completed the request.
     enqueue(&mut queue, 7, 2, READ);
-    let next = dispatched(queue.request_done(finished).expect("released"));
-    assert_eq!(next.request(), 2);
-    next.accepted();
+    accept(queue.request_done(finished).expect("released"), 2);
 }

@@ -6,6 +6,7 @@
 
 use super::super::actions::{Actions, Dispatch, Finished};
 use super::super::depth::{DataDirection, RequestShape};
+use super::super::error::HsqError;
 use super::super::queue::Hsq;
 use super::ScenarioError;
 
@@ -28,6 +29,21 @@ pub(super) fn ensure(condition: bool, description: &'static str) -> Result<(), S
     }
 }
 
+/// A question to the queue, or an event with the answer it must give: `true` if it held.
+pub(super) type Check = fn(&mut Queue) -> bool;
+
+/// Runs `checks` on `queue` in order; the first that does not hold fails with its
+/// description.
+pub(super) fn expect_all(
+    queue: &mut Queue,
+    checks: &[(Check, &'static str)],
+) -> Result<(), ScenarioError> {
+    for (check, description) in checks {
+        ensure(check(queue), description)?;
+    }
+    Ok(())
+}
+
 /// A new queue, enabled.
 pub(super) fn enabled_queue() -> Result<Queue, ScenarioError> {
     let mut queue = Queue::new();
@@ -48,13 +64,56 @@ pub(super) fn expect_dispatch(
     }
 }
 
-/// Expects `actions` to dispatch nothing; answers whether they wake the idle waiters.
+/// Expects `actions` to dispatch nothing, and to wake the idle waiters exactly if `wakes`.
 pub(super) fn expect_no_dispatch(
     actions: Actions<u32>,
+    wakes: bool,
     description: &'static str,
-) -> Result<bool, ScenarioError> {
-    ensure(actions.dispatch.is_none(), description)?;
-    Ok(actions.wake_idle_waiters)
+) -> Result<(), ScenarioError> {
+    ensure(
+        actions.dispatch.is_none() && actions.wake_idle_waiters == wakes,
+        description,
+    )
+}
+
+/// Expects `dispatch` to publish `depth`, and the queue to report it as its depth.
+pub(super) fn expect_depth(
+    queue: &Queue,
+    dispatch: &Dispatch<u32>,
+    depth: u8,
+    description: &'static str,
+) -> Result<(), ScenarioError> {
+    ensure(
+        dispatch.depth() == depth && queue.depth() == depth,
+        description,
+    )
+}
+
+/// Expects the queue to refuse `request` under `tag` with `error`.
+pub(super) fn expect_refused(
+    queue: &mut Queue,
+    tag: i32,
+    request: u32,
+    shape: RequestShape,
+    error: HsqError,
+    description: &'static str,
+) -> Result<(), ScenarioError> {
+    ensure(
+        queue.request(tag, request, shape).err() == Some(error),
+        description,
+    )
+}
+
+/// Expects the queue to refuse a completion of `request`, which the host does not own.
+pub(super) fn expect_not_in_flight(
+    queue: &mut Queue,
+    request: u32,
+    description: &'static str,
+) -> Result<(), ScenarioError> {
+    ensure(
+        queue.finalize_request(&request).err() == Some(HsqError::NotInFlight),
+        description,
+    )
 }
 
 /// Submits `request` under `tag` and expects the host to get it at once.
@@ -78,12 +137,38 @@ pub(super) fn submit_queued(
     shape: RequestShape,
 ) -> Result<(), ScenarioError> {
     match queue.request(tag, request, shape) {
-        Ok(actions) => {
-            let woke = expect_no_dispatch(actions, "a request to a busy host waits")?;
-            ensure(!woke, "queueing a request wakes nobody")
-        }
+        Ok(actions) => expect_no_dispatch(
+            actions,
+            false,
+            "a request to a busy host waits and wakes nobody",
+        ),
         Err(_) => Err(ScenarioError("an enabled queue accepts a request")),
     }
+}
+
+/// Submits requests 1, 2, … under the tags and with the shapes of `requests` to an idle
+/// host: the host gets the first, whose dispatch this returns, and the others wait behind it.
+pub(super) fn submit_all(
+    queue: &mut Queue,
+    requests: &[(i32, RequestShape)],
+) -> Result<Dispatch<u32>, ScenarioError> {
+    let mut numbered = (1..).zip(requests);
+    let (request, &(tag, shape)) = numbered
+        .next()
+        .ok_or(ScenarioError("a scenario submits a request"))?;
+    let first = submit_dispatched(queue, tag, request, shape)?;
+    for (request, &(tag, shape)) in numbered {
+        submit_queued(queue, tag, request, shape)?;
+    }
+    Ok(first)
+}
+
+/// An enabled queue whose host has started request 1, with requests 2, 3, … waiting behind
+/// it: `requests` as [`submit_all`] takes them.
+pub(super) fn running_queue(requests: &[(i32, RequestShape)]) -> Result<Queue, ScenarioError> {
+    let mut queue = enabled_queue()?;
+    submit_all(&mut queue, requests)?.accepted();
+    Ok(queue)
 }
 
 /// The host finishes `request`: the queue hands back its completion.
@@ -112,4 +197,48 @@ pub(super) fn release(
 pub(super) fn complete(queue: &mut Queue, request: u32) -> Result<Actions<u32>, ScenarioError> {
     let finished = finalize(queue, request)?;
     release(queue, finished)
+}
+
+/// The host completes `request` and expects the queue to hand it `next`, which it starts.
+pub(super) fn complete_and_start(
+    queue: &mut Queue,
+    request: u32,
+    next: u32,
+    description: &'static str,
+) -> Result<(), ScenarioError> {
+    expect_dispatch(complete(queue, request)?, next, description)?.accepted();
+    Ok(())
+}
+
+/// The host completes `request`, the last one: nothing is dispatched, and the idle waiters
+/// are woken exactly if `wakes`.
+pub(super) fn complete_last(
+    queue: &mut Queue,
+    request: u32,
+    wakes: bool,
+    description: &'static str,
+) -> Result<(), ScenarioError> {
+    expect_no_dispatch(complete(queue, request)?, wakes, description)
+}
+
+/// Expects the switched-off (disabled or suspended) queue to refuse `request` under `tag`
+/// with "shutdown" until `switch_on` (enable or resume) succeeds, and then to hand the request
+/// to the host.
+pub(super) fn expect_shut_down_until(
+    queue: &mut Queue,
+    tag: i32,
+    request: u32,
+    switch_on: fn(&mut Queue) -> Result<(), HsqError>,
+    description: &'static str,
+) -> Result<Dispatch<u32>, ScenarioError> {
+    expect_refused(
+        queue,
+        tag,
+        request,
+        READ_4K,
+        HsqError::Shutdown,
+        description,
+    )?;
+    ensure(switch_on(queue).is_ok(), description)?;
+    submit_dispatched(queue, tag, request, READ_4K)
 }
