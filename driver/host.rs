@@ -23,18 +23,16 @@ use kernel::{
 use crate::{
     backend::RegisterWindow,
     kernel_mmc::{
-        signal_voltage, timing, CommandInfo, CommandOutcome, DataOutcome, DescriptorMemory, Host,
-        HostOps, Ios, PinState, Pins, PowerMode, Request, RequestOutcome,
+        signal_voltage, DescriptorMemory, Host, HostOps, Ios, PinState, Pins, PowerMode, Request,
     },
+    mmc_request::RequestResult,
     msdc::{
         clock::Timing,
         controller::{
-            CommandResult, CommandSpec, Controller, DataResult, DataSpec, DmaChain, HostConfig,
-            NoDmaChain, PadState, PatchDetails, Progress, RequestResult, RequestSpec,
-            SignalVoltage, StartError,
+            CardDetect, Controller, DmaChain, HostSetup, PadState, Progress, SignalVoltage,
+            StartError, WrittenChain,
         },
-        dma::{self, Segment},
-        errors::ErrorKind,
+        dma,
     },
 };
 
@@ -45,38 +43,20 @@ const CARD_DETECT_DELAY_MS: u32 = 20;
 /// Wait after an eMMC hardware reset before the card takes commands (tRSCA is 200 µs).
 const CARD_RESET_RECOVERY_US: i64 = 500;
 
-/// How the slot detects cards.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum CardDetect {
-    /// The card cannot be removed (`non-removable`).
-    Fixed,
-    /// A `cd-gpios` line, handled by the MMC core.
-    Gpio,
-    /// The controller's own card-detect pin (`MSDC_PS`).
-    Internal,
-    /// Nothing tells: the core polls.
-    Polled,
-}
-
-/// The request the hardware is working on.
+/// The engine's token for the request it is working on: the request itself and what the
+/// watchdog and the error messages need.
 struct InFlight {
     request: Request,
     opcode: u32,
     started: Instant<Monotonic>,
 }
 
-/// Everything the request lock protects.
+/// Everything the request lock protects. The engine owns the slot's state, the request in
+/// flight included; the glue adds the memory and the timer it does not know of.
 struct State {
-    controller: Controller,
+    controller: Controller<InFlight>,
     descriptors: DescriptorMemory,
-    in_flight: Option<InFlight>,
     watchdog: Option<ArcHrTimerHandle<Msdc>>,
-    /// The bus clock the core asked for last, 0 when gated.
-    requested_clock_hz: u32,
-    /// The timing the clock was last set for.
-    timing: Timing,
-    /// SDIO card interrupt enabled by the core.
-    sdio_irq_enabled: bool,
 }
 
 /// One MSDC controller and its slot.
@@ -86,7 +66,6 @@ pub(crate) struct Msdc {
     host: ARef<Host>,
     regs: RegisterWindow,
     pins: Pins,
-    card_detect: CardDetect,
     #[pin]
     state: SpinLockIrq<State>,
     #[pin]
@@ -96,57 +75,6 @@ pub(crate) struct Msdc {
 impl_has_hr_timer! {
     impl HasHrTimer<Self> for Msdc {
         mode: RelativeMode<Monotonic>, field: self.timer
-    }
-}
-
-fn timing_from_ios(value: u8) -> Timing {
-    match value {
-        timing::MMC_HS => Timing::MmcHighSpeed,
-        timing::SD_HS => Timing::SdHighSpeed,
-        timing::UHS_DDR50 => Timing::UhsDdr50,
-        timing::MMC_DDR52 => Timing::MmcDdr52,
-        timing::MMC_HS200 => Timing::MmcHs200,
-        timing::MMC_HS400 => Timing::MmcHs400,
-        _ => Timing::Legacy,
-    }
-}
-
-fn command_spec(info: CommandInfo) -> CommandSpec {
-    CommandSpec {
-        opcode: info.opcode,
-        arg: info.arg,
-        flags: info.flags,
-    }
-}
-
-fn errno(kind: ErrorKind) -> Error {
-    match kind {
-        ErrorKind::TimedOut => ETIMEDOUT,
-        ErrorKind::BadCrc => EILSEQ,
-        ErrorKind::DmaFault => EIO,
-    }
-}
-
-fn command_outcome(result: &CommandResult) -> CommandOutcome {
-    CommandOutcome {
-        response: result.response,
-        error: result.error.map(errno),
-    }
-}
-
-fn data_outcome(result: &DataResult) -> DataOutcome {
-    DataOutcome {
-        bytes_xfered: result.bytes_xfered,
-        error: result.error.map(errno),
-    }
-}
-
-fn request_outcome(result: &RequestResult) -> RequestOutcome {
-    RequestOutcome {
-        sbc: result.sbc.as_ref().map(command_outcome),
-        cmd: command_outcome(&result.cmd),
-        data: result.data.as_ref().map(data_outcome),
-        stop: result.stop.as_ref().map(command_outcome),
     }
 }
 
@@ -162,17 +90,13 @@ pub(crate) struct SlotParts {
     pub(crate) pins: Pins,
     /// Memory for the DMA descriptors.
     pub(crate) descriptors: DescriptorMemory,
-    /// How cards are detected.
+    /// How cards are detected; the engine keeps it from here on.
     pub(crate) card_detect: CardDetect,
 }
 
 impl Msdc {
     /// Sets the controller up (reset, interrupts off, clock gated) and returns the slot.
-    pub(crate) fn new(
-        parts: SlotParts,
-        config: HostConfig,
-        patch: PatchDetails,
-    ) -> Result<Arc<Self>> {
+    pub(crate) fn new(parts: SlotParts, setup: HostSetup) -> Result<Arc<Self>> {
         let SlotParts {
             dev,
             host,
@@ -181,29 +105,22 @@ impl Msdc {
             descriptors,
             card_detect,
         } = parts;
-        let mut controller = Controller::new(config).with_patch_details(patch);
+        let mut controller = Controller::new(setup);
         controller.init_hardware(&regs).map_err(|e| {
             dev_err!(dev, "controller initialisation failed: {:?}\n", e);
             EIO
         })?;
-        if card_detect == CardDetect::Internal {
-            controller.set_internal_card_detect(&regs, true);
-        }
+        controller.set_card_detect(&regs, card_detect);
         Arc::pin_init(
             try_pin_init!(Self {
                 dev,
                 host,
                 regs,
                 pins,
-                card_detect,
                 state <- new_spinlock_irq!(State {
                     controller,
                     descriptors,
-                    in_flight: None,
                     watchdog: None,
-                    requested_clock_hz: 0,
-                    timing: Timing::Legacy,
-                    sdio_irq_enabled: false,
                 }),
                 timer <- HrTimer::new(),
             }? Error),
@@ -211,9 +128,9 @@ impl Msdc {
         )
     }
 
-    /// Completes `request` with `result`, logging failures the core will not explain.
+    /// Completes the request the engine handed back with `result`, logging failures the
+    /// core will not explain.
     fn finish(&self, in_flight: InFlight, result: &RequestResult) {
-        let outcome = request_outcome(result);
         if let Some(data) = &result.data {
             if let Some(kind) = data.error {
                 dev_dbg!(
@@ -224,27 +141,24 @@ impl Msdc {
                 );
             }
         }
-        in_flight.request.complete(&outcome);
+        in_flight.request.complete(result);
     }
 
     /// The interrupt handler's work: consume events, finish the request if it is done.
     pub(crate) fn handle_interrupt(&self) -> bool {
-        let mut card_changed = false;
-        let mut sdio = false;
-        let (done, watchdog) = {
+        let (sdio, card_changed, done, watchdog) = {
             let mut state = self.state.lock();
             let state = &mut *state;
-            // The engine's order: each call acknowledges only what it consumes.
-            if state.sdio_irq_enabled {
-                sdio = state.controller.sdio_irq_event(&self.regs);
-            }
-            if self.card_detect == CardDetect::Internal {
-                card_changed = state.controller.card_detect_event(&self.regs);
-            }
+            // The engine's order: each call acknowledges only what it consumes, and
+            // consumes only what it has enabled.
+            let sdio = state.controller.sdio_irq_event(&self.regs);
+            let card_changed = state.controller.card_detect_event(&self.regs);
             match state.controller.handle_interrupt(&self.regs) {
-                Progress::Pending => (None, None),
-                Progress::Done(result) => (
-                    state.in_flight.take().map(|f| (f, result)),
+                Progress::Pending => (sdio, card_changed, None, None),
+                Progress::Done(in_flight, result) => (
+                    sdio,
+                    card_changed,
+                    Some((in_flight, result)),
                     state.watchdog.take(),
                 ),
             }
@@ -269,13 +183,13 @@ impl Msdc {
     fn watchdog_expired(&self) {
         let timed_out = {
             let mut state = self.state.lock();
-            let state = &mut *state;
-            match &state.in_flight {
-                Some(f) if f.started.elapsed() >= Delta::from_millis(REQUEST_TIMEOUT_MS) => {
-                    let result = state.controller.abort(&self.regs);
-                    state.in_flight.take().map(|f| (f, result))
-                }
-                _ => None,
+            let expired = state.controller.in_flight().is_some_and(|in_flight| {
+                in_flight.started.elapsed() >= Delta::from_millis(REQUEST_TIMEOUT_MS)
+            });
+            if expired {
+                state.controller.abort(&self.regs)
+            } else {
+                None
             }
         };
         if let Some((in_flight, result)) = timed_out {
@@ -285,10 +199,7 @@ impl Msdc {
                 in_flight.opcode,
                 REQUEST_TIMEOUT_MS
             );
-            match result {
-                Some(result) => self.finish(in_flight, &result),
-                None => in_flight.request.fail(ETIMEDOUT),
-            }
+            self.finish(in_flight, &result);
         }
     }
 
@@ -315,66 +226,64 @@ impl Msdc {
         }
     }
 
+    /// Maps `request`'s data and writes its descriptor chain; `None` for a request without
+    /// data. The mapping's borrow of the request ends here, before the request moves into
+    /// the engine.
+    fn write_chain(
+        &self,
+        state: &mut State,
+        spec: &crate::mmc_request::Request,
+        request: &mut Request,
+    ) -> Result<Option<WrittenChain>> {
+        if spec.data.is_none() {
+            return Ok(None);
+        }
+        let segments = request.map_data()?;
+        let area_bus = state.descriptors.bus_address();
+        let chain = DmaChain {
+            area: state.descriptors.cpu_view(),
+            area_bus,
+            segments,
+        };
+        state
+            .controller
+            .write_chain(spec, chain)
+            .map(Some)
+            .map_err(|e| self.start_failed(spec.cmd.opcode, e))
+    }
+
     fn start_request(self: &Arc<Self>, mut request: Request) {
-        let Some(cmd) = request.cmd() else {
+        let Some(spec) = request.spec() else {
             request.fail(EINVAL);
             return;
         };
-        let spec = RequestSpec {
-            sbc: request.sbc().map(command_spec),
-            cmd: command_spec(cmd),
-            data: request.data().map(|d| DataSpec {
-                block_size: d.block_size,
-                blocks: d.blocks,
-                write: d.write,
-                timeout_ns: d.timeout_ns,
-                timeout_clks: d.timeout_clks,
-            }),
-            stop: request.stop().map(command_spec),
-        };
-        // Start and record the request in one critical section: its completion interrupt
-        // may arrive as soon as the command is written.
+        let opcode = spec.cmd.opcode;
+        // Start the request and hand it to the engine in one critical section: its
+        // completion interrupt may arrive as soon as the command is written.
         let started = {
             let mut state = self.state.lock();
             let state = &mut *state;
-            let result = if state.in_flight.is_some() || !state.controller.is_idle() {
-                Err(EBUSY)
-            } else if spec.data.is_some() {
-                match request.map_data() {
-                    Ok(segments) => {
-                        let area_bus = state.descriptors.bus_address();
-                        let chain = DmaChain {
-                            area: state.descriptors.cpu_view(),
-                            area_bus,
-                            segments: segments.map(|s| Segment {
-                                bus_address: s.address,
-                                len: s.len,
-                            }),
-                        };
-                        state
-                            .controller
-                            .start(&self.regs, &spec, Some(chain))
-                            .map_err(|e| self.start_failed(cmd.opcode, e))
-                    }
-                    Err(e) => Err(e),
-                }
+            if !state.controller.is_idle() {
+                Err((request, EBUSY))
             } else {
-                state
-                    .controller
-                    .start(&self.regs, &spec, None::<NoDmaChain<'_>>)
-                    .map_err(|e| self.start_failed(cmd.opcode, e))
-            };
-            match result {
-                Ok(()) => {
-                    state.in_flight = Some(InFlight {
-                        request,
-                        opcode: cmd.opcode,
-                        started: Instant::now(),
-                    });
-                    // The previous request's handle, if the watchdog itself finished it.
-                    Ok(state.watchdog.take())
+                match self.write_chain(state, &spec, &mut request) {
+                    Ok(chain) => {
+                        let in_flight = InFlight {
+                            request,
+                            opcode,
+                            started: Instant::now(),
+                        };
+                        match state.controller.start(&self.regs, &spec, chain, in_flight) {
+                            // The previous request's handle, if the watchdog itself
+                            // finished it.
+                            Ok(()) => Ok(state.watchdog.take()),
+                            Err((in_flight, e)) => {
+                                Err((in_flight.request, self.start_failed(opcode, e)))
+                            }
+                        }
+                    }
+                    Err(e) => Err((request, e)),
                 }
-                Err(e) => Err((request, e)),
             }
         };
         match started {
@@ -383,7 +292,7 @@ impl Msdc {
                 let handle = self.clone().start(Delta::from_millis(REQUEST_TIMEOUT_MS));
                 let unneeded = {
                     let mut state = self.state.lock();
-                    if state.in_flight.is_some() && state.watchdog.is_none() {
+                    if !state.controller.is_idle() && state.watchdog.is_none() {
                         state.watchdog.replace(handle)
                     } else {
                         // Completed already: the timer is not needed.
@@ -438,35 +347,38 @@ impl HostOps for MsdcSlot {
             }
             PowerMode::Undefined => {}
         }
-        let timing = timing_from_ios(ios.timing);
+        // SDR timings clock like legacy; an unknown one is clocked as legacy too.
+        let timing = Timing::from_mmc(u32::from(ios.timing)).unwrap_or(Timing::Legacy);
         let mut state = msdc.state.lock();
         let state = &mut *state;
         state.controller.set_bus_width(&msdc.regs, ios.bus_width);
-        if state.requested_clock_hz != ios.clock_hz || state.timing != timing {
-            match state.controller.set_clock(&msdc.regs, ios.clock_hz, timing) {
-                Ok(actual) => {
-                    dev_dbg!(
-                        msdc.dev,
-                        "bus clock {} Hz (asked {})\n",
-                        actual,
-                        ios.clock_hz
-                    );
-                    state.requested_clock_hz = ios.clock_hz;
-                    state.timing = timing;
-                }
-                Err(e) => dev_err!(msdc.dev, "bus clock {} Hz not set: {:?}\n", ios.clock_hz, e),
-            }
+        let before = state.controller.bus_clock_hz();
+        match state.controller.set_clock(&msdc.regs, ios.clock_hz, timing) {
+            Ok(actual) if actual != before => dev_dbg!(
+                msdc.dev,
+                "bus clock {} Hz (asked {})\n",
+                actual,
+                ios.clock_hz
+            ),
+            Ok(_) => {}
+            Err(e) => dev_err!(msdc.dev, "bus clock {} Hz not set: {:?}\n", ios.clock_hz, e),
         }
     }
 
     fn get_cd(&self, host: &Host) -> bool {
-        match self.msdc.card_detect {
+        let (mode, pin) = {
+            let state = self.msdc.state.lock();
+            let mode = state.controller.card_detect();
+            (
+                mode,
+                mode == CardDetect::Internal && state.controller.card_present(&self.msdc.regs),
+            )
+        };
+        match mode {
             CardDetect::Fixed | CardDetect::Polled => true,
+            // Reading the GPIO may sleep: outside the lock.
             CardDetect::Gpio => host.gpio_card_detect().unwrap_or(true),
-            CardDetect::Internal => {
-                let state = self.msdc.state.lock();
-                state.controller.card_present(&self.msdc.regs)
-            }
+            CardDetect::Internal => pin,
         }
     }
 
@@ -520,19 +432,20 @@ impl HostOps for MsdcSlot {
     }
 
     fn enable_sdio_irq(&self, _host: &Host, enable: bool) {
-        let mut state = self.msdc.state.lock();
-        let state = &mut *state;
-        state.sdio_irq_enabled = enable;
-        state.controller.enable_sdio_irq(&self.msdc.regs, enable);
+        self.msdc
+            .state
+            .lock()
+            .controller
+            .enable_sdio_irq(&self.msdc.regs, enable);
     }
 
     fn ack_sdio_irq(&self, _host: &Host) {
-        let mut state = self.msdc.state.lock();
-        let state = &mut *state;
         // The interrupt handler masked the SDIO interrupt when it signalled it.
-        if state.sdio_irq_enabled {
-            state.controller.enable_sdio_irq(&self.msdc.regs, true);
-        }
+        self.msdc
+            .state
+            .lock()
+            .controller
+            .ack_sdio_irq(&self.msdc.regs);
     }
 }
 

@@ -35,9 +35,7 @@ pub use host::{Host, HostAllocation, HostSettings, Registration, TransferLimits}
 pub use ios::{Ios, PowerMode};
 pub use ops::HostOps;
 pub use pins::{PinState, Pins};
-pub use request::{
-    CommandInfo, CommandOutcome, DataInfo, DataOutcome, DmaSegment, Request, RequestOutcome,
-};
+pub use request::Request;
 pub use reset::pulse_optional_reset;
 
 /// Card voltage window bits of `ocr_avail` (`MMC_VDD_*`).

@@ -50,8 +50,6 @@ pub mod kernel_mmc;
 mod platform_driver;
 #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
 mod simhw;
-pub mod soc;
-
 
 #[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
 #[path = "../kunit/cqhci.rs"]

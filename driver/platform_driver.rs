@@ -15,42 +15,53 @@ use kernel::{
 use crate::{
     backend::{RegisterWindow, REGISTER_WINDOW_SIZE},
     dt::MediatekProperties,
-    host::{CardDetect, Msdc, MsdcSlot, SlotParts, DESCRIPTOR_AREA_LEN},
+    host::{Msdc, MsdcSlot, SlotParts, DESCRIPTOR_AREA_LEN},
     kernel_mmc::{
         self, caps, vdd, DescriptorMemory, HostAllocation, HostSettings, PinState, Pins,
         TransferLimits,
     },
     msdc::{
-        clock::DividerWidth,
-        controller::{HostConfig, PatchDetails},
+        controller::{CardDetect, HostSetup},
         dma::{DmaAddressing, MAX_SEGMENTS},
+        soc::{self, SocData},
     },
-    soc::{self, SocData},
 };
 
 /// The MSDC platform driver.
 pub(crate) struct MsdcDriver;
 
-kernel::of_device_table!(
-    OF_TABLE,
-    <MsdcDriver as platform::Driver>::IdInfo,
-    [
-        (of::DeviceId::new(c"mediatek,mt2701-mmc"), &soc::MT2701),
-        (of::DeviceId::new(c"mediatek,mt2712-mmc"), &soc::MT2712),
-        (of::DeviceId::new(c"mediatek,mt6779-mmc"), &soc::MT6779),
-        (of::DeviceId::new(c"mediatek,mt6795-mmc"), &soc::MT6795),
-        (of::DeviceId::new(c"mediatek,mt7620-mmc"), &soc::MT7620),
-        (of::DeviceId::new(c"mediatek,mt7622-mmc"), &soc::MT7622),
-        (of::DeviceId::new(c"mediatek,mt7986-mmc"), &soc::MT7986),
-        (of::DeviceId::new(c"mediatek,mt7988-mmc"), &soc::MT7986),
-        (of::DeviceId::new(c"mediatek,mt8135-mmc"), &soc::MT8135),
-        (of::DeviceId::new(c"mediatek,mt8173-mmc"), &soc::MT8173),
-        (of::DeviceId::new(c"mediatek,mt8183-mmc"), &soc::MT8183),
-        (of::DeviceId::new(c"mediatek,mt8189-mmc"), &soc::MT8189),
-        (of::DeviceId::new(c"mediatek,mt8196-mmc"), &soc::MT8196),
-        (of::DeviceId::new(c"mediatek,mt8516-mmc"), &soc::MT8516),
-    ]
-);
+/// Declares the OF table from one list of (compatible, per-SoC data), and in KUnit builds
+/// `COMPATIBLES`, the same entries as Rust can read them back.
+macro_rules! compatibles {
+    ($(($compatible:expr, $soc:expr)),* $(,)?) => {
+        kernel::of_device_table!(
+            OF_TABLE,
+            <MsdcDriver as platform::Driver>::IdInfo,
+            [$((of::DeviceId::new($compatible), &$soc)),*]
+        );
+
+        /// The compatibles [`OF_TABLE`] matches, each with the per-SoC data it selects.
+        #[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
+        pub(crate) const COMPATIBLES: &[(&CStr, &SocData)] = &[$(($compatible, &$soc)),*];
+    };
+}
+
+compatibles![
+    (c"mediatek,mt2701-mmc", soc::MT2701),
+    (c"mediatek,mt2712-mmc", soc::MT2712),
+    (c"mediatek,mt6779-mmc", soc::MT6779),
+    (c"mediatek,mt6795-mmc", soc::MT6795),
+    (c"mediatek,mt7620-mmc", soc::MT7620),
+    (c"mediatek,mt7622-mmc", soc::MT7622),
+    (c"mediatek,mt7986-mmc", soc::MT7986),
+    (c"mediatek,mt7988-mmc", soc::MT7986),
+    (c"mediatek,mt8135-mmc", soc::MT8135),
+    (c"mediatek,mt8173-mmc", soc::MT8173),
+    (c"mediatek,mt8183-mmc", soc::MT8183),
+    (c"mediatek,mt8189-mmc", soc::MT8189),
+    (c"mediatek,mt8196-mmc", soc::MT8196),
+    (c"mediatek,mt8516-mmc", soc::MT8516),
+];
 
 /// Idle time before the controller may runtime-suspend, as upstream.
 const AUTOSUSPEND_DELAY_MS: i32 = 50;
@@ -184,19 +195,6 @@ fn register_window(pdev: &platform::Device<Core<'_>>) -> Result<RegisterWindow> 
     Ok(RegisterWindow::Mmio(io.into_devres()?))
 }
 
-fn card_detect_mode(host: &HostAllocation, soc: &SocData) -> CardDetect {
-    let caps = host.caps();
-    if caps & caps::NONREMOVABLE != 0 {
-        CardDetect::Fixed
-    } else if host.host().gpio_card_detect().is_some() {
-        CardDetect::Gpio
-    } else if caps & caps::NEEDS_POLL == 0 && soc.use_internal_cd {
-        CardDetect::Internal
-    } else {
-        CardDetect::Polled
-    }
-}
-
 impl platform::Driver for MsdcDriver {
     type IdInfo = &'static SocData;
     type Data<'bound> = MsdcData<'bound>;
@@ -262,28 +260,27 @@ impl platform::Driver for MsdcDriver {
                 max_request_size: MAX_REQUEST_BYTES,
                 max_busy_timeout_ms: 0,
             });
-            let card_detect = card_detect_mode(&host, soc);
+            let card_detect = CardDetect::for_slot(
+                host.caps() & caps::NONREMOVABLE != 0,
+                host.host().gpio_card_detect().is_some(),
+                host.caps() & caps::NEEDS_POLL != 0,
+                soc,
+            );
             // The MMC core holds the device active while it uses the host.
             kernel_mmc::pm::enable_autosuspend(dev, AUTOSUSPEND_DELAY_MS)
                 .inspect_err(|e| dev_err!(dev, "runtime PM: {:?}\n", e))?;
-            let max_divider = soc.clock_divider.max_divider();
             let settings = HostSettings {
-                min_frequency: source_hz.div_ceil(4 * max_divider),
+                min_frequency: soc.clock_divider.minimum_clock_hz(source_hz),
                 max_frequency: source_hz,
                 ocr_avail: vdd::VDD_32_33 | vdd::VDD_33_34,
                 caps: 0,
                 caps2: 0,
             };
-            let config = HostConfig {
-                divider: soc.clock_divider,
-                addressing,
+            let setup = HostSetup {
+                soc,
                 source_hz,
+                addressing,
                 auto_cmd23: true,
-                async_fifo: soc.async_fifo,
-                enhance_rx: soc.enhance_rx,
-                data_tune: soc.data_tune,
-                busy_check: soc.busy_check,
-                stop_clk_fix: soc.stop_clk_fix,
             };
             let msdc = Msdc::new(
                 SlotParts {
@@ -294,22 +291,14 @@ impl platform::Driver for MsdcDriver {
                     descriptors,
                     card_detect,
                 },
-                config,
-                PatchDetails {
-                    stop_delay_select: soc.stop_dly_sel,
-                    pop_enable_count: soc.pop_en_cnt,
-                    has_top_region: soc.needs_top_base,
-                },
+                setup,
             )?;
             dev_info!(
                 dev,
                 "mmc{}: MSDC, source clock {} Hz, {}-bit divider, {}-bit DMA, card detect {:?}{}\n",
                 host.index(),
                 source_hz,
-                match soc.clock_divider {
-                    DividerWidth::Bits8 => 8,
-                    DividerWidth::Bits12 => 12,
-                },
+                soc.clock_divider.bits(),
                 addressing.address_bits(),
                 card_detect,
                 props.summary()

@@ -1,62 +1,54 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! KUnit suite: the per-SoC data matches the Linux 7.3 compatible table.
+//! KUnit suite: the driver's OF table selects Linux 7.3's per-SoC data for each of its
+//! compatibles. The data itself is checked by `cargo test -p msdc` (`tests/facts/soc.rs`).
 
 #[kernel::prelude::kunit_tests(mtk_sd_rust_soc)]
 mod tests {
-    use crate::msdc::clock::DividerWidth;
-    use crate::soc::*;
+    use crate::msdc::soc::{self, SocData};
+    use crate::platform_driver::COMPATIBLES;
+    use kernel::prelude::CStr;
 
-    #[test]
-    fn divider_width_follows_generation() {
-        for old in [MT6795, MT7620, MT8135, MT8173] {
-            assert_eq!(old.clock_divider, DividerWidth::Bits8);
-            assert_eq!(old.clock_divider.max_divider(), 0xff);
-            assert_eq!(old.pad_tune_reg, MSDC_PAD_TUNE);
+    /// Linux 7.3's `msdc_of_ids`: each compatible and the `mtk_mmc_compatible` it selects.
+    const UPSTREAM: [(&CStr, SocData); 14] = [
+        (c"mediatek,mt2701-mmc", soc::MT2701),
+        (c"mediatek,mt2712-mmc", soc::MT2712),
+        (c"mediatek,mt6779-mmc", soc::MT6779),
+        (c"mediatek,mt6795-mmc", soc::MT6795),
+        (c"mediatek,mt7620-mmc", soc::MT7620),
+        (c"mediatek,mt7622-mmc", soc::MT7622),
+        (c"mediatek,mt7986-mmc", soc::MT7986),
+        (c"mediatek,mt7988-mmc", soc::MT7986),
+        (c"mediatek,mt8135-mmc", soc::MT8135),
+        (c"mediatek,mt8173-mmc", soc::MT8173),
+        (c"mediatek,mt8183-mmc", soc::MT8183),
+        (c"mediatek,mt8189-mmc", soc::MT8189),
+        (c"mediatek,mt8196-mmc", soc::MT8196),
+        (c"mediatek,mt8516-mmc", soc::MT8516),
+    ];
+
+    /// The per-SoC data the OF table gives `compatible`, if it lists it exactly once.
+    fn selected(compatible: &CStr) -> Option<SocData> {
+        let mut entries = COMPATIBLES.iter().filter(|(c, _)| *c == compatible);
+        match (entries.next(), entries.next()) {
+            (Some((_, soc)), None) => Some(**soc),
+            _ => None,
         }
-        for new in [
-            MT2701, MT2712, MT6779, MT7622, MT7986, MT8183, MT8189, MT8196, MT8516,
-        ] {
-            assert_eq!(new.clock_divider, DividerWidth::Bits12);
-            assert_eq!(new.clock_divider.max_divider(), 0xfff);
-            assert_eq!(new.pad_tune_reg, MSDC_PAD_TUNE0);
+    }
+
+    #[test]
+    fn of_table_selects_upstreams_soc_data() {
+        assert_eq!(COMPATIBLES.len(), UPSTREAM.len());
+        for (compatible, expected) in UPSTREAM {
+            assert!(selected(compatible) == Some(expected));
         }
     }
 
     #[test]
-    fn top_base_is_required_from_mt7986_and_mt8183_on() {
-        let with_top = [MT7986, MT8183, MT8189, MT8196];
-        let without_top = [
-            MT2701, MT2712, MT6779, MT6795, MT7620, MT7622, MT8135, MT8173, MT8516,
-        ];
-        assert!(with_top.iter().all(|soc| soc.needs_top_base));
-        assert!(without_top.iter().all(|soc| !soc.needs_top_base));
-    }
-
-    #[test]
-    fn newest_socs_differ_where_upstream_says() {
-        assert!(!MT8189.data_tune);
-        assert_eq!(MT8189.pop_en_cnt, 8);
-        assert!(MT8189.support_spm_res_release);
-        assert!(!MT8189.support_new_tx && !MT8189.support_new_rx);
-
-        assert!(MT8196.data_tune);
-        assert_eq!(MT8196.stop_dly_sel, 1);
-        assert_eq!(MT8196.pop_en_cnt, 2);
-        assert!(MT8196.support_new_tx && MT8196.support_new_rx);
-        assert!(!MT8196.support_spm_res_release);
-    }
-
-    #[test]
-    fn per_soc_quirks() {
-        assert!(MT7620.use_internal_cd);
-        assert!(MT6795.hs400_tune && MT8173.hs400_tune);
-        assert!(MT2701.recheck_sdio_irq && !MT2701.busy_check && !MT2701.stop_clk_fix);
-        assert!(MT2701.async_fifo && MT2701.data_tune && !MT2701.enhance_rx);
-        assert_eq!(MT2712, MT6779);
-        assert!(MT7622.enhance_rx && !MT7622.support_64g);
-        assert!(MT8516.busy_check && !MT8516.enhance_rx && !MT8516.support_64g);
-        assert_eq!(MT8516.stop_dly_sel, 3);
-        assert!(MT8183.support_64g && !MT8183.recheck_sdio_irq);
+    fn of_table_lists_mediatek_mmc_nodes_only() {
+        for (compatible, _) in COMPATIBLES {
+            let name = compatible.to_bytes();
+            assert!(name.starts_with(b"mediatek,mt") && name.ends_with(b"-mmc"));
+        }
     }
 }

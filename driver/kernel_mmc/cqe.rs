@@ -11,8 +11,9 @@ use super::{
     bindings,
     host::Host,
     ops::{HostOps, OpsTable},
-    request::{DataInfo, DmaSegment, Request},
+    request::Request,
 };
+use crate::mmc_request::{Command, Data, ErrorKind, Segment};
 
 /// What the queue engine needs to know of the card it queues for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,31 +42,26 @@ impl QueuedRequest {
     }
 
     /// The data phase; `None` for a direct command (DCMD).
-    pub fn data(&self) -> Option<DataInfo> {
+    pub fn data(&self) -> Option<Data> {
         self.inner.data()
     }
 
-    /// The direct command's opcode and argument, for a request without data.
+    /// The direct command, for a request without data.
     /// (Its user, the CQHCI glue, comes with the command-queueing issue, #10.)
-    pub fn direct_command(&self) -> Option<(u32, u32)> {
-        match (
-            self.inner.has_data(),
-            self.inner.opcode(),
-            self.inner.argument(),
-        ) {
-            (false, Some(op), Some(arg)) => Some((op, arg)),
-            _ => None,
-        }
+    pub fn direct_command(&self) -> Option<Command> {
+        self.inner
+            .spec()
+            .and_then(|spec| spec.data.is_none().then_some(spec.cmd))
     }
 
     /// Maps the data for the controller's DMA; see [`Request::map_data`].
-    pub fn map_data(&mut self) -> Result<impl Iterator<Item = DmaSegment> + '_> {
+    pub fn map_data(&mut self) -> Result<impl Iterator<Item = Segment> + '_> {
         self.inner.map_data()
     }
 
     /// Records `error` (if any) and `bytes_xfered` and hands the request back
     /// (`mmc_cqe_request_done`).
-    pub fn complete(self, bytes_xfered: u32, error: Option<Error>) {
+    pub fn complete(self, bytes_xfered: u32, error: Option<ErrorKind>) {
         self.inner.complete_queued(bytes_xfered, error);
     }
 }

@@ -8,106 +8,81 @@ use core::ptr::NonNull;
 use kernel::{error::Error, prelude::*};
 
 use super::bindings;
+use crate::mmc_request::{
+    flags::MMC_DATA_WRITE, Command, Data, Direction, ErrorKind, RequestResult, Segment,
+};
 
-/// `MMC_DATA_WRITE` of `include/linux/mmc/core.h` (a `BIT()` expression bindgen skips).
-const MMC_DATA_WRITE: u32 = 1 << 8;
-
-/// One command of a request, as the host driver needs it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CommandInfo {
-    /// Command index.
-    pub opcode: u32,
-    /// Argument.
-    pub arg: u32,
-    /// `MMC_RSP_*` and `MMC_CMD_*` flags.
-    pub flags: u32,
-    /// For R1b commands: how long the card may stay busy, in ms (0: unknown).
-    pub busy_timeout_ms: u32,
-}
-
-impl CommandInfo {
-    fn from_raw(cmd: &bindings::mmc_command) -> Self {
-        Self {
-            opcode: cmd.opcode,
-            arg: cmd.arg,
-            flags: cmd.flags,
-            busy_timeout_ms: cmd.busy_timeout,
-        }
+/// The command as the engines take it.
+fn command_of(cmd: &bindings::mmc_command) -> Command {
+    Command {
+        opcode: cmd.opcode,
+        arg: cmd.arg,
+        flags: cmd.flags,
+        busy_timeout_ms: cmd.busy_timeout,
     }
 }
 
-/// The data phase of a request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DataInfo {
-    /// Bytes per block.
-    pub block_size: u32,
-    /// Number of blocks.
-    pub blocks: u32,
-    /// Host to card.
-    pub write: bool,
-    /// Data timeout: nanoseconds part.
-    pub timeout_ns: u32,
-    /// Data timeout: bus clock cycles part.
-    pub timeout_clks: u32,
+/// The errno the MMC core expects for an engine's error, 0 for none: the one place the
+/// engines' [`ErrorKind`] meets the core's error codes.
+fn errno(error: Option<ErrorKind>) -> c_int {
+    error.map_or(0, |kind| {
+        match kind {
+            ErrorKind::TimedOut => ETIMEDOUT,
+            ErrorKind::BadCrc => EILSEQ,
+            ErrorKind::DmaFault => EIO,
+        }
+        .to_errno()
+    })
 }
 
-/// How one command of a request ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CommandOutcome {
-    /// Response words as the core expects them (`resp[0]` first).
-    pub response: [u32; 4],
-    /// The error, if the command failed.
-    pub error: Option<Error>,
+/// How a request ends: with the result an engine reported, or failed as a whole.
+#[derive(Clone, Copy)]
+enum Ending<'a> {
+    /// The engine ran the request (or part of it).
+    Ran(&'a RequestResult),
+    /// The request could not run: this errno for the command, set-block-count and data.
+    Failed(c_int),
 }
 
-/// How the data phase of a request ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DataOutcome {
-    /// Bytes moved.
-    pub bytes_xfered: u32,
-    /// The error, if the transfer failed.
-    pub error: Option<Error>,
-}
-
-/// How a whole request ended; `None` for phases the request did not have or never ran.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RequestOutcome {
-    /// SET_BLOCK_COUNT (CMD23) before the command.
-    pub sbc: Option<CommandOutcome>,
-    /// The command.
-    pub cmd: CommandOutcome,
-    /// The data phase.
-    pub data: Option<DataOutcome>,
-    /// STOP_TRANSMISSION after the data.
-    pub stop: Option<CommandOutcome>,
-}
-
-impl RequestOutcome {
-    /// Every phase the request has failed with `error`.
-    pub fn failed(error: Error) -> Self {
-        let cmd = CommandOutcome {
-            response: [0; 4],
-            error: Some(error),
-        };
-        Self {
-            sbc: Some(cmd),
-            cmd,
-            data: Some(DataOutcome {
-                bytes_xfered: 0,
-                error: Some(error),
-            }),
-            stop: None,
+impl Ending<'_> {
+    /// Response and errno of the command.
+    fn cmd(self) -> ([u32; 4], c_int) {
+        match self {
+            Self::Ran(result) => (result.cmd.response, errno(result.cmd.error)),
+            Self::Failed(error) => ([0; 4], error),
         }
     }
-}
 
-/// One DMA segment of a mapped scatter list.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DmaSegment {
-    /// Bus address.
-    pub address: u64,
-    /// Length in bytes.
-    pub len: u32,
+    /// Response and errno of the set-block-count command, if it is to be written.
+    fn sbc(self) -> Option<([u32; 4], c_int)> {
+        match self {
+            Self::Ran(result) => result.sbc.map(|sbc| (sbc.response, errno(sbc.error))),
+            Self::Failed(error) => Some(([0; 4], error)),
+        }
+    }
+
+    /// Response and errno of the stop command, if it ran.
+    fn stop(self) -> Option<([u32; 4], c_int)> {
+        match self {
+            Self::Ran(result) => result.stop.map(|stop| (stop.response, errno(stop.error))),
+            Self::Failed(_) => None,
+        }
+    }
+
+    /// Bytes moved and errno of the data phase.
+    fn data(self) -> (u32, c_int) {
+        match self {
+            Self::Ran(result) => match result.data {
+                Some(data) => (data.bytes_xfered, errno(data.error)),
+                // The data phase never ran: the command failed first.
+                None => (
+                    0,
+                    result.cmd.error.map_or(EIO.to_errno(), |e| errno(Some(e))),
+                ),
+            },
+            Self::Failed(error) => (0, error),
+        }
+    }
 }
 
 /// A scatter list mapped for the controller's DMA.
@@ -177,31 +152,27 @@ impl Request {
         unsafe { self.raw().cmd.as_ref() }
     }
 
-    /// The command's opcode, or `None` for a request without a command.
-    pub fn opcode(&self) -> Option<u32> {
-        self.command().map(|cmd| cmd.opcode)
-    }
-
-    /// The command's argument.
-    pub fn argument(&self) -> Option<u32> {
-        self.command().map(|cmd| cmd.arg)
-    }
-
-    /// The command.
-    pub fn cmd(&self) -> Option<CommandInfo> {
-        self.command().map(CommandInfo::from_raw)
+    /// The request as the engines take it: its commands and data phase. `None` for a
+    /// request without a command.
+    pub fn spec(&self) -> Option<crate::mmc_request::Request> {
+        Some(crate::mmc_request::Request {
+            sbc: self.sbc(),
+            cmd: self.command().map(command_of)?,
+            data: self.data(),
+            stop: self.stop(),
+        })
     }
 
     /// SET_BLOCK_COUNT to send before the command, if any.
-    pub fn sbc(&self) -> Option<CommandInfo> {
+    fn sbc(&self) -> Option<Command> {
         // SAFETY: `sbc` is null or lives as long as the request.
-        unsafe { self.raw().sbc.as_ref() }.map(CommandInfo::from_raw)
+        unsafe { self.raw().sbc.as_ref() }.map(command_of)
     }
 
     /// STOP_TRANSMISSION to send after the data, if any.
-    pub fn stop(&self) -> Option<CommandInfo> {
+    fn stop(&self) -> Option<Command> {
         // SAFETY: `stop` is null or lives as long as the request.
-        unsafe { self.raw().stop.as_ref() }.map(CommandInfo::from_raw)
+        unsafe { self.raw().stop.as_ref() }.map(command_of)
     }
 
     fn data_raw(&self) -> Option<&bindings::mmc_data> {
@@ -209,17 +180,16 @@ impl Request {
         unsafe { self.raw().data.as_ref() }
     }
 
-    /// Whether the request moves data (the queue engines' depth policy asks; issue #10).
-    pub fn has_data(&self) -> bool {
-        self.data_raw().is_some()
-    }
-
     /// The data phase, if any.
-    pub fn data(&self) -> Option<DataInfo> {
-        self.data_raw().map(|data| DataInfo {
+    pub fn data(&self) -> Option<Data> {
+        self.data_raw().map(|data| Data {
             block_size: data.blksz,
             blocks: data.blocks,
-            write: data.flags & MMC_DATA_WRITE != 0,
+            direction: if data.flags & MMC_DATA_WRITE != 0 {
+                Direction::Write
+            } else {
+                Direction::Read
+            },
             timeout_ns: data.timeout_ns,
             timeout_clks: data.timeout_clks,
         })
@@ -227,7 +197,7 @@ impl Request {
 
     /// Maps the data's scatter list for the controller (the host's parent device) and
     /// returns its segments in order. The mapping lasts until the request completes.
-    pub fn map_data(&mut self) -> Result<impl Iterator<Item = DmaSegment> + '_> {
+    pub fn map_data(&mut self) -> Result<impl Iterator<Item = Segment> + '_> {
         if self.mapping.is_none() {
             let data = self.data_raw().ok_or(EINVAL)?;
             let dir = if data.flags & MMC_DATA_WRITE != 0 {
@@ -274,8 +244,8 @@ impl Request {
             // `sg_next` walks (following chain entries) as the DMA API laid them out.
             let segment = unsafe {
                 next = kernel::bindings::sg_next(sg);
-                DmaSegment {
-                    address: kernel::bindings::sg_dma_address(sg),
+                Segment {
+                    bus_address: kernel::bindings::sg_dma_address(sg),
                     len: kernel::bindings::sg_dma_len(sg),
                 }
             };
@@ -285,62 +255,56 @@ impl Request {
 
     /// Completes a request the core queued (`cqe_request`): `bytes_xfered` and `error` go
     /// to its data phase, or to its command for a direct command.
-    pub(super) fn complete_queued(mut self, bytes_xfered: u32, error: Option<Error>) {
+    pub(super) fn complete_queued(mut self, bytes_xfered: u32, error: Option<ErrorKind>) {
         drop(self.mapping.take());
         let request = self.request.as_ptr();
-        let errno = error.map_or(0, |e| e.to_errno());
+        let code = errno(error);
         // SAFETY: by the type invariant the request and its members are valid, and until
         // `mmc_cqe_request_done` runs nobody else writes these fields.
         unsafe {
             if let Some(data) = (*request).data.as_mut() {
                 data.bytes_xfered = bytes_xfered;
-                data.error = errno;
+                data.error = code;
             } else if let Some(cmd) = (*request).cmd.as_mut() {
-                cmd.error = errno;
+                cmd.error = code;
             }
             bindings::mmc_cqe_request_done(self.host.as_ptr(), request);
         }
     }
 
-    /// Completes the request with `error` on its command (and data, if any).
+    /// Completes the request with `error` on its command (and set-block-count and data, if
+    /// any): for a request that could not run.
     pub fn fail(self, error: Error) {
-        self.complete(&RequestOutcome::failed(error));
+        self.finish(Ending::Failed(error.to_errno()));
     }
 
-    /// Records `outcome` in the request and hands it back to the MMC core.
-    pub fn complete(mut self, outcome: &RequestOutcome) {
+    /// Records `result` in the request and hands it back to the MMC core.
+    pub fn complete(self, result: &RequestResult) {
+        self.finish(Ending::Ran(result));
+    }
+
+    /// Writes `ending` into the request and hands it back to the MMC core.
+    fn finish(mut self, ending: Ending<'_>) {
         // Undo the DMA mapping before the core (and the block layer) see the buffers.
         drop(self.mapping.take());
         let request = self.request.as_ptr();
-        let errno = |e: Option<Error>| e.map_or(0, |e| e.to_errno());
         // SAFETY: by the type invariant the request and its members are valid, and until
         // `mmc_request_done` runs nobody else writes these fields.
         unsafe {
-            let set_cmd = |cmd: *mut bindings::mmc_command, o: &CommandOutcome| {
+            let set_cmd = |cmd: *mut bindings::mmc_command, answer: ([u32; 4], c_int)| {
                 if let Some(cmd) = cmd.as_mut() {
-                    cmd.resp = o.response;
-                    cmd.error = errno(o.error);
+                    (cmd.resp, cmd.error) = answer;
                 }
             };
-            set_cmd((*request).cmd, &outcome.cmd);
-            if let Some(sbc) = &outcome.sbc {
+            set_cmd((*request).cmd, ending.cmd());
+            if let Some(sbc) = ending.sbc() {
                 set_cmd((*request).sbc, sbc);
             }
-            if let Some(stop) = &outcome.stop {
+            if let Some(stop) = ending.stop() {
                 set_cmd((*request).stop, stop);
             }
             if let Some(data) = (*request).data.as_mut() {
-                match &outcome.data {
-                    Some(o) => {
-                        data.bytes_xfered = o.bytes_xfered;
-                        data.error = errno(o.error);
-                    }
-                    None => {
-                        // The data phase never ran: the command failed first.
-                        data.bytes_xfered = 0;
-                        data.error = errno(outcome.cmd.error.or(Some(EIO)));
-                    }
-                }
+                (data.bytes_xfered, data.error) = ending.data();
             }
             bindings::mmc_request_done(self.host.as_ptr(), request);
         }

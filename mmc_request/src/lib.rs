@@ -10,6 +10,97 @@
 #![cfg_attr(not(CONFIG_RUST), no_std)]
 #![forbid(unsafe_code)]
 
+// The register layer is a crate of its own on the host and the kernel crate's `registers`
+// module in the kernel: `register!` is in scope in both.
+#[cfg(not(CONFIG_RUST))]
+#[macro_use]
+extern crate registers;
+
+/// The `mmc_command.flags` and `mmc_data.flags` bits of `include/linux/mmc/core.h`, and the
+/// response types the MMC core makes of them.
+pub mod flags {
+    /// `MMC_RSP_PRESENT`: the command has a response.
+    pub const MMC_RSP_PRESENT: u32 = 1 << 0;
+    /// `MMC_RSP_136`: the response is 136 bits long.
+    pub const MMC_RSP_136: u32 = 1 << 1;
+    /// `MMC_RSP_CRC`: the response carries a valid CRC.
+    pub const MMC_RSP_CRC: u32 = 1 << 2;
+    /// `MMC_RSP_BUSY`: the card may signal busy on DAT0 after the response.
+    pub const MMC_RSP_BUSY: u32 = 1 << 3;
+    /// `MMC_RSP_OPCODE`: the response echoes the command index.
+    pub const MMC_RSP_OPCODE: u32 = 1 << 4;
+    /// The bits that make up the response type (`mmc_resp_type()`).
+    pub const MMC_RSP_TYPE_MASK: u32 =
+        MMC_RSP_PRESENT | MMC_RSP_136 | MMC_RSP_CRC | MMC_RSP_BUSY | MMC_RSP_OPCODE;
+
+    /// `MMC_RSP_NONE`: no response.
+    pub const MMC_RSP_NONE: u32 = 0;
+    /// `MMC_RSP_R1`, also R5, R6 and R7.
+    pub const MMC_RSP_R1: u32 = MMC_RSP_PRESENT | MMC_RSP_CRC | MMC_RSP_OPCODE;
+    /// `MMC_RSP_R1B`: R1 followed by busy on DAT0.
+    pub const MMC_RSP_R1B: u32 = MMC_RSP_R1 | MMC_RSP_BUSY;
+    /// `MMC_RSP_R1B_NO_CRC`: R1b whose CRC is not checked.
+    pub const MMC_RSP_R1B_NO_CRC: u32 = MMC_RSP_PRESENT | MMC_RSP_OPCODE | MMC_RSP_BUSY;
+    /// `MMC_RSP_R2`: the 136-bit CID or CSD.
+    pub const MMC_RSP_R2: u32 = MMC_RSP_PRESENT | MMC_RSP_136 | MMC_RSP_CRC;
+    /// `MMC_RSP_R3`, also R4: 48 bits without CRC.
+    pub const MMC_RSP_R3: u32 = MMC_RSP_PRESENT;
+
+    /// `MMC_CMD_AC`: addressed command without data.
+    pub const MMC_CMD_AC: u32 = 0;
+    /// `MMC_CMD_ADTC`: addressed command with data.
+    pub const MMC_CMD_ADTC: u32 = 1 << 5;
+    /// `MMC_CMD_BC`: broadcast command without response.
+    pub const MMC_CMD_BC: u32 = 2 << 5;
+    /// `MMC_CMD_BCR`: broadcast command with response.
+    pub const MMC_CMD_BCR: u32 = 3 << 5;
+
+    /// `MMC_DATA_WRITE` (`mmc_data.flags`): the data goes to the card.
+    pub const MMC_DATA_WRITE: u32 = 1 << 8;
+}
+
+/// The command indices whose meaning a host driver needs to know.
+pub mod opcode {
+    /// CMD11: SD voltage switch (`SD_SWITCH_VOLTAGE`).
+    pub const SD_SWITCH_VOLTAGE: u32 = 11;
+    /// CMD12: stop transmission (`MMC_STOP_TRANSMISSION`).
+    pub const MMC_STOP_TRANSMISSION: u32 = 12;
+    /// CMD18: read multiple blocks (`MMC_READ_MULTIPLE_BLOCK`).
+    pub const MMC_READ_MULTIPLE_BLOCK: u32 = 18;
+    /// CMD23: set block count (`MMC_SET_BLOCK_COUNT`).
+    pub const MMC_SET_BLOCK_COUNT: u32 = 23;
+    /// CMD25: write multiple blocks (`MMC_WRITE_MULTIPLE_BLOCK`).
+    pub const MMC_WRITE_MULTIPLE_BLOCK: u32 = 25;
+    /// CMD40: enter interrupt mode (`MMC_GO_IRQ_STATE`).
+    pub const MMC_GO_IRQ_STATE: u32 = 40;
+}
+
+register! {
+    /// The argument of SET_BLOCK_COUNT (CMD23), as JESD84-B51 lays it out (the MMC core's
+    /// `MMC_CMD23_ARG_*`); an SD card takes the block count alone.
+    pub SetBlockCountArgument(u32) {
+        /// Number of blocks of the following CMD18 or CMD25.
+        15:0 block_count;
+        /// Forced programming: the write bypasses the card's cache.
+        24:24 forced_programming => bool;
+        /// Context ID of the write.
+        28:25 context_id;
+        /// Tag request (`MMC_CMD23_ARG_TAG_REQ`): the write carries a data tag.
+        29:29 tag_request => bool;
+        /// Packed command: the data is a packed command list.
+        30:30 packed => bool;
+        /// Reliable write request (`MMC_CMD23_ARG_REL_WR`).
+        31:31 reliable_write => bool;
+    }
+}
+
+impl SetBlockCountArgument {
+    /// Whether the argument is a block count and nothing else: no flag, no context.
+    pub const fn is_plain_count(self) -> bool {
+        self.raw() == self.block_count()
+    }
+}
+
 /// One command of a request, as `struct mmc_command` describes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Command {

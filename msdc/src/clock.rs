@@ -44,6 +44,14 @@ impl DividerWidth {
         }
     }
 
+    /// The per-SoC `clk_div_bits` value of this width, as [`DividerWidth::from_bits`] takes it.
+    pub const fn bits(self) -> u32 {
+        match self {
+            Self::Bits8 => 8,
+            Self::Bits12 => 12,
+        }
+    }
+
     /// Largest divider value: the divider field of this width, all ones.
     pub const fn max_divider(self) -> u32 {
         let all_ones = MSDC_CFG::from_raw(u32::MAX);

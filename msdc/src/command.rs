@@ -22,32 +22,16 @@
 
 use super::regs::SDC_CMD;
 pub use super::regs::{AutoCommand, TransferMode};
+use crate::mmc_request::flags::{
+    MMC_RSP_NONE, MMC_RSP_R1, MMC_RSP_R1B, MMC_RSP_R1B_NO_CRC, MMC_RSP_R2, MMC_RSP_R3,
+    MMC_RSP_TYPE_MASK,
+};
+use crate::mmc_request::opcode::{
+    MMC_GO_IRQ_STATE, MMC_READ_MULTIPLE_BLOCK, MMC_STOP_TRANSMISSION, MMC_WRITE_MULTIPLE_BLOCK,
+    SD_SWITCH_VOLTAGE,
+};
+use crate::mmc_request::{Direction, SetBlockCountArgument};
 use crate::registers::PartialFieldValue;
-
-/// `MMC_RSP_PRESENT`: the command has a response.
-pub const MMC_RSP_PRESENT: u32 = 1 << 0;
-/// `MMC_RSP_136`: the response is 136 bits long.
-pub const MMC_RSP_136: u32 = 1 << 1;
-/// `MMC_RSP_CRC`: the response carries a valid CRC.
-pub const MMC_RSP_CRC: u32 = 1 << 2;
-/// `MMC_RSP_BUSY`: the card may signal busy on DAT0 after the response.
-pub const MMC_RSP_BUSY: u32 = 1 << 3;
-/// `MMC_RSP_OPCODE`: the response echoes the command index.
-pub const MMC_RSP_OPCODE: u32 = 1 << 4;
-/// The `mmc_command.flags` bits that make up the response type (`mmc_resp_type()`).
-pub const MMC_RSP_TYPE_MASK: u32 =
-    MMC_RSP_PRESENT | MMC_RSP_136 | MMC_RSP_CRC | MMC_RSP_BUSY | MMC_RSP_OPCODE;
-
-/// CMD11: SD voltage switch (`SD_SWITCH_VOLTAGE`).
-pub const SD_SWITCH_VOLTAGE: u32 = 11;
-/// CMD12: stop transmission (`MMC_STOP_TRANSMISSION`).
-pub const MMC_STOP_TRANSMISSION: u32 = 12;
-/// CMD18: read multiple blocks.
-pub const MMC_READ_MULTIPLE_BLOCK: u32 = 18;
-/// CMD25: write multiple blocks.
-pub const MMC_WRITE_MULTIPLE_BLOCK: u32 = 25;
-/// CMD40: enter interrupt mode (`MMC_GO_IRQ_STATE`).
-pub const MMC_GO_IRQ_STATE: u32 = 40;
 
 /// Why a command could not be encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,18 +71,13 @@ pub enum ResponseType {
 impl ResponseType {
     /// Decodes the response type bits of `mmc_command.flags`; other bits are ignored.
     pub const fn from_mmc_flags(flags: u32) -> Result<Self, CommandError> {
-        const R1: u32 = MMC_RSP_PRESENT | MMC_RSP_CRC | MMC_RSP_OPCODE;
-        const R1B: u32 = R1 | MMC_RSP_BUSY;
-        const R1B_NO_CRC: u32 = MMC_RSP_PRESENT | MMC_RSP_OPCODE | MMC_RSP_BUSY;
-        const R2: u32 = MMC_RSP_PRESENT | MMC_RSP_136 | MMC_RSP_CRC;
-        const R3: u32 = MMC_RSP_PRESENT;
         match flags & MMC_RSP_TYPE_MASK {
-            0 => Ok(Self::None),
-            R1 => Ok(Self::R1),
-            R1B => Ok(Self::R1b),
-            R1B_NO_CRC => Ok(Self::R1bNoCrc),
-            R2 => Ok(Self::R2),
-            R3 => Ok(Self::R3),
+            MMC_RSP_NONE => Ok(Self::None),
+            MMC_RSP_R1 => Ok(Self::R1),
+            MMC_RSP_R1B => Ok(Self::R1b),
+            MMC_RSP_R1B_NO_CRC => Ok(Self::R1bNoCrc),
+            MMC_RSP_R2 => Ok(Self::R2),
+            MMC_RSP_R3 => Ok(Self::R3),
             other => Err(CommandError::UnsupportedResponse(other)),
         }
     }
@@ -156,20 +135,11 @@ impl PartialFieldValue for ResponseType {
     }
 }
 
-/// Direction of a data transfer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DataDirection {
-    /// From the card (`MMC_DATA_READ`).
-    Read,
-    /// To the card (`MMC_DATA_WRITE`).
-    Write,
-}
-
 /// The data phase that follows a command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DataTransfer {
     /// Read or write.
-    pub direction: DataDirection,
+    pub direction: Direction,
     /// Bytes per block (`mmc_data.blksz`).
     pub block_size: u32,
     /// Number of blocks (`mmc_data.blocks`).
@@ -180,7 +150,7 @@ pub struct DataTransfer {
 
 impl DataTransfer {
     /// A block transfer in `direction`.
-    pub const fn blocks(direction: DataDirection, block_size: u32, blocks: u32) -> Self {
+    pub const fn blocks(direction: Direction, block_size: u32, blocks: u32) -> Self {
         Self {
             direction,
             block_size,
@@ -225,8 +195,9 @@ impl SetBlockCountPlan {
 /// Decides how to send a set-block-count command with argument `sbc_arg`, if any.
 ///
 /// Auto-CMD23 takes its argument from `SDC_BLK_NUM`, so it can only send a plain block
-/// count: bits 31:16 (reliable write, packed, tag and context flags) force the software
-/// path. Upstream uses the hardware path on eMMC only, and only for CMD18/CMD25.
+/// count: any other field of the [`SetBlockCountArgument`] (reliable write, packed, tag,
+/// context) forces the software path. Upstream uses the hardware path on eMMC only, and
+/// only for CMD18/CMD25.
 pub const fn plan_set_block_count(
     opcode: u32,
     card_is_mmc: bool,
@@ -237,7 +208,7 @@ pub const fn plan_set_block_count(
         Some(arg) => {
             let multi_block =
                 opcode == MMC_READ_MULTIPLE_BLOCK || opcode == MMC_WRITE_MULTIPLE_BLOCK;
-            if card_is_mmc && multi_block && arg & 0xFFFF_0000 == 0 {
+            if card_is_mmc && multi_block && SetBlockCountArgument::from_raw(arg).is_plain_count() {
                 SetBlockCountPlan::Hardware
             } else {
                 SetBlockCountPlan::Software
@@ -334,7 +305,7 @@ impl Command {
         }
         Ok(word
             .with_dtype(mode)
-            .with_rw(data.direction == DataDirection::Write)
+            .with_rw(data.direction == Direction::Write)
             .with_autocmd(auto_command))
     }
 }

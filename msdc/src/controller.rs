@@ -16,11 +16,18 @@
 //! is a bounded [`Io::poll`] of [`POLL_LIMIT`] reads, [`POLL_INTERVAL_US`] apart (about
 //! 20 ms, the bound upstream uses for its atomic polls).
 //!
+//! The engine is the one owner of the slot's state: the clock and timing last set, the
+//! card-detect mode, the SDIO interrupt, and the request in flight, which it holds as the
+//! glue's token `R` (the kernel request and what the watchdog needs) from
+//! [`Controller::start`] until it hands it back with the result ([`Progress::Done`],
+//! [`Controller::abort`]).
+//!
 //! The interrupt handler calls, in this order:
 //!
 //! 1. [`Controller::sdio_irq_event`], and signals the SDIO interrupt if it returns true;
 //! 2. [`Controller::card_detect_event`], and schedules card detection if it returns true;
-//! 3. [`Controller::handle_interrupt`], and completes the request on [`Progress::Done`].
+//! 3. [`Controller::handle_interrupt`], and completes the request it gets back on
+//!    [`Progress::Done`].
 //!
 //! Each of them acknowledges only the `MSDC_INT` events it consumes, so none of them can
 //! swallow another's event, and an event the legacy engine does not own (the command queue
@@ -28,13 +35,14 @@
 //!
 //! # Request flow
 //!
-//! [`Controller::start`] validates the whole request, builds every `SDC_CMD` word, writes
-//! the descriptor chain and programs the data timeout, so that nothing can fail half way for
-//! a reason known in advance; it then issues the first command. Each phase enables exactly
-//! its own interrupts in `MSDC_INTEN` (plus card detect and SDIO when enabled):
+//! [`Controller::write_chain`] writes the descriptor chain of a request with data, and
+//! [`Controller::start`] validates the whole request, builds every `SDC_CMD` word and
+//! programs the data timeout, so that nothing can fail half way for a reason known in
+//! advance; it then issues the first command. Each phase enables exactly its own
+//! interrupts in `MSDC_INTEN` (plus card detect and SDIO when enabled):
 //!
 //! 1. set-block-count: folded into the data command as auto-CMD23 when
-//!    [`HostConfig::auto_cmd23`] allows and the argument is a plain block count, otherwise
+//!    [`HostSetup::auto_cmd23`] allows and the argument is a plain block count, otherwise
 //!    sent as its own command first;
 //! 2. the command; its response (and the auto-CMD23 response) is read on `CMDRDY`;
 //! 3. data: the DMA starts only after the command response, as upstream does; on the data
@@ -65,14 +73,14 @@
 //!   linger in the FIFO; here the reset after the error clears it, and the FIFO check before
 //!   every command resets again should the block arrive later.
 
-use super::clock::{self, ClockError, ClockPlan, DividerWidth, Timing};
+use super::clock::{self, ClockError, ClockPlan, Timing};
 use super::command::{
-    plan_set_block_count, response_words, AutoCommand, Command, CommandError, DataDirection,
-    DataTransfer, ResponseType, SetBlockCountPlan,
+    plan_set_block_count, response_words, AutoCommand, Command, CommandError, DataTransfer,
+    ResponseType, SetBlockCountPlan,
 };
-use super::dma::{self, ChainStart, DescriptorArea, DmaAddressing, DmaError, Segment};
+use super::dma::{self, ChainStart, DescriptorArea, DmaAddressing, DmaError};
 use super::errors::{
-    auto_command_outcome, command_outcome, data_outcome, ErrorKind, Outcome, COMMAND_INTERRUPTS,
+    auto_command_outcome, command_outcome, data_outcome, Outcome, COMMAND_INTERRUPTS,
     DATA_INTERRUPTS,
 };
 use super::regs::{
@@ -81,7 +89,11 @@ use super::regs::{
     MSDC_PATCH_BIT2, MSDC_PS, SDC_ACMD_RESP, SDC_ADV_CFG0, SDC_ARG, SDC_BLK_NUM, SDC_CFG, SDC_CMD,
     SDC_FIFO_CFG, SDC_RESP0, SDC_RESP1, SDC_RESP2, SDC_RESP3, SDC_STS,
 };
-use super::timeout::{self, TimeoutRequest, INITIAL_DATA_TIMEOUT_COUNT, INITIAL_TIMEOUT_CLOCKS};
+use super::soc::SocData;
+use super::timeout::{Counter, TimeoutRequest, INITIAL_DATA_TIMEOUT_COUNT, INITIAL_TIMEOUT_CLOCKS};
+use crate::mmc_request::{
+    self, CommandResult, DataResult, ErrorKind, Request, RequestResult, Segment,
+};
 use crate::registers::{FieldOverflow, Io, PollLimit};
 
 /// Reads of a self-clearing bit before a poll gives up.
@@ -135,167 +147,63 @@ const RESET_CLEARS: InterruptSet = InterruptSet::ALL
     .difference(InterruptSet::SDIOIRQ)
     .difference(InterruptSet::CSTA);
 
-/// Per-SoC configuration the engine needs (a subset of the glue's SoC data).
+/// What the engine is built with: the SoC's MSDC generation, and what the probe determines
+/// at run time.
 #[derive(Clone, Copy, Debug)]
-pub struct HostConfig {
-    /// Width of the `MSDC_CFG` clock divider.
-    pub divider: DividerWidth,
-    /// DMA address width: 36-bit when the SoC supports_64g.
-    pub addressing: DmaAddressing,
+pub struct HostSetup {
+    /// The SoC's per-generation data (divider width, patch-bit quirks, top region).
+    pub soc: &'static SocData,
     /// Rate of the "source" clock feeding the divider, in hertz.
     pub source_hz: u32,
+    /// DMA address width, from the SoC's `support_64g` and the DMA mask the device accepts.
+    pub addressing: DmaAddressing,
     /// The engine may fold a request's SET_BLOCK_COUNT into auto-CMD23 (eMMC cards; see
     /// [`Controller::set_auto_cmd23`] to change it once the card type is known).
     pub auto_cmd23: bool,
-    /// The SoC has the async FIFO: response wait and async CRC status path in `PATCH_BIT2`.
-    pub async_fifo: bool,
-    /// The SoC has the enhanced receive path (programmed with the async FIFO only).
-    pub enhance_rx: bool,
-    /// The SoC tunes data lines separately. It selects pad-tune delay lines, which live in
-    /// the "top" region or depend on the device tree's tuning step: the tuning code owns
-    /// them, and the engine only keeps the flag.
-    pub data_tune: bool,
-    /// The controller checks R1b busy by itself; without it `BUSY_CHECK_SEL` is set.
-    pub busy_check: bool,
-    /// The stop-clock fix: `PATCH_BIT1.STOP_DLY` and the `SDC_FIFO_CFG` valid selects.
-    pub stop_clk_fix: bool,
 }
 
-/// Per-SoC patch values beyond [`HostConfig`]'s flags, with defaults that fit every SoC
-/// without a "top" register region up to Linux 7.3 (set them with
-/// [`Controller::with_patch_details`]).
+/// How a slot learns that a card came or went.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PatchDetails {
-    /// `PATCH_BIT1.STOP_DLY` with the stop-clock fix (`stop_dly_sel`: 3, MT8196: 1).
-    pub stop_delay_select: u8,
-    /// `PATCH_BIT2.POP_EN_CNT` with the stop-clock fix; 0 keeps the hardware default
-    /// (`pop_en_cnt`: MT8189 8, MT8196 2).
-    pub pop_enable_count: u8,
-    /// The SoC has the "top" register region (`needs_top_base`). The enhanced receive path
-    /// is then enabled in `EMMC_TOP_CONTROL`, outside [`MsdcBase`]: the glue sets
-    /// `SDC_RX_ENH_EN` there, and the engine leaves `SDC_ADV_CFG0` alone.
-    pub has_top_region: bool,
+pub enum CardDetect {
+    /// The card cannot be removed (`non-removable`).
+    Fixed,
+    /// A `cd-gpios` line, handled by the MMC core.
+    Gpio,
+    /// The controller's own card-detect pin (`MSDC_PS`), with the `CDSC` interrupt.
+    Internal,
+    /// Nothing tells: the core polls.
+    Polled,
 }
 
-impl PatchDetails {
-    /// The values of the SoCs without a top region: stop delay 3, default pop count.
-    pub const DEFAULT: Self = Self {
-        stop_delay_select: 3,
-        pop_enable_count: 0,
-        has_top_region: false,
-    };
-}
-
-impl Default for PatchDetails {
-    fn default() -> Self {
-        Self::DEFAULT
-    }
-}
-
-/// One command of a request, as `struct mmc_command` describes it.
-#[derive(Clone, Copy, Debug)]
-pub struct CommandSpec {
-    /// Command index.
-    pub opcode: u32,
-    /// Argument.
-    pub arg: u32,
-    /// `mmc_command.flags`: `MMC_RSP_*` and `MMC_CMD_*` bits; only the response bits matter.
-    pub flags: u32,
-}
-
-/// The data phase of a request, as `struct mmc_data` describes it.
-#[derive(Clone, Copy, Debug)]
-pub struct DataSpec {
-    /// Bytes per block.
-    pub block_size: u32,
-    /// Number of blocks.
-    pub blocks: u32,
-    /// `MMC_DATA_WRITE`: data goes to the card.
-    pub write: bool,
-    /// Data timeout in nanoseconds.
-    pub timeout_ns: u32,
-    /// Data timeout in card clock cycles, added to `timeout_ns`.
-    pub timeout_clks: u32,
-}
-
-/// A request, as `struct mmc_request` describes it.
-#[derive(Clone, Copy, Debug)]
-pub struct RequestSpec {
-    /// SET_BLOCK_COUNT (CMD23) to precede the command.
-    pub sbc: Option<CommandSpec>,
-    /// The command.
-    pub cmd: CommandSpec,
-    /// The data phase of the command.
-    pub data: Option<DataSpec>,
-    /// The stop command (CMD12) the core wants after a multiple block transfer.
-    pub stop: Option<CommandSpec>,
-}
-
-/// The outcome of one command.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CommandResult {
-    /// The response in `mmc_command.resp` order; zero for a command without response.
-    pub response: [u32; 4],
-    /// What went wrong, if anything.
-    pub error: Option<ErrorKind>,
-}
-
-impl CommandResult {
-    /// No response read, no error: a command that has not run (the core's initial state).
-    pub const NOT_RUN: Self = Self {
-        response: [0; 4],
-        error: None,
-    };
-}
-
-/// The outcome of the data phase.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DataResult {
-    /// Bytes transferred: `blocks * block_size` on success, 0 on error.
-    pub bytes_xfered: u32,
-    /// What went wrong, if anything.
-    pub error: Option<ErrorKind>,
-}
-
-/// The outcome of a request, phase by phase. A phase that did not run is `None` (for the
-/// command: [`CommandResult::NOT_RUN`]), so the core's initial values stand for it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RequestResult {
-    /// The set-block-count command, sent by software or as auto-CMD23.
-    pub sbc: Option<CommandResult>,
-    /// The command.
-    pub cmd: CommandResult,
-    /// The data phase.
-    pub data: Option<DataResult>,
-    /// The stop command.
-    pub stop: Option<CommandResult>,
-}
-
-impl RequestResult {
-    const NOT_RUN: Self = Self {
-        sbc: None,
-        cmd: CommandResult::NOT_RUN,
-        data: None,
-        stop: None,
-    };
-
-    /// The first error of the request, in phase order.
-    pub fn first_error(&self) -> Option<ErrorKind> {
-        self.sbc
-            .and_then(|sbc| sbc.error)
-            .or(self.cmd.error)
-            .or(self.data.and_then(|data| data.error))
-            .or(self.stop.and_then(|stop| stop.error))
+impl CardDetect {
+    /// The mode of a slot, in upstream's order of precedence: a non-removable card, a
+    /// card-detect GPIO, the internal pin (SoCs with `use_internal_cd`, unless the device
+    /// tree asks for polling), polling.
+    pub const fn for_slot(
+        non_removable: bool,
+        has_gpio: bool,
+        needs_poll: bool,
+        soc: &SocData,
+    ) -> Self {
+        if non_removable {
+            Self::Fixed
+        } else if has_gpio {
+            Self::Gpio
+        } else if !needs_poll && soc.use_internal_cd {
+            Self::Internal
+        } else {
+            Self::Polled
+        }
     }
 }
 
 /// What [`Controller::handle_interrupt`] did with the request in flight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Progress {
+pub enum Progress<R> {
     /// The request goes on (or there is none): wait for the next interrupt.
     Pending,
-    /// The request finished: complete it with this result.
-    Done(RequestResult),
+    /// The request finished: complete the request `R` the glue started with this result.
+    Done(R, RequestResult),
 }
 
 /// A bounded poll that did not finish, a clock that cannot be produced, or per-SoC data that
@@ -312,12 +220,13 @@ pub enum HwError {
     DmaStopTimeout,
     /// No divider setting meets the requested clock.
     UnreachableClock(ClockError),
-    /// A [`PatchDetails`] value does not fit its register field; the initialisation stopped
-    /// after `MSDC_PATCH_BIT0`.
+    /// A [`SocData`] patch value (`stop_dly_sel`, `pop_en_cnt`) does not fit its register
+    /// field; the initialisation stopped after `MSDC_PATCH_BIT0`.
     PatchOutOfRange(FieldOverflow),
 }
 
-/// Why [`Controller::start`] did not start a request; nothing was sent to the card.
+/// Why [`Controller::write_chain`] or [`Controller::start`] refused a request; nothing was
+/// sent to the card.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StartError {
     /// A request is already in flight.
@@ -326,9 +235,9 @@ pub enum StartError {
     Command(CommandError),
     /// The descriptor chain cannot be written (`-EINVAL`, or `-ENOMEM` for too many segments).
     Dma(DmaError),
-    /// The request has data but no descriptor chain was passed (`-EINVAL`).
+    /// The request has data but no written chain was passed (`-EINVAL`).
     MissingDmaChain,
-    /// A descriptor chain was passed for a request without data (`-EINVAL`).
+    /// A descriptor chain was given for a request without data (`-EINVAL`).
     UnexpectedDmaChain,
     /// The segments do not add up to `blocks * block_size` (`-EINVAL`).
     LengthMismatch {
@@ -356,7 +265,8 @@ impl From<DmaError> for StartError {
     }
 }
 
-/// The descriptor memory and the mapped scatterlist of a request with data.
+/// The descriptor memory and the mapped scatterlist of a request with data, for
+/// [`Controller::write_chain`].
 pub struct DmaChain<'a, I: IntoIterator<Item = Segment>> {
     /// Coherent memory of [`dma::area_len`]`(`[`dma::MAX_SEGMENTS`]`)` bytes (fewer limit
     /// the segment count).
@@ -367,8 +277,13 @@ pub struct DmaChain<'a, I: IntoIterator<Item = Segment>> {
     pub segments: I,
 }
 
-/// The type of a request without data's `dma` argument: `None::<NoDmaChain<'_>>`.
-pub type NoDmaChain<'a> = DmaChain<'a, core::iter::Empty<Segment>>;
+/// A descriptor chain [`Controller::write_chain`] wrote for a request's data, which
+/// [`Controller::start`] points the DMA at.
+///
+/// Writing the chain is a step of its own so that the glue's borrow of the mapped
+/// scatterlist ends before the request moves into [`Controller::start`] as its token.
+#[derive(Debug)]
+pub struct WrittenChain(ChainStart);
 
 /// Signalling voltage of the card interface (`mmc_ios.signal_voltage`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -436,7 +351,7 @@ struct PlannedCommand {
 
 impl PlannedCommand {
     fn new(
-        spec: &CommandSpec,
+        spec: &mmc_request::Command,
         data: Option<DataTransfer>,
         auto_command: AutoCommand,
     ) -> Result<Self, CommandError> {
@@ -466,7 +381,7 @@ struct InFlight {
     auto_sbc: bool,
     has_sbc: bool,
     command: PlannedCommand,
-    data: Option<DataSpec>,
+    data: Option<mmc_request::Data>,
     chain: Option<ChainStart>,
     stop: Option<PlannedCommand>,
     phase: Phase,
@@ -483,27 +398,31 @@ impl InFlight {
         }
     }
 
+    /// Whether the command phase still waits for its auto-CMD23's outcome.
+    fn awaits_auto_sbc(&self) -> bool {
+        self.phase == Phase::Command && self.auto_sbc && self.result.sbc.is_none()
+    }
+
+    /// Records the outcome of the command of `phase`; the data phase has none.
+    fn record(&mut self, phase: Phase, result: CommandResult) {
+        match phase {
+            Phase::SetBlockCount => self.result.sbc = Some(result),
+            Phase::Command => self.result.cmd = result,
+            Phase::Stop => self.result.stop = Some(result),
+            Phase::Data => {}
+        }
+    }
+
     /// Records `error` as the outcome of `phase`, which did not get a response.
     fn fail(&mut self, phase: Phase, error: ErrorKind) {
-        let failed = Some(CommandResult {
-            response: [0; 4],
-            error: Some(error),
-        });
         match phase {
-            Phase::SetBlockCount => self.result.sbc = failed,
-            Phase::Command => {
-                self.result.cmd = CommandResult {
-                    response: [0; 4],
-                    error: Some(error),
-                }
-            }
             Phase::Data => {
                 self.result.data = Some(DataResult {
                     bytes_xfered: 0,
                     error: Some(error),
                 })
             }
-            Phase::Stop => self.result.stop = failed,
+            _ => self.record(phase, CommandResult::failed(error)),
         }
     }
 }
@@ -514,37 +433,52 @@ enum Step {
     Finished(RequestResult),
 }
 
-/// The legacy request engine of one MSDC controller.
+/// The clock the core asked for last, and got: what [`Controller::set_clock`] compares a new
+/// request with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ClockRequest {
+    hz: u32,
+    timing: Timing,
+}
+
+/// The legacy request engine of one MSDC controller, holding the glue's token `R` of the
+/// request in flight.
 #[derive(Debug)]
-pub struct Controller {
-    config: HostConfig,
-    details: PatchDetails,
+pub struct Controller<R> {
+    setup: HostSetup,
     clock: ClockPlan,
+    /// The clock request in effect; `None` after a change that did not settle, so the next
+    /// request reprograms whatever it asks for.
+    clock_request: Option<ClockRequest>,
     data_timeout: TimeoutRequest,
     /// Interrupts enabled outside any request: card detect and SDIO.
     standing_interrupts: InterruptSet,
-    internal_card_detect: bool,
+    card_detect: CardDetect,
     sdio_mode: bool,
+    /// The MMC core enabled the SDIO interrupt; it is masked from its event until the ack.
+    sdio_irq_enabled: bool,
     signal_voltage: SignalVoltage,
     reset_pending: bool,
     hardware_fault: Option<HwError>,
-    request: Option<InFlight>,
+    request: Option<(InFlight, R)>,
 }
 
-impl Controller {
-    /// An engine for a controller with `config`, before [`Controller::init_hardware`].
-    pub const fn new(config: HostConfig) -> Self {
+impl<R> Controller<R> {
+    /// An engine for a controller with `setup`, before [`Controller::init_hardware`]; the
+    /// card-detect mode is [`CardDetect::Polled`] until [`Controller::set_card_detect`].
+    pub const fn new(setup: HostSetup) -> Self {
         Self {
-            config,
-            details: PatchDetails::DEFAULT,
+            setup,
             clock: ClockPlan::Gated,
+            clock_request: None,
             data_timeout: TimeoutRequest {
                 ns: 0,
                 clocks: INITIAL_TIMEOUT_CLOCKS,
             },
             standing_interrupts: InterruptSet::empty(),
-            internal_card_detect: false,
+            card_detect: CardDetect::Polled,
             sdio_mode: false,
+            sdio_irq_enabled: false,
             signal_voltage: SignalVoltage::V330,
             reset_pending: false,
             hardware_fault: None,
@@ -552,26 +486,21 @@ impl Controller {
         }
     }
 
-    /// The same engine with per-SoC patch values other than [`PatchDetails::DEFAULT`].
-    pub const fn with_patch_details(mut self, details: PatchDetails) -> Self {
-        self.details = details;
-        self
-    }
-
-    /// The configuration the engine was built with.
-    pub const fn config(&self) -> &HostConfig {
-        &self.config
-    }
-
     /// Allows or forbids auto-CMD23, e.g. once the card turns out to be an eMMC (upstream
-    /// uses it for eMMC only).
+    /// uses it for eMMC only). Wired to the card type by issue #13.
     pub fn set_auto_cmd23(&mut self, allowed: bool) {
-        self.config.auto_cmd23 = allowed;
+        self.setup.auto_cmd23 = allowed;
     }
 
     /// Whether no request is in flight.
     pub const fn is_idle(&self) -> bool {
         self.request.is_none()
+    }
+
+    /// The token of the request in flight, e.g. for the glue's watchdog to see how long it
+    /// has been running.
+    pub fn in_flight(&self) -> Option<&R> {
+        self.request.as_ref().map(|(_, token)| token)
     }
 
     /// The card clock now running (`mmc->actual_clock`); 0 while gated.
@@ -584,8 +513,20 @@ impl Controller {
         self.signal_voltage
     }
 
+    /// How the slot detects cards, as last set by [`Controller::set_card_detect`].
+    pub const fn card_detect(&self) -> CardDetect {
+        self.card_detect
+    }
+
+    /// Whether the MMC core has the SDIO card interrupt enabled
+    /// ([`Controller::enable_sdio_irq`]), even while it is masked between its event and the
+    /// core's acknowledgement.
+    pub const fn sdio_irq_enabled(&self) -> bool {
+        self.sdio_irq_enabled
+    }
+
     /// Takes the last bounded poll that timed out inside the engine (in the interrupt path,
-    /// where it cannot be returned), for the glue to log.
+    /// where it cannot be returned), for the glue to log. Wired to the glue by issue #14.
     pub fn take_hardware_fault(&mut self) -> Option<HwError> {
         self.hardware_fault.take()
     }
@@ -595,15 +536,18 @@ impl Controller {
     /// 36-bit DMA when configured, descriptor checksums on, the default data timeout, and
     /// the clock gated with a divider of at most [`IDENTIFICATION_CLOCK_HZ`] already stable.
     ///
-    /// The internal card detect and SDIO mode are programmed as last set (both off until
-    /// [`Controller::set_internal_card_detect`] and [`Controller::set_sdio_mode`]); the
-    /// SDIO interrupt is off, as upstream leaves it. A request in flight is abandoned without
-    /// a result: [`Controller::abort`] it first. The pad-tune delay lines (`MSDC_PAD_TUNE*`,
-    /// top region) belong to the tuning code; only `MSDC_IOCON` is cleared here.
+    /// The card-detect mode and SDIO mode are programmed as last set (no internal card
+    /// detect and no SDIO until [`Controller::set_card_detect`] and
+    /// [`Controller::set_sdio_mode`]); the SDIO interrupt is off, as upstream leaves it. A
+    /// request in flight is dropped with its token, without a result: [`Controller::abort`]
+    /// it first. The pad-tune delay lines (`MSDC_PAD_TUNE*`, top region) belong to the
+    /// tuning code; only `MSDC_IOCON` is cleared here.
     pub fn init_hardware(&mut self, r: &impl Io<MsdcBase>) -> Result<(), HwError> {
         self.request = None;
         self.standing_interrupts = InterruptSet::empty();
+        self.sdio_irq_enabled = false;
         self.clock = ClockPlan::Gated;
+        self.clock_request = None;
         self.data_timeout = TimeoutRequest {
             ns: 0,
             clocks: INITIAL_TIMEOUT_CLOCKS,
@@ -616,13 +560,19 @@ impl Controller {
         r.write(MSDC_INTEN::zeroed());
         acknowledge_all(r);
 
-        self.program_card_detect(r, self.internal_card_detect);
+        self.program_card_detect(r);
         r.write(MSDC_IOCON::zeroed());
         self.program_patch_bits(r)?;
         self.program_sdio_mode(r, self.sdio_mode);
         r.update::<SDC_CFG>(|cfg| cfg.with_const_dtoc::<INITIAL_DATA_TIMEOUT_COUNT>());
         r.update::<MSDC_DMA_CFG>(dma::checksum_checking);
-        self.program_identification_clock(r)
+        self.program_identification_clock(r)?;
+        // The clock is gated: what a request for no clock would leave.
+        self.clock_request = Some(ClockRequest {
+            hz: 0,
+            timing: Timing::Legacy,
+        });
+        Ok(())
     }
 
     /// Resets the controller and clears its FIFO (`msdc_reset_hw`) and every pending
@@ -636,17 +586,32 @@ impl Controller {
     /// Sets the card clock to at most `hz` for `timing` (`msdc_set_mclk`), or gates it for
     /// 0, and returns the rate now running (`mmc->actual_clock`). Waits, bounded, for
     /// `CKSTB`, and reprograms the data timeout for the new clock.
+    ///
+    /// The same `hz` and `timing` as the last request that took effect change nothing (the
+    /// core calls `set_ios` for every bus change, most of which leave the clock alone). A
+    /// clock that did not settle is forgotten, so the next request programs it again; an
+    /// unreachable one changes nothing.
     pub fn set_clock(
         &mut self,
         r: &impl Io<MsdcBase>,
         hz: u32,
         timing: Timing,
     ) -> Result<u32, HwError> {
-        let plan = clock::plan(self.config.source_hz, hz, timing, self.config.divider)
-            .map_err(HwError::UnreachableClock)?;
+        let request = ClockRequest { hz, timing };
+        if self.clock_request == Some(request) {
+            return Ok(self.clock.bus_hz());
+        }
+        let plan = clock::plan(
+            self.setup.source_hz,
+            hz,
+            timing,
+            self.setup.soc.clock_divider,
+        )
+        .map_err(HwError::UnreachableClock)?;
         let ClockPlan::Running(setting) = plan else {
             modify_cfg(r, |cfg| cfg.with_ckpdn(false));
             self.clock = ClockPlan::Gated;
+            self.clock_request = Some(request);
             return Ok(0);
         };
         let enabled = r.read::<MSDC_INTEN>();
@@ -655,10 +620,12 @@ impl Controller {
         if stable.is_ok() {
             modify_cfg(r, |cfg| cfg.with_ckpdn(true));
             self.clock = plan;
+            self.clock_request = Some(request);
             self.program_data_timeout(r, self.data_timeout);
         } else {
             // The divider changed but the clock never settled: nothing is known to run.
             self.clock = ClockPlan::Gated;
+            self.clock_request = None;
         }
         r.write(enabled);
         stable.map(|()| plan.bus_hz())
@@ -674,49 +641,51 @@ impl Controller {
         r.update::<SDC_CFG>(|cfg| cfg.with_buswidth(width));
     }
 
-    /// Starts `req`. A request with data needs `dma`: the chain is written into its area
-    /// with checksums, and the DMA is started once the command has its response.
+    /// Writes the descriptor chain of `req`'s data into `dma`'s area, with checksums, for
+    /// [`Controller::start`] to point the DMA at.
     ///
-    /// Everything that can be checked in advance is checked before anything is sent, so an
-    /// error means the card saw nothing of the request. On success the request completes
-    /// through [`Controller::handle_interrupt`] or [`Controller::abort`].
-    pub fn start<I: IntoIterator<Item = Segment>>(
-        &mut self,
-        r: &impl Io<MsdcBase>,
-        req: &RequestSpec,
-        dma: Option<DmaChain<'_, I>>,
-    ) -> Result<(), StartError> {
+    /// Refused while a request is in flight (its DMA may be reading the area), for a request
+    /// without data, and when the segments do not add up to the data.
+    pub fn write_chain<I: IntoIterator<Item = Segment>>(
+        &self,
+        req: &Request,
+        dma: DmaChain<'_, I>,
+    ) -> Result<WrittenChain, StartError> {
         if self.request.is_some() {
             return Err(StartError::Busy);
         }
-        if self.reset_pending {
-            self.reset_controller(r).map_err(StartError::Hardware)?;
+        let data = req.data.ok_or(StartError::UnexpectedDmaChain)?;
+        let mut area = DescriptorArea::new(dma.area, dma.area_bus, self.setup.addressing)?;
+        let start = area.write_chain(dma.segments)?;
+        let expected = u64::from(data.blocks) * u64::from(data.block_size);
+        if start.total_len != expected {
+            return Err(StartError::LengthMismatch {
+                expected,
+                described: start.total_len,
+            });
         }
-        let mut flight = self.plan(req)?;
-        flight.chain = match (req.data, dma) {
-            (Some(data), Some(dma)) => Some(self.write_chain(data, dma)?),
-            (Some(_), None) => return Err(StartError::MissingDmaChain),
-            (None, Some(_)) => return Err(StartError::UnexpectedDmaChain),
-            (None, None) => None,
-        };
-        if let Some(data) = req.data {
-            self.data_timeout = TimeoutRequest {
-                ns: u64::from(data.timeout_ns),
-                clocks: u64::from(data.timeout_clks),
-            };
-            self.program_data_timeout(r, self.data_timeout);
-        }
-        let first = if flight.software_sbc.is_some() {
-            Phase::SetBlockCount
-        } else {
-            Phase::Command
-        };
-        match self.issue(r, flight, first) {
-            Step::Continue(flight) => {
-                self.request = Some(flight);
+        Ok(WrittenChain(start))
+    }
+
+    /// Starts `req`, whose data (if any) goes through `chain`, and holds `token` until the
+    /// request completes: [`Progress::Done`] or [`Controller::abort`] hand it back with the
+    /// result. The DMA is started once the command has its response.
+    ///
+    /// Everything that can be checked in advance is checked before anything is sent, so an
+    /// error means the card saw nothing of the request; the token comes back with it.
+    pub fn start(
+        &mut self,
+        r: &impl Io<MsdcBase>,
+        req: &Request,
+        chain: Option<WrittenChain>,
+        token: R,
+    ) -> Result<(), (R, StartError)> {
+        match self.launch(r, req, chain) {
+            Ok(flight) => {
+                self.request = Some((flight, token));
                 Ok(())
             }
-            Step::Finished(_) => Err(StartError::BusBusy),
+            Err(error) => Err((token, error)),
         }
     }
 
@@ -728,55 +697,57 @@ impl Controller {
     /// Events of a phase already finished are not enabled any more, so they are ignored
     /// (and cleared before the next command). Events of the next phase that are already
     /// latched are handled in the same call, up to [`MAX_EVENT_BATCHES`] batches.
-    pub fn handle_interrupt(&mut self, r: &impl Io<MsdcBase>) -> Progress {
+    pub fn handle_interrupt(&mut self, r: &impl Io<MsdcBase>) -> Progress<R> {
         for _ in 0..MAX_EVENT_BATCHES {
-            let Some(flight) = self.request.take() else {
+            let Some((flight, token)) = self.request.take() else {
                 return Progress::Pending;
             };
             let enabled = InterruptSet::pending_enabled(r.read(), r.read());
             let events = enabled & flight.phase.interrupts();
             if events.is_empty() {
-                self.request = Some(flight);
+                self.request = Some((flight, token));
                 return Progress::Pending;
             }
             r.write(events.as_acknowledge());
             match self.advance(r, flight, events) {
-                Step::Continue(flight) => self.request = Some(flight),
-                Step::Finished(result) => return Progress::Done(result),
+                Step::Continue(flight) => self.request = Some((flight, token)),
+                Step::Finished(result) => return Progress::Done(token, result),
             }
         }
         Progress::Pending
     }
 
     /// Ends the request in flight after the glue's request timer expired: stops the DMA,
-    /// masks the request interrupts, resets the controller (bounded) and returns the request
-    /// with [`ErrorKind::TimedOut`] on the phase that was running. `None` when idle.
+    /// masks the request interrupts, resets the controller (bounded) and hands the request's
+    /// token back with [`ErrorKind::TimedOut`] on the phase that was running. `None` when
+    /// idle.
     ///
     /// No stop command is sent; the block layer's recovery stops the card if needed.
-    pub fn abort(&mut self, r: &impl Io<MsdcBase>) -> Option<RequestResult> {
-        let mut flight = self.request.take()?;
+    pub fn abort(&mut self, r: &impl Io<MsdcBase>) -> Option<(R, RequestResult)> {
+        let (mut flight, token) = self.request.take()?;
         self.enable_phase_interrupts(r, None);
         if flight.phase == Phase::Data {
             self.stop_dma(r);
         }
         flight.fail(flight.phase, ErrorKind::TimedOut);
         self.recover(r);
-        Some(flight.result)
+        Some((token, flight.result))
     }
 
     /// Whether a card is in the slot, from the internal card-detect pin (`MSDC_PS.CDSTS`).
     ///
     /// The pin is active low, as upstream reads it; for `MMC_CAP2_CD_ACTIVE_HIGH` the glue
-    /// inverts the result. Meaningful only with the internal card detect enabled.
+    /// inverts the result. Meaningful only with [`CardDetect::Internal`].
     pub fn card_present(&self, r: &impl Io<MsdcBase>) -> bool {
         !r.read::<MSDC_PS>().cdsts()
     }
 
-    /// Enables or disables the internal card detect: `MSDC_PS.CDEN` with upstream's
-    /// debounce, the `CDSC` interrupt and wake-up on insertion (`SDC_CFG.INSWKUP`).
-    pub fn set_internal_card_detect(&mut self, r: &impl Io<MsdcBase>, enable: bool) {
-        self.internal_card_detect = enable;
-        self.program_card_detect(r, enable);
+    /// Sets how the slot detects cards. [`CardDetect::Internal`] enables the internal card
+    /// detect: `MSDC_PS.CDEN` with upstream's debounce, the `CDSC` interrupt and wake-up on
+    /// insertion (`SDC_CFG.INSWKUP`); every other mode disables it.
+    pub fn set_card_detect(&mut self, r: &impl Io<MsdcBase>, mode: CardDetect) {
+        self.card_detect = mode;
+        self.program_card_detect(r);
     }
 
     /// Whether the card holds DAT0 low (busy), `msdc_card_busy`.
@@ -797,44 +768,49 @@ impl Controller {
     }
 
     /// Consumes a pending, enabled card-detect change (`CDSC`); true if there was one, and
-    /// the glue then schedules card detection (`mmc_detect_change`, 20 ms).
+    /// the glue then schedules card detection (`mmc_detect_change`, 20 ms). Always false
+    /// unless the mode is [`CardDetect::Internal`].
     pub fn card_detect_event(&mut self, r: &impl Io<MsdcBase>) -> bool {
         self.consume_standing_event(r, InterruptSet::CDSC)
     }
 
     /// Selects SDIO mode (`SDC_CFG.SDIO` and DAT1 interrupt detection, for slots without
     /// `MMC_CAP2_NO_SDIO`) or plain memory-card mode, which also disables the SDIO interrupt.
+    /// Wired to the slot's capabilities by issue #13.
     pub fn set_sdio_mode(&mut self, r: &impl Io<MsdcBase>, sdio: bool) {
         self.sdio_mode = sdio;
         self.program_sdio_mode(r, sdio);
     }
 
-    /// Enables or disables the SDIO card interrupt (`MSDC_INTEN.SDIOIRQ` and
-    /// `SDC_CFG.SDIOIDE`), for `enable_sdio_irq` and `ack_sdio_irq`.
+    /// Enables or disables the SDIO card interrupt for the MMC core (`enable_sdio_irq`):
+    /// `MSDC_INTEN.SDIOIRQ` and `SDC_CFG.SDIOIDE`.
     pub fn enable_sdio_irq(&mut self, r: &impl Io<MsdcBase>, enable: bool) {
-        if enable {
-            self.standing_interrupts |= InterruptSet::SDIOIRQ;
-        } else {
-            self.standing_interrupts = self.standing_interrupts - InterruptSet::SDIOIRQ;
+        self.sdio_irq_enabled = enable;
+        self.unmask_sdio_irq(r, enable);
+    }
+
+    /// The MMC core handled the SDIO interrupt (`ack_sdio_irq`): unmasks it again if the
+    /// core still has it enabled.
+    pub fn ack_sdio_irq(&mut self, r: &impl Io<MsdcBase>) {
+        if self.sdio_irq_enabled {
+            self.unmask_sdio_irq(r, true);
         }
-        r.update::<MSDC_INTEN>(|inten| inten.with_sdioirq(enable));
-        r.update::<SDC_CFG>(|cfg| cfg.with_sdioide(enable));
     }
 
     /// Consumes a pending, enabled SDIO card interrupt; true if there was one. The SDIO
-    /// interrupt is then disabled, as upstream does, until the core acknowledges it with
-    /// [`Controller::enable_sdio_irq`]`(true)`; the glue calls `sdio_signal_irq`.
+    /// interrupt is then masked, as upstream does, until the core acknowledges it
+    /// ([`Controller::ack_sdio_irq`]); the glue calls `sdio_signal_irq`.
     pub fn sdio_irq_event(&mut self, r: &impl Io<MsdcBase>) -> bool {
         if !self.consume_standing_event(r, InterruptSet::SDIOIRQ) {
             return false;
         }
-        self.enable_sdio_irq(r, false);
+        self.unmask_sdio_irq(r, false);
         true
     }
 
     /// Looks for an SDIO interrupt the controller lost (`msdc_recheck_sdio_irq`, for SoCs
-    /// with `recheck_sdio_irq`): the SDIO interrupt is enabled, DAT1 is low, but no event
-    /// was latched. Then it disables the SDIO interrupt, as [`Controller::sdio_irq_event`]
+    /// with `recheck_sdio_irq`): the SDIO interrupt is unmasked, DAT1 is low, but no event
+    /// was latched. Then it masks the SDIO interrupt, as [`Controller::sdio_irq_event`]
     /// does, and returns true for the glue to signal it.
     pub fn recheck_sdio_irq(&mut self, r: &impl Io<MsdcBase>) -> bool {
         if !self.standing_interrupts.contains(InterruptSet::SDIOIRQ) {
@@ -845,7 +821,7 @@ impl Controller {
         if latched || dat1_high {
             return false;
         }
-        self.enable_sdio_irq(r, false);
+        self.unmask_sdio_irq(r, false);
         true
     }
 
@@ -868,27 +844,61 @@ impl Controller {
         Ok(pads)
     }
 
-    /// Validates `req` and builds its command words.
-    fn plan(&self, req: &RequestSpec) -> Result<InFlight, StartError> {
-        let transfer = req.data.map(|data| {
-            let direction = if data.write {
-                DataDirection::Write
-            } else {
-                DataDirection::Read
+    /// Validates `req` with its `chain`, programs the data timeout and issues the first
+    /// command.
+    fn launch(
+        &mut self,
+        r: &impl Io<MsdcBase>,
+        req: &Request,
+        chain: Option<WrittenChain>,
+    ) -> Result<InFlight, StartError> {
+        if self.request.is_some() {
+            return Err(StartError::Busy);
+        }
+        if self.reset_pending {
+            self.reset_controller(r).map_err(StartError::Hardware)?;
+        }
+        let mut flight = self.plan(req)?;
+        flight.chain = match (req.data, chain) {
+            (Some(_), Some(WrittenChain(start))) => Some(start),
+            (Some(_), None) => return Err(StartError::MissingDmaChain),
+            (None, Some(_)) => return Err(StartError::UnexpectedDmaChain),
+            (None, None) => None,
+        };
+        if let Some(data) = req.data {
+            self.data_timeout = TimeoutRequest {
+                ns: u64::from(data.timeout_ns),
+                clocks: u64::from(data.timeout_clks),
             };
-            DataTransfer::blocks(direction, data.block_size, data.blocks)
-        });
-        let auto_sbc = match plan_set_block_count(
+            self.program_data_timeout(r, self.data_timeout);
+        }
+        let first = if flight.software_sbc.is_some() {
+            Phase::SetBlockCount
+        } else {
+            Phase::Command
+        };
+        match self.issue(r, flight, first) {
+            Step::Continue(flight) => Ok(flight),
+            Step::Finished(_) => Err(StartError::BusBusy),
+        }
+    }
+
+    /// Validates `req` and builds its command words.
+    fn plan(&self, req: &Request) -> Result<InFlight, StartError> {
+        let transfer = req
+            .data
+            .map(|data| DataTransfer::blocks(data.direction, data.block_size, data.blocks));
+        let plan = plan_set_block_count(
             req.cmd.opcode,
-            self.config.auto_cmd23,
+            self.setup.auto_cmd23,
             req.sbc.map(|sbc| sbc.arg),
-        ) {
-            SetBlockCountPlan::Hardware => match (req.sbc, req.data) {
-                // Auto-CMD23 sends `SDC_BLK_NUM`, so the argument must be that count.
-                (Some(sbc), Some(data)) => data.blocks > 1 && sbc.arg == data.blocks,
-                _ => false,
-            },
-            SetBlockCountPlan::None | SetBlockCountPlan::Software => false,
+        );
+        let auto_sbc = match (plan, req.sbc, req.data) {
+            // Auto-CMD23 sends `SDC_BLK_NUM`, so the argument must be that count.
+            (SetBlockCountPlan::Hardware, Some(sbc), Some(data)) => {
+                data.blocks > 1 && sbc.arg == data.blocks
+            }
+            _ => false,
         };
         let software_sbc = match req.sbc {
             Some(sbc) => {
@@ -919,23 +929,6 @@ impl Controller {
             phase: Phase::Command,
             result: RequestResult::NOT_RUN,
         })
-    }
-
-    fn write_chain<I: IntoIterator<Item = Segment>>(
-        &self,
-        data: DataSpec,
-        dma: DmaChain<'_, I>,
-    ) -> Result<ChainStart, StartError> {
-        let mut area = DescriptorArea::new(dma.area, dma.area_bus, self.config.addressing)?;
-        let start = area.write_chain(dma.segments)?;
-        let expected = u64::from(data.blocks) * u64::from(data.block_size);
-        if start.total_len != expected {
-            return Err(StartError::LengthMismatch {
-                expected,
-                described: start.total_len,
-            });
-        }
-        Ok(start)
     }
 
     /// Issues the command of `phase`; on a bus that stays busy, fails the phase with a
@@ -969,42 +962,17 @@ impl Controller {
     }
 
     /// Moves the request on with `events`, the acknowledged events of its phase.
-    fn advance(&mut self, r: &impl Io<MsdcBase>, flight: InFlight, events: InterruptSet) -> Step {
-        match flight.phase {
-            Phase::SetBlockCount => self.on_set_block_count(r, flight, events),
-            Phase::Command => self.on_command(r, flight, events),
-            Phase::Data => self.on_data(r, flight, events),
-            Phase::Stop => self.on_stop(r, flight, events),
-        }
-    }
-
-    fn on_set_block_count(
+    fn advance(
         &mut self,
         r: &impl Io<MsdcBase>,
         mut flight: InFlight,
         events: InterruptSet,
     ) -> Step {
-        let Some(sbc) = flight.software_sbc else {
-            return Step::Finished(flight.result);
-        };
-        let Some(outcome) = command_outcome(events, sbc.response) else {
-            return Step::Continue(flight);
-        };
-        flight.result.sbc = Some(read_response(r, sbc.response, outcome));
-        if outcome.is_err() {
-            self.end_with_error(r);
-            return Step::Finished(flight.result);
+        let phase = flight.phase;
+        if phase == Phase::Data {
+            return self.on_data(r, flight, events);
         }
-        self.issue(r, flight, Phase::Command)
-    }
-
-    fn on_command(
-        &mut self,
-        r: &impl Io<MsdcBase>,
-        mut flight: InFlight,
-        events: InterruptSet,
-    ) -> Step {
-        if flight.auto_sbc && flight.result.sbc.is_none() {
+        if flight.awaits_auto_sbc() {
             if let Some(outcome) = auto_command_outcome(events) {
                 flight.result.sbc = Some(auto_command_result(r, outcome));
                 if outcome.is_err() {
@@ -1014,26 +982,30 @@ impl Controller {
                 }
             }
         }
-        let command = flight.command;
+        let Some(command) = flight.command_of(phase) else {
+            return Step::Finished(flight.result);
+        };
         let Some(outcome) = command_outcome(events, command.response) else {
             return Step::Continue(flight);
         };
-        if flight.auto_sbc && flight.result.sbc.is_none() {
+        if flight.awaits_auto_sbc() {
             // The card took the command, so it took the CMD23 before it.
             flight.result.sbc = Some(auto_command_result(r, Ok(())));
         }
-        flight.result.cmd = read_response(r, command.response, outcome);
+        flight.record(phase, read_response(r, command.response, outcome));
         if outcome.is_err() {
             self.end_with_error(r);
             return Step::Finished(flight.result);
         }
-        match flight.chain {
-            Some(chain) => {
+        match (phase, flight.chain) {
+            (Phase::SetBlockCount, _) => self.issue(r, flight, Phase::Command),
+            (Phase::Command, Some(chain)) => {
                 self.start_dma(r, chain);
                 flight.phase = Phase::Data;
                 Step::Continue(flight)
             }
-            None => {
+            // A command without data, or the stop command: the request is done.
+            _ => {
                 self.enable_phase_interrupts(r, None);
                 Step::Finished(flight.result)
             }
@@ -1064,27 +1036,6 @@ impl Controller {
         }
         if flight.stop.is_some() && (!flight.has_sbc || outcome.is_err()) {
             return self.issue(r, flight, Phase::Stop);
-        }
-        Step::Finished(flight.result)
-    }
-
-    fn on_stop(
-        &mut self,
-        r: &impl Io<MsdcBase>,
-        mut flight: InFlight,
-        events: InterruptSet,
-    ) -> Step {
-        let Some(stop) = flight.stop else {
-            return Step::Finished(flight.result);
-        };
-        let Some(outcome) = command_outcome(events, stop.response) else {
-            return Step::Continue(flight);
-        };
-        flight.result.stop = Some(read_response(r, stop.response, outcome));
-        if outcome.is_err() {
-            self.end_with_error(r);
-        } else {
-            self.enable_phase_interrupts(r, None);
         }
         Step::Finished(flight.result)
     }
@@ -1155,6 +1106,9 @@ impl Controller {
     }
 
     fn consume_standing_event(&mut self, r: &impl Io<MsdcBase>, event: InterruptSet) -> bool {
+        if !self.standing_interrupts.contains(event) {
+            return false;
+        }
         let pending = InterruptSet::pending_enabled(r.read(), r.read());
         if !pending.contains(event) {
             return false;
@@ -1165,7 +1119,7 @@ impl Controller {
 
     fn program_data_timeout(&self, r: &impl Io<MsdcBase>, request: TimeoutRequest) {
         let clock = self.clock.timeout_clock();
-        r.update::<SDC_CFG>(|cfg| timeout::with_data_timeout(cfg, clock, request));
+        r.update::<SDC_CFG>(|cfg| Counter::Data.program(cfg, clock, request));
     }
 
     /// Writes a clock setting with the clock gated and waits for `CKSTB`.
@@ -1174,13 +1128,13 @@ impl Controller {
         r: &impl Io<MsdcBase>,
         setting: clock::ClockSetting,
     ) -> Result<(), HwError> {
-        let width = self.config.divider;
+        let width = self.setup.soc.clock_divider;
         let gated = writable_cfg(r.read()).with_ckpdn(false);
         // A divider the field cannot hold asks for less than the slowest clock; `plan`
         // never returns one for this width.
         let cfg = setting.apply(gated, width).map_err(|_| {
             HwError::UnreachableClock(ClockError::BelowMinimum {
-                minimum_hz: width.minimum_clock_hz(self.config.source_hz),
+                minimum_hz: width.minimum_clock_hz(self.setup.source_hz),
             })
         })?;
         r.write(cfg);
@@ -1192,8 +1146,8 @@ impl Controller {
     /// Leaves a stable divider of at most [`IDENTIFICATION_CLOCK_HZ`] (or the slowest the
     /// divider reaches) with the clock gated, so the first `set_clock` finds a card-safe rate.
     fn program_identification_clock(&mut self, r: &impl Io<MsdcBase>) -> Result<(), HwError> {
-        let source = self.config.source_hz;
-        let width = self.config.divider;
+        let source = self.setup.source_hz;
+        let width = self.setup.soc.clock_divider;
         let plan = match clock::plan(source, IDENTIFICATION_CLOCK_HZ, Timing::Legacy, width) {
             Err(ClockError::BelowMinimum { minimum_hz }) => {
                 clock::plan(source, minimum_hz, Timing::Legacy, width)
@@ -1208,7 +1162,9 @@ impl Controller {
         Ok(())
     }
 
-    fn program_card_detect(&mut self, r: &impl Io<MsdcBase>, enable: bool) {
+    /// Programs the internal card detect on for [`CardDetect::Internal`], off otherwise.
+    fn program_card_detect(&mut self, r: &impl Io<MsdcBase>) {
+        let enable = self.card_detect == CardDetect::Internal;
         r.update::<MSDC_PS>(|ps| {
             let ps = if enable {
                 ps.with_const_cddebounce::<CARD_DETECT_DEBOUNCE>()
@@ -1218,12 +1174,24 @@ impl Controller {
             ps.with_cden(enable)
         });
         r.update::<SDC_CFG>(|cfg| cfg.with_inswkup(enable));
-        if enable {
-            self.standing_interrupts |= InterruptSet::CDSC;
-        } else {
-            self.standing_interrupts = self.standing_interrupts - InterruptSet::CDSC;
-        }
+        self.set_standing(InterruptSet::CDSC, enable);
         r.update::<MSDC_INTEN>(|inten| inten.with_cdsc(enable));
+    }
+
+    /// Unmasks or masks the SDIO card interrupt: `MSDC_INTEN.SDIOIRQ` and `SDC_CFG.SDIOIDE`.
+    fn unmask_sdio_irq(&mut self, r: &impl Io<MsdcBase>, unmask: bool) {
+        self.set_standing(InterruptSet::SDIOIRQ, unmask);
+        r.update::<MSDC_INTEN>(|inten| inten.with_sdioirq(unmask));
+        r.update::<SDC_CFG>(|cfg| cfg.with_sdioide(unmask));
+    }
+
+    /// Adds `event` to the interrupts enabled outside requests, or takes it out.
+    fn set_standing(&mut self, event: InterruptSet, enabled: bool) {
+        if enabled {
+            self.standing_interrupts |= event;
+        } else {
+            self.standing_interrupts = self.standing_interrupts - event;
+        }
     }
 
     fn program_sdio_mode(&mut self, r: &impl Io<MsdcBase>, sdio: bool) {
@@ -1234,11 +1202,10 @@ impl Controller {
         r.update::<SDC_ADV_CFG0>(|adv| adv.with_dat1_irq_trigger(sdio));
     }
 
-    /// The patch bits of `msdc_init_hw` (Linux 7.x), by SoC quirk. A [`PatchDetails`] value
-    /// wider than its field stops the initialisation after `MSDC_PATCH_BIT0`.
+    /// The patch bits of `msdc_init_hw` (Linux 7.x), by SoC quirk. A [`SocData`] patch
+    /// value wider than its field stops the initialisation after `MSDC_PATCH_BIT0`.
     fn program_patch_bits(&self, r: &impl Io<MsdcBase>) -> Result<(), HwError> {
-        let config = &self.config;
-        let details = &self.details;
+        let soc = self.setup.soc;
 
         r.write(
             MSDC_PATCH_BIT0::zeroed()
@@ -1261,38 +1228,39 @@ impl Controller {
             .with_rsvd3(true)
             .with_ahb_gdma_hclk(true)
             .with_msdc_clk_enfeat(true)
-            .with_busy_check_sel(!config.busy_check)
+            .with_busy_check_sel(!soc.busy_check)
             .with_const_wrdat_crc_tacntr::<1>()
             .with_const_cmdta::<1>();
 
         let mut patch2 = r.read::<MSDC_PATCH_BIT2>();
-        if config.stop_clk_fix {
-            if details.stop_delay_select != 0 {
+        if soc.stop_clk_fix {
+            if soc.stop_dly_sel != 0 {
                 patch1 = patch1
-                    .try_with_stop_dly(u32::from(details.stop_delay_select))
+                    .try_with_stop_dly(u32::from(soc.stop_dly_sel))
                     .map_err(HwError::PatchOutOfRange)?;
             }
-            if details.pop_enable_count != 0 {
+            if soc.pop_en_cnt != 0 {
                 patch2 = patch2
-                    .try_with_pop_en_cnt(u32::from(details.pop_enable_count))
+                    .try_with_pop_en_cnt(u32::from(soc.pop_en_cnt))
                     .map_err(HwError::PatchOutOfRange)?;
             }
             r.update::<SDC_FIFO_CFG>(|fifo| fifo.with_wrvalidsel(false).with_rdvalidsel(false));
         }
-        if config.async_fifo {
+        if soc.async_fifo {
             patch2 = patch2
                 .with_const_respwait::<ASYNC_FIFO_RESPONSE_WAIT>()
                 .with_cfgresp(false)
                 .with_cfgcrcsts(true);
-            if !config.enhance_rx {
+            if !soc.enhance_rx {
                 patch2 = patch2
                     .with_const_respstsensel::<ASYNC_FIFO_STATUS_DELAY>()
                     .with_const_crcstsensel::<ASYNC_FIFO_STATUS_DELAY>();
-            } else if !details.has_top_region {
+            } else if !soc.needs_top_base {
+                // With a top region the glue enables it in `EMMC_TOP_CONTROL` instead.
                 r.update::<SDC_ADV_CFG0>(|adv| adv.with_rx_enhance_en(true));
             }
         }
-        patch2 = patch2.with_support_64g(config.addressing == DmaAddressing::Bits36);
+        patch2 = patch2.with_support_64g(self.setup.addressing == DmaAddressing::Bits36);
         r.write(patch1);
         r.write(patch2);
         r.update::<EMMC50_CFG0>(|cfg0| cfg0.with_cfcsts_sel(true));

@@ -25,6 +25,7 @@
 //! visible to the device (a write barrier) before setting `MSDC_DMA_CTRL.START`.
 
 use super::regs::{DMA_BURST_64B, DMA_SA_H4BIT, MSDC_DMA_CFG, MSDC_DMA_CTRL, MSDC_DMA_SA};
+use crate::mmc_request::Segment;
 use crate::registers::{FieldOverflow, FieldValue};
 
 /// Size of a GPD in bytes.
@@ -170,15 +171,6 @@ impl DmaAddressing {
             Self::Bits36 => all_ones.buflen_ext(),
         }
     }
-}
-
-/// One scatter-gather segment, already mapped for the device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Segment {
-    /// Bus address of the first byte.
-    pub bus_address: u64,
-    /// Length in bytes.
-    pub len: u32,
 }
 
 /// Why a descriptor area or chain was refused.

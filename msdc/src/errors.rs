@@ -16,17 +16,7 @@
 
 use super::command::ResponseType;
 use super::regs::InterruptSet;
-
-/// What went wrong in a phase; the kernel glue turns it into an errno.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorKind {
-    /// No response or no data in time: `-ETIMEDOUT`.
-    TimedOut,
-    /// A CRC check failed: `-EILSEQ`.
-    BadCrc,
-    /// The DMA engine rejected a descriptor or an address: `-EIO`.
-    DmaFault,
-}
+use crate::mmc_request::ErrorKind;
 
 /// The result of a finished phase.
 pub type Outcome = Result<(), ErrorKind>;
@@ -76,50 +66,81 @@ pub const fn is_command_queue_event(pending: InterruptSet) -> bool {
     pending.contains(InterruptSet::CMDQ)
 }
 
-/// The outcome of the command phase, or `None` while the command is still running.
-pub const fn command_outcome(events: InterruptSet, response: ResponseType) -> Option<Outcome> {
-    if !events.intersects(COMMAND_DONE) {
+/// Error events in order of precedence, each with the error it reports.
+type Precedence = [(InterruptSet, ErrorKind)];
+
+/// The error of the first entry of `precedence` whose events are among `events`.
+const fn first_error(events: InterruptSet, precedence: &Precedence) -> Option<ErrorKind> {
+    let mut index = 0;
+    while index < precedence.len() {
+        let (error_events, error) = precedence[index];
+        if events.intersects(error_events) {
+            return Some(error);
+        }
+        index += 1;
+    }
+    None
+}
+
+/// The outcome of a phase that `done` ends, or `None` while none of it is pending.
+const fn phase_outcome(
+    events: InterruptSet,
+    done: InterruptSet,
+    precedence: &Precedence,
+) -> Option<Outcome> {
+    if !events.intersects(done) {
         return None;
     }
-    if events.contains(InterruptSet::RSPCRCERR) && !response.ignores_crc_error() {
-        Some(Err(ErrorKind::BadCrc))
-    } else if events.contains(InterruptSet::CMDTMO) {
-        Some(Err(ErrorKind::TimedOut))
-    } else {
-        Some(Ok(()))
+    match first_error(events, precedence) {
+        Some(error) => Some(Err(error)),
+        None => Some(Ok(())),
     }
+}
+
+/// A command's errors: a response CRC error (unless the response type ignores it), then a
+/// timeout.
+const fn command_errors(response: ResponseType) -> [(InterruptSet, ErrorKind); 2] {
+    let crc = if response.ignores_crc_error() {
+        InterruptSet::empty()
+    } else {
+        InterruptSet::RSPCRCERR
+    };
+    [
+        (crc, ErrorKind::BadCrc),
+        (InterruptSet::CMDTMO, ErrorKind::TimedOut),
+    ]
+}
+
+/// The outcome of the command phase, or `None` while the command is still running.
+pub const fn command_outcome(events: InterruptSet, response: ResponseType) -> Option<Outcome> {
+    phase_outcome(events, COMMAND_DONE, &command_errors(response))
 }
 
 /// The outcome of an automatic CMD23, or `None` while it has not finished.
 ///
 /// Its response is in `SDC_ACMD_RESP`.
 pub const fn auto_command_outcome(events: InterruptSet) -> Option<Outcome> {
-    if !events.intersects(AUTO_COMMAND_DONE) {
-        return None;
-    }
-    if events.contains(InterruptSet::ACMDCRCERR) {
-        Some(Err(ErrorKind::BadCrc))
-    } else if events.contains(InterruptSet::ACMDTMO) {
-        Some(Err(ErrorKind::TimedOut))
-    } else {
-        Some(Ok(()))
-    }
+    phase_outcome(
+        events,
+        AUTO_COMMAND_DONE,
+        &[
+            (InterruptSet::ACMDCRCERR, ErrorKind::BadCrc),
+            (InterruptSet::ACMDTMO, ErrorKind::TimedOut),
+        ],
+    )
 }
 
 /// The outcome of the data phase, or `None` while data is still moving.
 pub const fn data_outcome(events: InterruptSet) -> Option<Outcome> {
-    if !events.intersects(DATA_DONE) {
-        return None;
-    }
-    if events.contains(InterruptSet::DATTMO) {
-        Some(Err(ErrorKind::TimedOut))
-    } else if events.contains(InterruptSet::DATCRCERR) {
-        Some(Err(ErrorKind::BadCrc))
-    } else if events.intersects(DMA_FAULTS) {
-        Some(Err(ErrorKind::DmaFault))
-    } else {
-        Some(Ok(()))
-    }
+    phase_outcome(
+        events,
+        DATA_DONE,
+        &[
+            (InterruptSet::DATTMO, ErrorKind::TimedOut),
+            (InterruptSet::DATCRCERR, ErrorKind::BadCrc),
+            (DMA_FAULTS, ErrorKind::DmaFault),
+        ],
+    )
 }
 
 /// Errors to report to the CQHCI engine for a command queue interrupt.
@@ -133,19 +154,14 @@ pub struct CommandQueueErrors {
 
 /// Decodes the legacy error bits that accompany a command queue interrupt.
 pub const fn command_queue_errors(events: InterruptSet) -> CommandQueueErrors {
-    let command = if events.contains(InterruptSet::RSPCRCERR) {
-        Some(ErrorKind::BadCrc)
-    } else if events.contains(InterruptSet::CMDTMO) {
-        Some(ErrorKind::TimedOut)
-    } else {
-        None
-    };
-    let data = if events.contains(InterruptSet::DATCRCERR) {
-        Some(ErrorKind::BadCrc)
-    } else if events.contains(InterruptSet::DATTMO) {
-        Some(ErrorKind::TimedOut)
-    } else {
-        None
-    };
-    CommandQueueErrors { command, data }
+    CommandQueueErrors {
+        command: first_error(events, &command_errors(ResponseType::R1)),
+        data: first_error(
+            events,
+            &[
+                (InterruptSet::DATCRCERR, ErrorKind::BadCrc),
+                (InterruptSet::DATTMO, ErrorKind::TimedOut),
+            ],
+        ),
+    }
 }

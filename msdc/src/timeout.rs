@@ -84,37 +84,46 @@ fn capped(units: u64, max: u32) -> TimeoutCount {
     }
 }
 
-/// The `SDC_CFG.DTOC` value for a read data timeout.
-pub fn data_timeout_count(clock: Option<TimeoutClock>, request: TimeoutRequest) -> TimeoutCount {
-    capped(counter_units(clock, request), DTOC_MAX)
+/// One of the two timeout counters of `SDC_CFG`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counter {
+    /// `DTOC`: read data.
+    Data,
+    /// `WRDTOC`: write data and R1b busy.
+    Busy,
 }
 
-/// The `SDC_CFG.WRDTOC` value for a write data or R1b busy timeout.
-pub fn busy_timeout_count(clock: Option<TimeoutClock>, request: TimeoutRequest) -> TimeoutCount {
-    capped(counter_units(clock, request), WRDTOC_MAX)
-}
+impl Counter {
+    /// The largest value the counter holds.
+    pub const fn max(self) -> u32 {
+        match self {
+            Self::Data => DTOC_MAX,
+            Self::Busy => WRDTOC_MAX,
+        }
+    }
 
-/// Returns `cfg` with `DTOC` set for `request`.
-pub fn with_data_timeout(
-    cfg: SDC_CFG,
-    clock: Option<TimeoutClock>,
-    request: TimeoutRequest,
-) -> SDC_CFG {
-    let count = data_timeout_count(clock, request);
-    // The count saturates at the field maximum; a value the field refused would saturate
-    // the same way, never leave the old count.
-    cfg.try_with_dtoc(count.value)
-        .unwrap_or(cfg.with_const_dtoc::<DTOC_MAX>())
-}
+    /// The counter value for `request` on `clock`, saturating at [`Counter::max`].
+    pub fn count(self, clock: Option<TimeoutClock>, request: TimeoutRequest) -> TimeoutCount {
+        capped(counter_units(clock, request), self.max())
+    }
 
-/// Returns `cfg` with `WRDTOC` set for `request`.
-pub fn with_busy_timeout(
-    cfg: SDC_CFG,
-    clock: Option<TimeoutClock>,
-    request: TimeoutRequest,
-) -> SDC_CFG {
-    let count = busy_timeout_count(clock, request);
-    // Saturating, as for `DTOC`.
-    cfg.try_with_wrdtoc(count.value)
-        .unwrap_or(cfg.with_const_wrdtoc::<WRDTOC_MAX>())
+    /// Returns `cfg` with this counter set for `request`.
+    pub fn program(
+        self,
+        cfg: SDC_CFG,
+        clock: Option<TimeoutClock>,
+        request: TimeoutRequest,
+    ) -> SDC_CFG {
+        let value = self.count(clock, request).value;
+        // The count saturates at the field maximum; a value the field refused would saturate
+        // the same way, never leave the old count.
+        match self {
+            Self::Data => cfg
+                .try_with_dtoc(value)
+                .unwrap_or(cfg.with_const_dtoc::<DTOC_MAX>()),
+            Self::Busy => cfg
+                .try_with_wrdtoc(value)
+                .unwrap_or(cfg.with_const_wrdtoc::<WRDTOC_MAX>()),
+        }
+    }
 }

@@ -3,13 +3,14 @@
 //! eMMC scenarios: initialisation to an 8-bit high-speed bus (`mmc_attach_mmc`), transfers
 //! with auto-CMD23, with a software CMD23 and open-ended with CMD12.
 
+use mmc_request::{Request, RequestResult};
 use msdc::clock::Timing;
-use msdc::controller::{HostConfig, RequestResult, RequestSpec};
+use msdc::controller::HostSetup;
 use sim::emmc::{Card, CardState, ReadyOrder};
 
 use crate::rig::{
-    block_request, command, flags, legacy_config, modern_config, pattern, set_block_count, Host,
-    Rig,
+    block_request, command, filled, flags, legacy_config, modern_config, patterned,
+    set_block_count, with_auto_cmd23, Host, Rig,
 };
 
 /// The RCA the MMC core assigns to an eMMC.
@@ -31,8 +32,15 @@ fn switch_arg(index: u32, value: u32) -> u32 {
     (3 << 24) | (index << 16) | (value << 8)
 }
 
-pub(crate) fn emmc_rig<'s>(config: &HostConfig, storage: &'s mut [u8]) -> Rig<Card<'s>> {
+pub(crate) fn emmc_rig<'s>(config: &HostSetup, storage: &'s mut [u8]) -> Rig<Card<'s>> {
     Rig::new(config, Card::new(storage, 8, ReadyOrder::Immediate))
+}
+
+/// A host on `rig` with its eMMC initialised to an 8-bit bus at high speed.
+pub(crate) fn emmc_host<'r, 's>(rig: &'r Rig<Card<'s>>) -> Host<'r, Card<'s>> {
+    let mut host = Host::new(rig, rig.config);
+    emmc_init(&mut host);
+    host
 }
 
 /// Identification and setup of an eMMC up to an 8-bit bus at 52 MHz high speed.
@@ -90,24 +98,17 @@ fn assert_ok(result: &RequestResult) {
 fn emmc_initialisation_to_8_bit() {
     let mut storage = vec![0u8; 64 * 512];
     let rig = emmc_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    emmc_init(&mut host);
+    emmc_host(&rig);
     assert_eq!(rig.peek(0x30) >> 16 & 3, 2, "SDC_CFG.BUSWIDTH: eight lines");
     rig.assert_no_violations();
 }
 
 #[test]
 fn emmc_auto_cmd23_read_and_write() {
-    let mut storage = vec![0u8; 64 * 512];
-    pattern(&mut storage);
-    let expect = storage.clone();
-    let config = HostConfig {
-        auto_cmd23: true,
-        ..modern_config()
-    };
+    let (mut storage, expect) = patterned(64 * 512);
+    let config = with_auto_cmd23(modern_config());
     let rig = emmc_rig(&config, &mut storage);
-    let mut host = Host::new(&rig, config);
-    emmc_init(&mut host);
+    let mut host = emmc_host(&rig);
 
     let before = rig.model().commands();
     let result = host.run(&block_request(false, 4, 4, true), &[(0, 2048)]);
@@ -131,27 +132,20 @@ fn emmc_auto_cmd23_read_and_write() {
     assert_ok(&result);
     assert!(result.sbc.is_some());
     assert_eq!(result.stop, None);
-    assert!(rig.card().storage()[9 * 512..11 * 512]
-        .iter()
-        .all(|&b| b == 0xEE));
+    assert!(filled(&rig.card().storage()[9 * 512..11 * 512], 0xEE));
     rig.assert_no_violations();
 }
 
 #[test]
 fn emmc_software_cmd23_when_auto_cmd23_cannot_carry_it() {
-    let mut storage = vec![0u8; 64 * 512];
-    pattern(&mut storage);
-    let config = HostConfig {
-        auto_cmd23: true,
-        ..legacy_config()
-    };
+    let (mut storage, _) = patterned(64 * 512);
+    let config = with_auto_cmd23(legacy_config());
     let rig = emmc_rig(&config, &mut storage);
-    let mut host = Host::new(&rig, config);
-    emmc_init(&mut host);
+    let mut host = emmc_host(&rig);
 
     // A reliable write: CMD23 bit 31 cannot go through SDC_BLK_NUM.
     rig.fill(0, &[0x11; 1024]);
-    let reliable = RequestSpec {
+    let reliable = Request {
         sbc: Some(command(23, (1 << 31) | 2, flags::R1 | flags::AC)),
         ..block_request(true, 12, 2, true)
     };
@@ -171,7 +165,7 @@ fn emmc_software_cmd23_when_auto_cmd23_cannot_carry_it() {
 
     // A CMD23 whose count differs from the data: never folded into auto-CMD23.
     host.ctrl.set_auto_cmd23(true);
-    let odd = RequestSpec {
+    let odd = Request {
         sbc: Some(set_block_count(3)),
         ..block_request(false, 0, 2, true)
     };
@@ -188,12 +182,9 @@ fn emmc_software_cmd23_when_auto_cmd23_cannot_carry_it() {
 
 #[test]
 fn emmc_open_ended_read_with_stop() {
-    let mut storage = vec![0u8; 64 * 512];
-    pattern(&mut storage);
-    let expect = storage.clone();
+    let (mut storage, expect) = patterned(64 * 512);
     let rig = emmc_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    emmc_init(&mut host);
+    let mut host = emmc_host(&rig);
     let result = host.run(
         &block_request(false, 30, 3, false),
         &[(0, 512), (0x1000, 1024)],

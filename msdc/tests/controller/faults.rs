@@ -4,18 +4,19 @@
 //! failure, the request timeout (`abort`), stray and late interrupts. After each, the
 //! controller must carry on with the next request.
 
-use msdc::controller::{CommandResult, DataResult, Progress, RequestResult};
-use msdc::errors::ErrorKind;
+use mmc_request::{CommandResult, DataResult, ErrorKind, RequestResult};
+use msdc::controller::Progress;
 use msdc::regs::InterruptSet;
 use sim::emmc::CardState;
 use sim::msdc::Fault;
 use sim::sd::BLOCK_SIZE;
 
-use crate::emmc::{emmc_init, emmc_rig};
+use crate::emmc::{emmc_host, emmc_rig};
 use crate::rig::{
-    block_request, flags, legacy_config, modern_config, pattern, stop_command, Host, Rig,
+    block_request, flags, legacy_config, modern_config, patterned, stop_command, with_auto_cmd23,
+    Host,
 };
-use crate::sd::{card_state, rca_arg, sd_init, sd_rig};
+use crate::sd::{card_state, rca_arg, sd_host, sd_rig};
 
 const MSDC_INTEN: usize = 0x10;
 const CMDRDY: u32 = 1 << 8;
@@ -41,8 +42,7 @@ fn still_usable(host: &mut Host<'_, sim::sd::SdCard<'_>>) {
 fn command_timeout_and_response_crc() {
     let mut storage = vec![0u8; 64 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
 
     rig.model().inject(Fault::CommandTimeout);
     let result = host.command(13, rca_arg(), flags::R1 | flags::AC);
@@ -66,8 +66,7 @@ fn command_timeout_and_response_crc() {
 fn command_errors_on_data_commands_skip_data_and_stop() {
     let mut storage = vec![0u8; 64 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
 
     // The command never reaches the card.
     rig.model().inject(Fault::CommandTimeout);
@@ -101,11 +100,9 @@ fn command_errors_on_data_commands_skip_data_and_stop() {
 
 #[test]
 fn data_crc_and_data_timeout() {
-    let mut storage = vec![0u8; 64 * BLOCK_SIZE];
-    pattern(&mut storage);
+    let (mut storage, _) = patterned(64 * BLOCK_SIZE);
     let rig = sd_rig(&modern_config(), &mut storage);
-    let mut host = Host::new(&rig, modern_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
 
     // Single block: no stop.
     rig.model().inject(Fault::DataCrc);
@@ -163,13 +160,9 @@ fn data_crc_and_data_timeout() {
 #[test]
 fn emmc_data_crc_with_auto_cmd23_sends_the_stop() {
     let mut storage = vec![0u8; 64 * 512];
-    let config = msdc::controller::HostConfig {
-        auto_cmd23: true,
-        ..legacy_config()
-    };
+    let config = with_auto_cmd23(legacy_config());
     let rig = emmc_rig(&config, &mut storage);
-    let mut host = Host::new(&rig, config);
-    emmc_init(&mut host);
+    let mut host = emmc_host(&rig);
     rig.model().inject(Fault::DataCrc);
     let result = host.run(&block_request(false, 2, 4, true), &[(0, 2048)]);
     assert_eq!(result.sbc.unwrap().error, None);
@@ -185,13 +178,9 @@ fn emmc_data_crc_with_auto_cmd23_sends_the_stop() {
 #[test]
 fn auto_cmd23_timeout_ends_the_request() {
     let mut storage = vec![0u8; 64 * BLOCK_SIZE];
-    let config = msdc::controller::HostConfig {
-        auto_cmd23: true,
-        ..legacy_config()
-    };
+    let config = with_auto_cmd23(legacy_config());
     let rig = sd_rig(&config, &mut storage);
-    let mut host = Host::new(&rig, config);
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
     // Deselected, the card ignores CMD23: the controller reports ACMDTMO and never sends
     // the read.
     let deselect = host.command(7, 0, flags::NONE | flags::AC);
@@ -211,8 +200,7 @@ fn auto_cmd23_timeout_ends_the_request() {
 fn descriptor_checksum_corruption_is_a_dma_fault() {
     let mut storage = vec![0u8; 64 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
 
     for (byte, event) in [(4, DMA_GPDCSERR), (64 + 8, DMA_BDCSERR)] {
         // Corrupt the chain after the engine wrote it, before the DMA reads it.
@@ -241,16 +229,15 @@ fn descriptor_checksum_corruption_is_a_dma_fault() {
 fn abort_in_the_command_phase() {
     let mut storage = vec![0u8; 64 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    sd_init(&mut host, false);
-    assert_eq!(host.ctrl.abort(&rig), None, "nothing to abort when idle");
+    let mut host = sd_host(&rig);
+    assert_eq!(host.abort(), None, "nothing to abort when idle");
 
     rig.misbehave.hide_interrupts.set(true);
     host.start(&block_request(false, 0, 2, true), &[(0, 1024)])
         .unwrap();
     assert_eq!(host.wait(), None, "the interrupt was lost");
     assert!(!host.ctrl.is_idle());
-    let result = host.ctrl.abort(&rig).expect("a request was in flight");
+    let result = host.abort().expect("a request was in flight");
     assert_eq!(result.sbc.unwrap().error, Some(ErrorKind::TimedOut));
     assert_eq!(result.cmd, CommandResult::NOT_RUN);
     assert!(host.ctrl.is_idle());
@@ -264,8 +251,7 @@ fn abort_in_the_command_phase() {
 fn abort_in_the_data_phase_stops_the_dma() {
     let mut storage = vec![0u8; 64 * BLOCK_SIZE];
     let rig = sd_rig(&modern_config(), &mut storage);
-    let mut host = Host::new(&rig, modern_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
 
     rig.misbehave.drop_dma_start.set(true);
     host.start(&block_request(false, 0, 1, false), &[(0, 512)])
@@ -288,7 +274,7 @@ fn abort_in_the_data_phase_stops_the_dma() {
     assert_eq!(host.wait(), None, "the data never moves");
     assert!(rig.model().busy(), "the controller waits for the DMA");
 
-    let result = host.ctrl.abort(&rig).unwrap();
+    let result = host.abort().unwrap();
     assert_eq!(result.cmd.error, None);
     assert_eq!(card_state(result.cmd.response[0]), 4);
     assert_eq!(
@@ -309,8 +295,7 @@ fn abort_in_the_data_phase_stops_the_dma() {
 fn stray_and_late_interrupts_are_ignored() {
     let mut storage = vec![0u8; 64 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
 
     // Idle: nothing is enabled for requests, nothing is touched.
     rig.misbehave.injected_events.set(CMDRDY | XFER_COMPL);
@@ -341,7 +326,7 @@ fn stray_and_late_interrupts_are_ignored() {
         CMDRDY | CMDTMO | ACMDRDY
     );
     rig.misbehave.drop_dma_start.set(false);
-    let result = host.ctrl.abort(&rig).unwrap();
+    let result = host.abort().unwrap();
     assert_eq!(result.data.unwrap().error, Some(ErrorKind::TimedOut));
     host.ok(12, 0, flags::R1B | flags::AC);
 
@@ -359,8 +344,7 @@ fn stop_command_on_a_card_already_in_tran_reports_its_error() {
     // anyway, and the SD card ignores it (illegal in tran).
     let mut storage = vec![0u8; 64 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
     rig.misbehave
         .fault_on_data_command
         .set(Some(Fault::DataCrc));
@@ -375,9 +359,8 @@ fn stop_command_on_a_card_already_in_tran_reports_its_error() {
 fn explicit_stop_request_without_data() {
     // The core's CMD12 as its own request (mmc_wait_for_cmd).
     let mut storage = vec![0u8; 64 * BLOCK_SIZE];
-    let rig: Rig<_> = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    sd_init(&mut host, false);
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = sd_host(&rig);
     rig.model().inject(Fault::DataTimeout);
     let result = host.run(&block_request(false, 0, 1, false), &[(0, 512)]);
     assert_eq!(result.data.unwrap().error, Some(ErrorKind::TimedOut));

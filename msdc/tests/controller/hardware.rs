@@ -4,20 +4,21 @@
 //! bit definitions (mtk-sd.c `msdc_init_hw`), clock and bus width, card detect, card busy,
 //! SDIO interrupts, refused requests, and hardware that never finishes a self-clearing bit.
 
+use mmc_request::{Data, ErrorKind, Request};
 use msdc::clock::{ClockError, Timing};
 use msdc::command::CommandError;
 use msdc::controller::{
-    Controller, HostConfig, HwError, NoDmaChain, PatchDetails, RequestSpec, StartError, POLL_LIMIT,
+    CardDetect, Controller, HostSetup, HwError, Progress, StartError, POLL_LIMIT,
 };
 use msdc::dma::DmaError;
-use msdc::errors::ErrorKind;
+use msdc::soc::{self, SocData};
 use sim::sd::BLOCK_SIZE;
 
 use crate::rig::{
     block_request, command, flags, legacy_config, modern_config, read_data, request, Host, Rig,
     CFG_CKSTB, MSDC_CFG, MSDC_DMA_CFG, MSDC_DMA_CTRL, MSDC_INTEN, MSDC_PS,
 };
-use crate::sd::{rca_arg, sd_init, sd_rig};
+use crate::sd::{rca_arg, sd_host, sd_init, sd_rig};
 
 const MSDC_IOCON: usize = 0x04;
 const SDC_CFG: usize = 0x30;
@@ -65,7 +66,7 @@ const PATCH_BIT1_COMMON: u32 = 1 | (1 << 3) | (1 << 14) | (0xFF << 16) | (0xFF <
 fn legacy_initialisation() {
     let config = legacy_config();
     let rig = Rig::new(&config, sim::sd::SdCard::new(&mut [], Default::default()));
-    let mut ctrl = Controller::new(config);
+    let mut ctrl = Controller::<()>::new(config);
     ctrl.init_hardware(&rig).unwrap();
     // MODE, clock gated (CKPDN clear), DMA (PIO clear), 400 kHz = 200 MHz / (4 * 125),
     // stable.
@@ -96,7 +97,7 @@ fn modern_initialisation() {
     let config = modern_config();
     let rig = Rig::new(&config, sim::sd::SdCard::new(&mut [], Default::default()));
     rig.fifo_cfg.set((1 << 24) | (1 << 25) | 1);
-    let mut ctrl = Controller::new(config);
+    let mut ctrl = Controller::<()>::new(config);
     ctrl.init_hardware(&rig).unwrap();
     // 12-bit divider: CKDIV 19:8 = 125.
     assert_eq!(rig.peek(MSDC_CFG), CFG_MODE | (125 << 8) | CFG_CKSTB);
@@ -112,10 +113,9 @@ fn modern_initialisation() {
 
     // SoCs with a top region: the glue enables the receive path there; MT8196-like values.
     let rig = Rig::new(&config, sim::sd::SdCard::new(&mut [], Default::default()));
-    let mut ctrl = Controller::new(config).with_patch_details(PatchDetails {
-        stop_delay_select: 1,
-        pop_enable_count: 2,
-        has_top_region: true,
+    let mut ctrl = Controller::<()>::new(HostSetup {
+        soc: &soc::MT8196,
+        ..config
     });
     ctrl.init_hardware(&rig).unwrap();
     assert_eq!(rig.peek(MSDC_PATCH_BIT1), PATCH_BIT1_COMMON | (1 << 8));
@@ -127,12 +127,16 @@ fn modern_initialisation() {
     assert_eq!(rig.peek(SDC_ADV_CFG0), 0);
 
     // Async FIFO without the enhanced receive path: 2T status delays.
-    let config = HostConfig {
+    const NO_ENHANCED_RX: SocData = SocData {
         enhance_rx: false,
+        ..soc::MT2712
+    };
+    let config = HostSetup {
+        soc: &NO_ENHANCED_RX,
         ..modern_config()
     };
     let rig = Rig::new(&config, sim::sd::SdCard::new(&mut [], Default::default()));
-    Controller::new(config).init_hardware(&rig).unwrap();
+    Controller::<()>::new(config).init_hardware(&rig).unwrap();
     assert_eq!(
         rig.peek(MSDC_PATCH_BIT2),
         (1 << 1) | (3 << 2) | (2 << 16) | (1 << 28) | (2 << 29),
@@ -145,23 +149,25 @@ fn modern_initialisation() {
 #[test]
 fn patch_values_wider_than_their_fields_fail_initialisation() {
     let config = modern_config();
-    for (stop_delay_select, pop_enable_count, max) in [(16, 0, 15), (3, 16, 15)] {
+    // MT2712 (stop-clock fix, no top region) with the values under test.
+    let soc_with = |stop_dly_sel, pop_en_cnt| -> &'static SocData {
+        Box::leak(Box::new(SocData {
+            stop_dly_sel,
+            pop_en_cnt,
+            ..*config.soc
+        }))
+    };
+    for (stop_dly_sel, pop_en_cnt, max) in [(16, 0, 15), (3, 16, 15)] {
         let rig = Rig::new(&config, sim::sd::SdCard::new(&mut [], Default::default()));
-        let details = PatchDetails {
-            stop_delay_select,
-            pop_enable_count,
-            has_top_region: false,
-        };
-        let result = Controller::new(config)
-            .with_patch_details(details)
-            .init_hardware(&rig);
+        let soc = soc_with(stop_dly_sel, pop_en_cnt);
+        let result = Controller::<()>::new(HostSetup { soc, ..config }).init_hardware(&rig);
         assert_eq!(
             result,
             Err(HwError::PatchOutOfRange(registers::FieldOverflow {
                 value: 16,
                 max
             })),
-            "{details:?}"
+            "{soc:?}"
         );
         // Nothing after MSDC_PATCH_BIT0 was written: PATCH_BIT1 keeps its reset value.
         assert_eq!(rig.peek(MSDC_PATCH_BIT0), PATCH_BIT0);
@@ -169,13 +175,8 @@ fn patch_values_wider_than_their_fields_fail_initialisation() {
     }
     // The largest values fit.
     let rig = Rig::new(&config, sim::sd::SdCard::new(&mut [], Default::default()));
-    let details = PatchDetails {
-        stop_delay_select: 15,
-        pop_enable_count: 15,
-        has_top_region: false,
-    };
-    Controller::new(config)
-        .with_patch_details(details)
+    let soc = soc_with(15, 15);
+    Controller::<()>::new(HostSetup { soc, ..config })
         .init_hardware(&rig)
         .unwrap();
     assert_eq!((rig.peek(MSDC_PATCH_BIT1) >> 8) & 0xF, 15);
@@ -184,7 +185,7 @@ fn patch_values_wider_than_their_fields_fail_initialisation() {
 
 #[test]
 fn initialisation_without_a_source_clock_fails() {
-    let config = HostConfig {
+    let config = HostSetup {
         source_hz: 0,
         ..legacy_config()
     };
@@ -193,7 +194,7 @@ fn initialisation_without_a_source_clock_fails() {
         sim::sd::SdCard::new(&mut [], Default::default()),
     );
     assert_eq!(
-        Controller::new(config).init_hardware(&rig),
+        Controller::<()>::new(config).init_hardware(&rig),
         Err(HwError::UnreachableClock(ClockError::NoSourceClock))
     );
 }
@@ -209,8 +210,8 @@ fn clock_changes_and_data_timeouts() {
     sd_init(&mut host, false);
 
     // 1 s at 50 MHz: 50,000,000 cycles = 47.7 units of 2^20, rounded up to 48, minus one.
-    let req = RequestSpec {
-        data: Some(msdc::controller::DataSpec {
+    let req = Request {
+        data: Some(Data {
             timeout_ns: 1_000_000_000,
             ..read_data(512, 1)
         }),
@@ -226,7 +227,7 @@ fn clock_changes_and_data_timeouts() {
     assert_eq!(dtoc(rig.peek(SDC_CFG)), 47);
 
     // Interrupt enables survive a clock change.
-    host.ctrl.set_internal_card_detect(&rig, true);
+    host.ctrl.set_card_detect(&rig, CardDetect::Internal);
     host.clock(50_000_000, Timing::SdHighSpeed);
     assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC);
 
@@ -248,6 +249,47 @@ fn clock_changes_and_data_timeouts() {
 }
 
 #[test]
+fn an_unchanged_clock_request_touches_nothing() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = Host::new(&rig, legacy_config());
+    // `Host::new` set the identification clock: asking for it again is nothing to do.
+    let (reads, writes) = (rig.reads.get(), rig.writes.get());
+    assert_eq!(host.clock(400_000, Timing::Legacy), 400_000);
+    assert_eq!(host.clock(400_000, Timing::Legacy), 400_000);
+    assert_eq!((rig.reads.get(), rig.writes.get()), (reads, writes));
+
+    assert_eq!(host.clock(25_000_000, Timing::SdHighSpeed), 25_000_000);
+    let writes = rig.writes.get();
+    assert_eq!(host.clock(25_000_000, Timing::SdHighSpeed), 25_000_000);
+    assert_eq!(
+        rig.writes.get(),
+        writes,
+        "same rate and timing: nothing written"
+    );
+    // The same rate for another timing is programmed again (DDR doubles the timeout).
+    assert_eq!(host.clock(25_000_000, Timing::UhsDdr50), 25_000_000);
+    assert!(rig.writes.get() > writes);
+
+    // A change that never settled is forgotten: asking again programs it again.
+    rig.misbehave.pin_clock_unstable.set(true);
+    assert_eq!(
+        host.ctrl.set_clock(&rig, 50_000_000, Timing::SdHighSpeed),
+        Err(HwError::ClockTimeout)
+    );
+    rig.misbehave.pin_clock_unstable.set(false);
+    assert_eq!(host.clock(50_000_000, Timing::SdHighSpeed), 50_000_000);
+    assert_eq!(host.ctrl.bus_clock_hz(), 50_000_000);
+    assert!(rig.peek(MSDC_CFG) & CFG_CKPDN != 0, "clock running");
+
+    // Gating is a request like any other.
+    assert_eq!(host.clock(0, Timing::Legacy), 0);
+    let writes = rig.writes.get();
+    assert_eq!(host.clock(0, Timing::Legacy), 0);
+    assert_eq!(rig.writes.get(), writes);
+}
+
+#[test]
 fn bus_width() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
@@ -262,8 +304,7 @@ fn bus_width() {
 fn thirty_six_bit_dma_registers() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&modern_config(), &mut storage);
-    let mut host = Host::new(&rig, modern_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
     host.run(&block_request(false, 0, 1, false), &[(0, 512)]);
     // The descriptor area sits at the bottom of RAM, 0x1_2000_0000.
     assert_eq!(rig.peek(DMA_SA_H4BIT), 1);
@@ -278,15 +319,14 @@ fn thirty_six_bit_dma_registers() {
 fn interrupt_enables_follow_the_phase() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
     host.start(&request(command(13, rca_arg(), flags::R1 | flags::AC)), &[])
         .unwrap();
     assert_eq!(rig.peek(MSDC_INTEN), COMMAND_INTERRUPTS);
     host.wait().unwrap();
     assert_eq!(rig.peek(MSDC_INTEN), 0);
 
-    host.ctrl.set_internal_card_detect(&rig, true);
+    host.ctrl.set_card_detect(&rig, CardDetect::Internal);
     host.start(&request(command(13, rca_arg(), flags::R1 | flags::AC)), &[])
         .unwrap();
     assert_eq!(rig.peek(MSDC_INTEN), COMMAND_INTERRUPTS | INT_CDSC);
@@ -299,7 +339,13 @@ fn internal_card_detect() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
     let mut host = Host::new(&rig, legacy_config());
-    host.ctrl.set_internal_card_detect(&rig, true);
+    assert_eq!(
+        host.ctrl.card_detect(),
+        CardDetect::Polled,
+        "until the probe says"
+    );
+    host.ctrl.set_card_detect(&rig, CardDetect::Internal);
+    assert_eq!(host.ctrl.card_detect(), CardDetect::Internal);
     // CDEN with a debounce of 8 (15:12), CDSC enabled, wake-up on insertion.
     assert_eq!(rig.peek(MSDC_PS) & 0xF001, (8 << 12) | PS_CDEN);
     assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC);
@@ -312,16 +358,13 @@ fn internal_card_detect() {
 
     // A change is consumed once, by the card-detect consumer only.
     rig.misbehave.injected_events.set(INT_CDSC | INT_CMDRDY);
-    assert_eq!(
-        host.ctrl.handle_interrupt(&rig),
-        msdc::controller::Progress::Pending
-    );
+    assert_eq!(host.ctrl.handle_interrupt(&rig), Progress::Pending);
     assert_eq!(rig.misbehave.injected_events.get(), INT_CDSC | INT_CMDRDY);
     assert!(host.ctrl.card_detect_event(&rig));
     assert!(!host.ctrl.card_detect_event(&rig));
     assert_eq!(rig.misbehave.injected_events.get(), INT_CMDRDY);
     rig.misbehave.injected_events.set(INT_CDSC);
-    assert_eq!(host.interrupt(), Some(msdc::controller::Progress::Pending));
+    assert_eq!(host.interrupt(), Some(Progress::Pending));
     assert_eq!(host.card_detect_changes, 1);
 
     // A controller reset keeps a pending change for its consumer.
@@ -335,12 +378,43 @@ fn internal_card_detect() {
     assert_eq!(rig.peek(MSDC_PS) & PS_CDEN, PS_CDEN);
     assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC);
 
-    host.ctrl.set_internal_card_detect(&rig, false);
+    host.ctrl.set_card_detect(&rig, CardDetect::Polled);
     assert_eq!(rig.peek(MSDC_PS) & PS_CDEN, 0);
     assert_eq!(rig.peek(MSDC_INTEN), 0);
     assert_eq!(rig.peek(SDC_CFG) & SDC_CFG_INSWKUP, 0);
     rig.misbehave.injected_events.set(INT_CDSC);
     assert!(!host.ctrl.card_detect_event(&rig), "not enabled");
+}
+
+#[test]
+fn card_detect_mode_in_upstreams_order() {
+    let internal = &soc::MT7620;
+    let gpio_only = &soc::MT8183;
+    assert!(internal.use_internal_cd && !gpio_only.use_internal_cd);
+    // (non-removable, cd-gpios, broken-cd / needs poll) for each SoC kind.
+    for (non_removable, gpio, poll, with_pin, without_pin) in [
+        (true, true, true, CardDetect::Fixed, CardDetect::Fixed),
+        (true, false, false, CardDetect::Fixed, CardDetect::Fixed),
+        (false, true, false, CardDetect::Gpio, CardDetect::Gpio),
+        (false, true, true, CardDetect::Gpio, CardDetect::Gpio),
+        (
+            false,
+            false,
+            false,
+            CardDetect::Internal,
+            CardDetect::Polled,
+        ),
+        (false, false, true, CardDetect::Polled, CardDetect::Polled),
+    ] {
+        assert_eq!(
+            CardDetect::for_slot(non_removable, gpio, poll, internal),
+            with_pin
+        );
+        assert_eq!(
+            CardDetect::for_slot(non_removable, gpio, poll, gpio_only),
+            without_pin
+        );
+    }
 }
 
 #[test]
@@ -357,8 +431,7 @@ fn card_busy_follows_dat0() {
 fn sdio_interrupts() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
     host.ctrl.set_sdio_mode(&rig, true);
     assert_eq!(
         rig.peek(SDC_CFG) & (SDC_CFG_SDIO | SDC_CFG_SDIOIDE),
@@ -375,17 +448,19 @@ fn sdio_interrupts() {
     rig.misbehave.injected_events.set(INT_SDIOIRQ);
     assert!(matches!(
         host.ctrl.handle_interrupt(&rig),
-        msdc::controller::Progress::Done(_)
+        Progress::Done(..)
     ));
     assert_eq!(rig.misbehave.injected_events.get(), INT_SDIOIRQ);
-    assert_eq!(host.interrupt(), Some(msdc::controller::Progress::Pending));
+    assert_eq!(host.interrupt(), Some(Progress::Pending));
     assert_eq!(host.sdio_signals, 1);
     assert_eq!(rig.misbehave.injected_events.get(), 0);
-    // Masked until the core acknowledges it.
+    // Masked until the core acknowledges it, while the core keeps it enabled.
     assert_eq!(rig.peek(MSDC_INTEN), 0);
     assert_eq!(rig.peek(SDC_CFG) & SDC_CFG_SDIOIDE, 0);
-    host.ctrl.enable_sdio_irq(&rig, true);
+    assert!(host.ctrl.sdio_irq_enabled());
+    host.ctrl.ack_sdio_irq(&rig);
     assert_eq!(rig.peek(MSDC_INTEN), INT_SDIOIRQ);
+    assert!(rig.peek(SDC_CFG) & SDC_CFG_SDIOIDE != 0);
 
     // Lost interrupt: DAT1 low but nothing latched.
     assert!(!host.ctrl.recheck_sdio_irq(&rig), "DAT1 high: nothing lost");
@@ -395,12 +470,16 @@ fn sdio_interrupts() {
     assert!(!host.ctrl.recheck_sdio_irq(&rig), "disabled now");
     rig.misbehave.pin_levels.set(None);
 
-    // Leaving SDIO mode also disables the interrupt.
+    // Leaving SDIO mode also disables the interrupt, for the core too: an ack then
+    // unmasks nothing.
     host.ctrl.enable_sdio_irq(&rig, true);
     host.ctrl.set_sdio_mode(&rig, false);
     assert_eq!(rig.peek(MSDC_INTEN), 0);
     assert_eq!(rig.peek(SDC_CFG) & (SDC_CFG_SDIO | SDC_CFG_SDIOIDE), 0);
     assert_eq!(rig.peek(SDC_ADV_CFG0), 0);
+    assert!(!host.ctrl.sdio_irq_enabled());
+    host.ctrl.ack_sdio_irq(&rig);
+    assert_eq!(rig.peek(MSDC_INTEN), 0);
     host.ok(13, rca_arg(), flags::R1 | flags::AC);
     rig.assert_no_violations();
 }
@@ -409,15 +488,14 @@ fn sdio_interrupts() {
 fn refused_requests_send_nothing() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
     let before = rig.model().commands();
     let status = request(command(13, rca_arg(), flags::R1 | flags::AC));
     let read = block_request(false, 0, 1, false);
 
     assert_eq!(
-        host.ctrl.start(&rig, &read, None::<NoDmaChain<'_>>),
-        Err(StartError::MissingDmaChain)
+        host.ctrl.start(&rig, &read, None, 7),
+        Err((7, StartError::MissingDmaChain))
     );
     assert_eq!(
         host.start(&status, &[(0, 512)]),
@@ -446,8 +524,8 @@ fn refused_requests_send_nothing() {
         "32-bit DMA: 16-bit BD lengths"
     );
     let many: Vec<(u64, u32)> = (0..1025).map(|i| (i, 1)).collect();
-    let odd = RequestSpec {
-        data: Some(msdc::controller::DataSpec {
+    let odd = Request {
+        data: Some(Data {
             block_size: 1025,
             ..read_data(1025, 1)
         }),
@@ -462,7 +540,7 @@ fn refused_requests_send_nothing() {
         host.start(&request(command(13, 0, 0x9)), &[]),
         Err(StartError::Command(CommandError::UnsupportedResponse(0x9)))
     );
-    let huge = RequestSpec {
+    let huge = Request {
         data: Some(read_data(4096, 1)),
         ..read
     };
@@ -477,7 +555,7 @@ fn refused_requests_send_nothing() {
     rig.misbehave.hide_interrupts.set(true);
     host.start(&status, &[]).unwrap();
     assert_eq!(host.start(&status, &[]), Err(StartError::Busy));
-    host.ctrl.abort(&rig).unwrap();
+    host.abort().unwrap();
     rig.misbehave.hide_interrupts.set(false);
     host.ok(13, rca_arg(), flags::R1 | flags::AC);
     rig.assert_no_violations();
@@ -487,8 +565,7 @@ fn refused_requests_send_nothing() {
 fn reset_bit_that_never_clears() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
 
     rig.misbehave.pin_reset.set(true);
     let reads = rig.reads.get();
@@ -499,7 +576,7 @@ fn reset_bit_that_never_clears() {
         "{polled} reads: bounded"
     );
     assert!(rig.delayed_us.get() >= u64::from(POLL_LIMIT) - 1);
-    let mut fresh = Controller::new(legacy_config());
+    let mut fresh = Controller::<()>::new(legacy_config());
     assert_eq!(fresh.init_hardware(&rig), Err(HwError::ResetTimeout));
 
     // An error while the reset hangs: the request still completes, the fault is reported,
@@ -535,7 +612,7 @@ fn clock_that_never_stabilises() {
     );
     assert_eq!(host.ctrl.bus_clock_hz(), 0);
     assert_eq!(
-        Controller::new(legacy_config()).init_hardware(&rig),
+        Controller::<()>::new(legacy_config()).init_hardware(&rig),
         Err(HwError::ClockTimeout)
     );
     rig.misbehave.pin_clock_unstable.set(false);
@@ -546,8 +623,7 @@ fn clock_that_never_stabilises() {
 fn bus_that_stays_busy() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
     rig.misbehave.pin_command_busy.set(true);
     let before = rig.model().commands();
     let reads = rig.reads.get();
@@ -578,8 +654,7 @@ fn bus_that_stays_busy() {
 fn dma_that_never_goes_idle() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
     host.start(&block_request(false, 0, 1, false), &[(0, 512)])
         .unwrap();
     rig.misbehave.pin_dma_active.set(true);
@@ -600,8 +675,7 @@ fn dma_that_never_goes_idle() {
 fn pio_is_cleared_for_data_commands() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
     let cfg = rig.peek(MSDC_CFG);
     rig.model().write(MSDC_CFG, cfg | CFG_PIO);
     let result = host.run(&block_request(false, 0, 1, false), &[(0, 512)]);
@@ -645,7 +719,7 @@ fn card_reset_pulse_drives_and_releases_rst_n() {
 
     let regs = Recorder::default();
     *regs.value.borrow_mut() = 0x10;
-    let mut ctrl = Controller::new(legacy_config());
+    let mut ctrl = Controller::<()>::new(legacy_config());
     ctrl.pulse_card_reset(&regs, |us| regs.log.borrow_mut().push(format!("d{us}")));
     let bit = EMMC_IOCON::zeroed().with_bootrst(true).raw();
     assert_eq!(bit, 1 << 0, "BOOTRST is bit 0");

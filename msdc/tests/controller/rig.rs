@@ -12,13 +12,12 @@
 
 use std::cell::{Cell, RefCell, RefMut};
 
+use mmc_request::{Command, CommandResult, Data, Direction, Request, RequestResult, Segment};
 use msdc::clock::{DividerWidth, Timing};
-use msdc::controller::{
-    CommandResult, CommandSpec, Controller, DataSpec, DmaChain, HostConfig, NoDmaChain, Progress,
-    RequestResult, RequestSpec, StartError,
-};
-use msdc::dma::{self, DmaAddressing, Segment, MAX_SEGMENTS};
+use msdc::controller::{Controller, DmaChain, HostSetup, Progress, StartError};
+use msdc::dma::{self, DmaAddressing, MAX_SEGMENTS};
 use msdc::regs::MsdcBase;
+use msdc::soc;
 use registers::{Io, PollLimit};
 use sim::bus::{Bus, RegisterFile, Serves};
 use sim::msdc::{CardSlot, Fault, ModelConfig, MsdcModel, Violation};
@@ -55,62 +54,41 @@ const DMA_CTRL_START: u32 = 1 << 0;
 const DMA_CFG_STS: u32 = 1 << 0;
 const STS_CMDBUSY: u32 = 1 << 1;
 
-/// `mmc_command.flags` response types, from `include/linux/mmc/core.h`.
+/// `mmc_command.flags` response and command types, by their short names.
 pub(crate) mod flags {
-    const PRESENT: u32 = 1 << 0;
-    const LONG: u32 = 1 << 1;
-    const CRC: u32 = 1 << 2;
-    const BUSY: u32 = 1 << 3;
-    const OPCODE: u32 = 1 << 4;
-    /// `MMC_RSP_NONE`.
-    pub(crate) const NONE: u32 = 0;
-    /// `MMC_RSP_R1` (also R5, R6, R7).
-    pub(crate) const R1: u32 = PRESENT | CRC | OPCODE;
-    /// `MMC_RSP_R1B`.
-    pub(crate) const R1B: u32 = R1 | BUSY;
-    /// `MMC_RSP_R1B_NO_CRC`.
-    pub(crate) const R1B_NO_CRC: u32 = PRESENT | OPCODE | BUSY;
-    /// `MMC_RSP_R2`.
-    pub(crate) const R2: u32 = PRESENT | LONG | CRC;
-    /// `MMC_RSP_R3` (also R4).
-    pub(crate) const R3: u32 = PRESENT;
-    /// `MMC_CMD_AC`.
-    pub(crate) const AC: u32 = 0;
-    /// `MMC_CMD_ADTC`.
-    pub(crate) const ADTC: u32 = 1 << 5;
-    /// `MMC_CMD_BC`.
-    pub(crate) const BC: u32 = 2 << 5;
-    /// `MMC_CMD_BCR`.
-    pub(crate) const BCR: u32 = 3 << 5;
+    pub(crate) use mmc_request::flags::{
+        MMC_CMD_AC as AC, MMC_CMD_ADTC as ADTC, MMC_CMD_BC as BC, MMC_CMD_BCR as BCR,
+        MMC_RSP_NONE as NONE, MMC_RSP_R1 as R1, MMC_RSP_R1B as R1B,
+        MMC_RSP_R1B_NO_CRC as R1B_NO_CRC, MMC_RSP_R2 as R2, MMC_RSP_R3 as R3,
+    };
 }
 
-/// The legacy 8-bit-divider generation with 32-bit DMA and no quirks (MT8173 and older).
-pub(crate) fn legacy_config() -> HostConfig {
-    HostConfig {
-        divider: DividerWidth::Bits8,
-        addressing: DmaAddressing::Bits32,
+/// The legacy 8-bit-divider generation with 32-bit DMA and no patch-bit quirks (MT8173).
+pub(crate) fn legacy_config() -> HostSetup {
+    HostSetup {
+        soc: &soc::MT8173,
         source_hz: SOURCE_HZ,
+        addressing: DmaAddressing::Bits32,
         auto_cmd23: false,
-        async_fifo: false,
-        enhance_rx: false,
-        data_tune: false,
-        busy_check: false,
-        stop_clk_fix: false,
     }
 }
 
-/// The 12-bit-divider generation with 36-bit DMA and every quirk (MT2712, MT6779).
-pub(crate) fn modern_config() -> HostConfig {
-    HostConfig {
-        divider: DividerWidth::Bits12,
-        addressing: DmaAddressing::Bits36,
+/// The 12-bit-divider generation with 36-bit DMA and every quirk but the top region
+/// (MT2712, MT6779).
+pub(crate) fn modern_config() -> HostSetup {
+    HostSetup {
+        soc: &soc::MT2712,
         source_hz: SOURCE_HZ,
+        addressing: DmaAddressing::Bits36,
         auto_cmd23: false,
-        async_fifo: true,
-        enhance_rx: true,
-        data_tune: true,
-        busy_check: true,
-        stop_clk_fix: true,
+    }
+}
+
+/// The same generation with auto-CMD23 allowed, as the glue sets it up for eMMC.
+pub(crate) fn with_auto_cmd23(config: HostSetup) -> HostSetup {
+    HostSetup {
+        auto_cmd23: true,
+        ..config
     }
 }
 
@@ -140,6 +118,8 @@ pub(crate) struct Misbehaviour {
 
 /// The model, a card and RAM behind [`Io`]`<`[`MsdcBase`]`>`.
 pub(crate) struct Rig<C: CardSlot> {
+    /// The setup the bench models, for the hosts built on it.
+    pub(crate) config: HostSetup,
     model: RefCell<MsdcModel>,
     card: RefCell<C>,
     ram: RefCell<Vec<u8>>,
@@ -159,15 +139,16 @@ pub(crate) struct Rig<C: CardSlot> {
 
 impl<C: CardSlot> Rig<C> {
     /// A bench for `config` with `card` in the slot.
-    pub(crate) fn new(config: &HostConfig, card: C) -> Self {
+    pub(crate) fn new(config: &HostSetup, card: C) -> Self {
         let support_64g = config.addressing == DmaAddressing::Bits36;
         let model = MsdcModel::new(ModelConfig {
             support_64g,
-            divider_12bit: config.divider == DividerWidth::Bits12,
+            divider_12bit: config.soc.clock_divider == DividerWidth::Bits12,
             source_hz: config.source_hz,
             ..ModelConfig::default()
         });
         Self {
+            config: *config,
             model: RefCell::new(model),
             card: RefCell::new(card),
             ram: RefCell::new(vec![0; RAM_LEN]),
@@ -365,10 +346,13 @@ impl<C: CardSlot> Io<MsdcBase> for Rig<C> {
     }
 }
 
-/// The glue: one controller driving one bench.
+/// The glue: one controller driving one bench. Its request token is a sequence number, so
+/// that every completion can be checked to hand back the request that was started.
 pub(crate) struct Host<'r, C: CardSlot> {
     pub(crate) rig: &'r Rig<C>,
-    pub(crate) ctrl: Controller,
+    pub(crate) ctrl: Controller<u32>,
+    /// The token of the request started last.
+    pub(crate) started: u32,
     /// SDIO interrupts signalled so far.
     pub(crate) sdio_signals: u32,
     /// Card-detect changes seen so far.
@@ -377,10 +361,11 @@ pub(crate) struct Host<'r, C: CardSlot> {
 
 impl<'r, C: CardSlot> Host<'r, C> {
     /// Probes: initialises the hardware and sets the identification clock.
-    pub(crate) fn new(rig: &'r Rig<C>, config: HostConfig) -> Self {
+    pub(crate) fn new(rig: &'r Rig<C>, config: HostSetup) -> Self {
         let mut host = Self {
             rig,
             ctrl: Controller::new(config),
+            started: 0,
             sdio_signals: 0,
             card_detect_changes: 0,
         };
@@ -395,30 +380,46 @@ impl<'r, C: CardSlot> Host<'r, C> {
             .expect("set_clock")
     }
 
-    /// Starts `req`, with its data through `segments` (offsets into the data window).
+    /// Starts `req`, with its data through `segments` (offsets into the data window); a
+    /// refused request's token must come back.
     pub(crate) fn start(
         &mut self,
-        req: &RequestSpec,
+        req: &Request,
         segments: &[(u64, u32)],
     ) -> Result<(), StartError> {
-        if req.data.is_none() && segments.is_empty() {
-            return self.ctrl.start(self.rig, req, None::<NoDmaChain<'_>>);
-        }
-        let window = self.rig.base + DATA_OFFSET;
-        let mut ram = self.rig.ram.borrow_mut();
-        let chain = DmaChain {
-            area: &mut ram[..AREA_LEN],
-            area_bus: self.rig.base,
-            segments: segments.iter().map(|&(offset, len)| Segment {
-                bus_address: window + offset,
-                len,
-            }),
+        let token = self.started + 1;
+        let started = if req.data.is_none() && segments.is_empty() {
+            self.ctrl.start(self.rig, req, None, token)
+        } else {
+            let window = self.rig.base + DATA_OFFSET;
+            // RAM stays borrowed through the start: the model gets no memory until the
+            // command is answered, so a DMA started early shows up as a violation.
+            let mut ram = self.rig.ram.borrow_mut();
+            let chain = DmaChain {
+                area: &mut ram[..AREA_LEN],
+                area_bus: self.rig.base,
+                segments: segments.iter().map(|&(offset, len)| Segment {
+                    bus_address: window + offset,
+                    len,
+                }),
+            };
+            let chain = self.ctrl.write_chain(req, chain)?;
+            self.ctrl.start(self.rig, req, Some(chain), token)
         };
-        self.ctrl.start(self.rig, req, Some(chain))
+        match started {
+            Ok(()) => {
+                self.started = token;
+                Ok(())
+            }
+            Err((refused, error)) => {
+                assert_eq!(refused, token, "a refused request's token comes back");
+                Err(error)
+            }
+        }
     }
 
     /// One run of the interrupt handler, as the glue's: `None` if the line is low.
-    pub(crate) fn interrupt(&mut self) -> Option<Progress> {
+    pub(crate) fn interrupt(&mut self) -> Option<Progress<u32>> {
         if !self.rig.interrupt_line() {
             return None;
         }
@@ -435,19 +436,35 @@ impl<'r, C: CardSlot> Host<'r, C> {
     pub(crate) fn wait(&mut self) -> Option<RequestResult> {
         for _ in 0..MAX_INTERRUPTS {
             match self.interrupt()? {
-                Progress::Done(result) => return Some(result),
+                Progress::Done(token, result) => return Some(self.handed_back(token, result)),
                 Progress::Pending => {}
             }
         }
         panic!("request still running after {MAX_INTERRUPTS} interrupts");
     }
 
-    /// Runs `req` to completion.
-    pub(crate) fn run(&mut self, req: &RequestSpec, segments: &[(u64, u32)]) -> RequestResult {
-        self.start(req, segments).expect("start");
-        let result = self.wait().expect("request stuck: interrupt line low");
+    /// The glue's request timer: aborts the request in flight, if any.
+    pub(crate) fn abort(&mut self) -> Option<RequestResult> {
+        let (token, result) = self.ctrl.abort(self.rig)?;
+        Some(self.handed_back(token, result))
+    }
+
+    /// Checks that a finished request is the one started last.
+    fn handed_back(&self, token: u32, result: RequestResult) -> RequestResult {
+        assert_eq!(
+            token, self.started,
+            "the engine hands back the request it ran"
+        );
         assert!(self.ctrl.is_idle());
+        assert_eq!(self.ctrl.in_flight(), None);
         result
+    }
+
+    /// Runs `req` to completion.
+    pub(crate) fn run(&mut self, req: &Request, segments: &[(u64, u32)]) -> RequestResult {
+        self.start(req, segments).expect("start");
+        assert_eq!(self.ctrl.in_flight(), Some(&self.started));
+        self.wait().expect("request stuck: interrupt line low")
     }
 
     /// Runs a command without data.
@@ -464,7 +481,7 @@ impl<'r, C: CardSlot> Host<'r, C> {
 
     /// Runs a single-buffer data command that must succeed.
     pub(crate) fn read_ok(&mut self, opcode: u32, arg: u32, block_size: u32, blocks: u32) {
-        let req = RequestSpec {
+        let req = Request {
             data: Some(read_data(block_size, blocks)),
             ..request(command(opcode, arg, flags::R1 | flags::ADTC))
         };
@@ -473,14 +490,19 @@ impl<'r, C: CardSlot> Host<'r, C> {
     }
 }
 
-/// A command spec.
-pub(crate) fn command(opcode: u32, arg: u32, flags: u32) -> CommandSpec {
-    CommandSpec { opcode, arg, flags }
+/// A command as the MMC core describes it.
+pub(crate) fn command(opcode: u32, arg: u32, flags: u32) -> Command {
+    Command {
+        opcode,
+        arg,
+        flags,
+        busy_timeout_ms: 0,
+    }
 }
 
 /// A request of one command without data.
-pub(crate) fn request(cmd: CommandSpec) -> RequestSpec {
-    RequestSpec {
+pub(crate) fn request(cmd: Command) -> Request {
+    Request {
         sbc: None,
         cmd,
         data: None,
@@ -489,39 +511,39 @@ pub(crate) fn request(cmd: CommandSpec) -> RequestSpec {
 }
 
 /// A read data phase with the MMC core's default timeout for SD reads (100 ms).
-pub(crate) fn read_data(block_size: u32, blocks: u32) -> DataSpec {
-    DataSpec {
+pub(crate) fn read_data(block_size: u32, blocks: u32) -> Data {
+    Data {
         block_size,
         blocks,
-        write: false,
+        direction: Direction::Read,
         timeout_ns: 100_000_000,
         timeout_clks: 0,
     }
 }
 
 /// A write data phase (250 ms).
-pub(crate) fn write_data(block_size: u32, blocks: u32) -> DataSpec {
-    DataSpec {
-        write: true,
+pub(crate) fn write_data(block_size: u32, blocks: u32) -> Data {
+    Data {
+        direction: Direction::Write,
         timeout_ns: 250_000_000,
         ..read_data(block_size, blocks)
     }
 }
 
 /// CMD12 as the block layer prepares it.
-pub(crate) fn stop_command() -> CommandSpec {
+pub(crate) fn stop_command() -> Command {
     command(12, 0, flags::R1B | flags::AC)
 }
 
 /// CMD23 for `blocks` blocks.
-pub(crate) fn set_block_count(blocks: u32) -> CommandSpec {
+pub(crate) fn set_block_count(blocks: u32) -> Command {
     command(23, blocks, flags::R1 | flags::AC)
 }
 
 /// A block read or write of 512-byte blocks as the block layer builds it: CMD17/24 for one
 /// block, CMD18/25 otherwise, with CMD23 when `sbc`, and always a stop command for multiple
 /// blocks.
-pub(crate) fn block_request(write: bool, address: u32, blocks: u32, sbc: bool) -> RequestSpec {
+pub(crate) fn block_request(write: bool, address: u32, blocks: u32, sbc: bool) -> Request {
     let multi = blocks > 1;
     let opcode = match (write, multi) {
         (false, false) => 17,
@@ -534,7 +556,7 @@ pub(crate) fn block_request(write: bool, address: u32, blocks: u32, sbc: bool) -
     } else {
         read_data(512, blocks)
     };
-    RequestSpec {
+    Request {
         sbc: (multi && sbc).then(|| set_block_count(blocks)),
         cmd: command(opcode, address, flags::R1 | flags::ADTC),
         data: Some(data),
@@ -547,4 +569,17 @@ pub(crate) fn pattern(storage: &mut [u8]) {
     for (i, b) in storage.iter_mut().enumerate() {
         *b = (i * 7 + i / 512) as u8;
     }
+}
+
+/// Card storage of `len` bytes filled with [`pattern`], and a copy to compare with.
+pub(crate) fn patterned(len: usize) -> (Vec<u8>, Vec<u8>) {
+    let mut storage = vec![0; len];
+    pattern(&mut storage);
+    let expect = storage.clone();
+    (storage, expect)
+}
+
+/// Whether every byte of `bytes` is `value`.
+pub(crate) fn filled(bytes: &[u8], value: u8) -> bool {
+    bytes.iter().all(|&b| b == value)
 }

@@ -3,16 +3,15 @@
 //! SD card scenarios: initialisation as the MMC core performs it (`mmc_attach_sd`), then
 //! block transfers with software CMD23, open-ended transfers with CMD12, scatter lists.
 
+use mmc_request::{Request, RequestResult};
 use msdc::clock::Timing;
-use msdc::controller::{
-    HostConfig, PadState, RequestResult, RequestSpec, SignalVoltage, UnsupportedVoltage,
-};
+use msdc::controller::{Controller, HostSetup, PadState, SignalVoltage, UnsupportedVoltage};
 use sim::emmc::CardState;
 use sim::sd::{SdCard, SdConfig, BLOCK_SIZE, DEFAULT_RCA};
 
 use crate::rig::{
-    block_request, command, flags, legacy_config, modern_config, pattern, read_data, request, Host,
-    Rig,
+    block_request, command, filled, flags, legacy_config, modern_config, patterned, read_data,
+    request, Host, Rig,
 };
 
 /// `SEND_IF_COND` argument: 2.7-3.6 V and check pattern 0xAA.
@@ -114,8 +113,15 @@ pub(crate) fn sd_init(host: &mut Host<'_, SdCard<'_>>, uhs: bool) {
     assert_eq!(host.rig.card().state(), CardState::Tran);
 }
 
-pub(crate) fn sd_rig<'s>(config: &HostConfig, storage: &'s mut [u8]) -> Rig<SdCard<'s>> {
+pub(crate) fn sd_rig<'s>(config: &HostSetup, storage: &'s mut [u8]) -> Rig<SdCard<'s>> {
     Rig::new(config, SdCard::new(storage, SdConfig::default()))
+}
+
+/// A host on `rig` with its SD card initialised to 4-bit high speed.
+pub(crate) fn sd_host<'r, 's>(rig: &'r Rig<SdCard<'s>>) -> Host<'r, SdCard<'s>> {
+    let mut host = Host::new(rig, rig.config);
+    sd_init(&mut host, false);
+    host
 }
 
 fn assert_ok(result: &RequestResult) {
@@ -126,8 +132,7 @@ fn assert_ok(result: &RequestResult) {
 fn sd_initialisation_to_4_bit_high_speed() {
     let mut storage = vec![0u8; 64 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
     let status = host.ok(13, rca_arg(), flags::R1 | flags::AC)[0];
     assert_eq!(card_state(status), 4);
     rig.assert_no_violations();
@@ -148,7 +153,7 @@ fn sd_uhs_initialisation_with_voltage_switch() {
 
 #[test]
 fn voltage_switch_accepts_3v3_and_1v8_only() {
-    let mut ctrl = msdc::controller::Controller::new(legacy_config());
+    let mut ctrl = Controller::<()>::new(legacy_config());
     assert_eq!(
         ctrl.start_voltage_switch(SignalVoltage::V120),
         Err(UnsupportedVoltage(SignalVoltage::V120))
@@ -168,12 +173,9 @@ fn voltage_switch_accepts_3v3_and_1v8_only() {
 
 #[test]
 fn sd_single_block_read_and_write() {
-    let mut storage = vec![0u8; 64 * BLOCK_SIZE];
-    pattern(&mut storage);
-    let expect = storage.clone();
+    let (mut storage, expect) = patterned(64 * BLOCK_SIZE);
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
 
     let result = host.run(&block_request(false, 5, 1, false), &[(0, 512)]);
     assert_ok(&result);
@@ -186,20 +188,15 @@ fn sd_single_block_read_and_write() {
     let result = host.run(&block_request(true, 7, 1, false), &[(0x1000, 512)]);
     assert_ok(&result);
     assert_eq!(result.data.unwrap().bytes_xfered, 512);
-    assert!(rig.card().storage()[7 * 512..8 * 512]
-        .iter()
-        .all(|&b| b == 0xA5));
+    assert!(filled(&rig.card().storage()[7 * 512..8 * 512], 0xA5));
     rig.assert_no_violations();
 }
 
 #[test]
 fn sd_multi_block_with_software_set_block_count() {
-    let mut storage = vec![0u8; 64 * BLOCK_SIZE];
-    pattern(&mut storage);
-    let expect = storage.clone();
+    let (mut storage, expect) = patterned(64 * BLOCK_SIZE);
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
     // The glue leaves auto-CMD23 off for SD cards (upstream uses it for eMMC only), so
     // CMD23 goes out as its own command.
     let before = rig.model().commands();
@@ -232,21 +229,16 @@ fn sd_multi_block_with_software_set_block_count() {
         CardState::Tran,
         "CMD23 bounded the write"
     );
-    assert!(rig.card().storage()[30 * 512..32 * 512]
-        .iter()
-        .all(|&b| b == 0x3C));
+    assert!(filled(&rig.card().storage()[30 * 512..32 * 512], 0x3C));
     assert_eq!(rig.card().storage()[32 * 512], expect[32 * 512]);
     rig.assert_no_violations();
 }
 
 #[test]
 fn sd_open_ended_multi_block_with_stop() {
-    let mut storage = vec![0u8; 64 * BLOCK_SIZE];
-    pattern(&mut storage);
-    let expect = storage.clone();
+    let (mut storage, expect) = patterned(64 * BLOCK_SIZE);
     let rig = sd_rig(&modern_config(), &mut storage);
-    let mut host = Host::new(&rig, modern_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
 
     let result = host.run(&block_request(false, 20, 4, false), &[(0, 2048)]);
     assert_ok(&result);
@@ -262,20 +254,15 @@ fn sd_open_ended_multi_block_with_stop() {
     let stop = result.stop.expect("CMD12 ends an open-ended write");
     assert_eq!(card_state(stop.response[0]), 6, "CMD12 answered in receive");
     assert_eq!(rig.card().state(), CardState::Tran);
-    assert!(rig.card().storage()[40 * 512..43 * 512]
-        .iter()
-        .all(|&b| b == 0x77));
+    assert!(filled(&rig.card().storage()[40 * 512..43 * 512], 0x77));
     rig.assert_no_violations();
 }
 
 #[test]
 fn sd_large_transfer_over_many_segments() {
-    let mut storage = vec![0u8; 512 * BLOCK_SIZE];
-    pattern(&mut storage);
-    let expect = storage.clone();
+    let (mut storage, expect) = patterned(512 * BLOCK_SIZE);
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
     // 128 KiB in 64 segments of 2 KiB, scattered every 4 KiB.
     let segments: Vec<(u64, u32)> = (0..64).map(|i| (i * 0x1000, 0x800)).collect();
     let result = host.run(&block_request(false, 100, 256, true), &segments);
@@ -292,10 +279,9 @@ fn sd_large_transfer_over_many_segments() {
 fn sd_switch_status_read_through_a_single_block_register_transfer() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    sd_init(&mut host, false);
+    let mut host = sd_host(&rig);
     // CMD6 check mode with 64 bytes: block size below 512 and a response.
-    let req = RequestSpec {
+    let req = Request {
         data: Some(read_data(64, 1)),
         ..request(command(6, 0x00FF_FFF1, flags::R1 | flags::ADTC))
     };

@@ -47,50 +47,46 @@ fn zero_hz_gates_the_clock() {
     );
 }
 
+/// One clock request and the setting it must get: source, asked rate, timing, then the
+/// setting's mode, divider, half-source flag and bus clock.
+type Case = (u32, u32, Timing, ClockMode, u32, bool, u32);
+
+/// Checks each case on both divider widths.
+fn assert_settings(cases: &[Case]) {
+    for width in WIDTHS {
+        for &(source, hz, timing, mode, divider, half, bus_hz) in cases {
+            assert_eq!(
+                running(source, hz, timing, width),
+                setting(mode, divider, half, bus_hz),
+                "{hz} Hz from {source} Hz, {timing:?}, {width:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn single_data_rate_examples() {
-    for width in WIDTHS {
-        let at = |hz, timing| running(400 * MHZ, hz, timing, width);
+    use ClockMode::{Divided, Undivided};
+    const SRC: u32 = 400 * MHZ;
+    #[rustfmt::skip]
+    let cases: &[Case] = &[
         // Identification at 400 kHz: d = 400 MHz / 1.6 MHz = 250.
-        assert_eq!(
-            at(400_000, Timing::Legacy),
-            setting(ClockMode::Divided, 250, false, 400_000)
-        );
+        (SRC, 400_000, Timing::Legacy, Divided, 250, false, 400_000),
         // 25 MHz default speed: d = 4.
-        assert_eq!(
-            at(25 * MHZ, Timing::Legacy),
-            setting(ClockMode::Divided, 4, false, 25 * MHZ)
-        );
+        (SRC, 25 * MHZ, Timing::Legacy, Divided, 4, false, 25 * MHZ),
         // 52 MHz MMC high speed: d = ceil(400 / 208) = 2, so 50 MHz.
-        assert_eq!(
-            at(52 * MHZ, Timing::MmcHighSpeed),
-            setting(ClockMode::Divided, 2, false, 50 * MHZ)
-        );
+        (SRC, 52 * MHZ, Timing::MmcHighSpeed, Divided, 2, false, 50 * MHZ),
         // 100 MHz: d = 1, a quarter of the source.
-        assert_eq!(
-            at(100 * MHZ, Timing::UhsSdr50),
-            setting(ClockMode::Divided, 1, false, 100 * MHZ)
-        );
+        (SRC, 100 * MHZ, Timing::UhsSdr50, Divided, 1, false, 100 * MHZ),
         // HS200 at 200 MHz from 400 MHz: the divide-by-two setting.
-        assert_eq!(
-            at(200 * MHZ, Timing::MmcHs200),
-            setting(ClockMode::Divided, 0, false, 200 * MHZ)
-        );
+        (SRC, 200 * MHZ, Timing::MmcHs200, Divided, 0, false, 200 * MHZ),
         // Anything between src/2 and src also gets src/2.
-        assert_eq!(
-            at(399 * MHZ, Timing::UhsSdr104),
-            setting(ClockMode::Divided, 0, false, 200 * MHZ)
-        );
+        (SRC, 399 * MHZ, Timing::UhsSdr104, Divided, 0, false, 200 * MHZ),
         // At or above the source: undivided.
-        assert_eq!(
-            at(400 * MHZ, Timing::UhsSdr104),
-            setting(ClockMode::Undivided, 0, false, 400 * MHZ)
-        );
-        assert_eq!(
-            at(u32::MAX, Timing::Legacy),
-            setting(ClockMode::Undivided, 0, false, 400 * MHZ)
-        );
-    }
+        (SRC, 400 * MHZ, Timing::UhsSdr104, Undivided, 0, false, 400 * MHZ),
+        (SRC, u32::MAX, Timing::Legacy, Undivided, 0, false, 400 * MHZ),
+    ];
+    assert_settings(cases);
 }
 
 #[test]
@@ -127,33 +123,27 @@ fn divider_width_limits() {
     assert_eq!(DividerWidth::from_bits(8), Some(DividerWidth::Bits8));
     assert_eq!(DividerWidth::from_bits(12), Some(DividerWidth::Bits12));
     assert_eq!(DividerWidth::from_bits(10), None);
+    for width in [DividerWidth::Bits8, DividerWidth::Bits12] {
+        assert_eq!(DividerWidth::from_bits(width.bits()), Some(width));
+    }
 }
 
 #[test]
 fn double_data_rate_examples() {
-    for width in WIDTHS {
+    use ClockMode::Ddr;
+    #[rustfmt::skip]
+    let cases: &[Case] = &[
         // DDR52 at 52 MHz from 400 MHz: d = ceil(400 / 416) = 1, so 50 MHz.
-        assert_eq!(
-            running(400 * MHZ, 52 * MHZ, Timing::MmcDdr52, width),
-            setting(ClockMode::Ddr, 1, false, 50 * MHZ)
-        );
+        (400 * MHZ, 52 * MHZ, Timing::MmcDdr52, Ddr, 1, false, 50 * MHZ),
         // DDR50 at 50 MHz from 200 MHz: a quarter of the source, divider 0.
-        assert_eq!(
-            running(200 * MHZ, 50 * MHZ, Timing::UhsDdr50, width),
-            setting(ClockMode::Ddr, 0, false, 50 * MHZ)
-        );
+        (200 * MHZ, 50 * MHZ, Timing::UhsDdr50, Ddr, 0, false, 50 * MHZ),
         // 20 MHz from 200 MHz: d = ceil(200 / 160) = 2, 12.5 MHz. Upstream picks divider 1
         // here and runs the card at 25 MHz.
-        assert_eq!(
-            running(200 * MHZ, 20 * MHZ, Timing::MmcDdr52, width),
-            setting(ClockMode::Ddr, 2, false, 12_500_000)
-        );
+        (200 * MHZ, 20 * MHZ, Timing::MmcDdr52, Ddr, 2, false, 12_500_000),
         // Even upstream divisors agree: 25 MHz from 200 MHz, d = 1.
-        assert_eq!(
-            running(200 * MHZ, 25 * MHZ, Timing::MmcDdr52, width),
-            setting(ClockMode::Ddr, 1, false, 25 * MHZ)
-        );
-    }
+        (200 * MHZ, 25 * MHZ, Timing::MmcDdr52, Ddr, 1, false, 25 * MHZ),
+    ];
+    assert_settings(cases);
     // 8-bit DDR reaches src / 2040.
     assert_eq!(
         plan(400 * MHZ, 100_000, Timing::MmcDdr52, DividerWidth::Bits8),
@@ -165,28 +155,20 @@ fn double_data_rate_examples() {
 
 #[test]
 fn hs400_examples() {
-    for width in WIDTHS {
+    use ClockMode::Hs400;
+    const SRC: u32 = 400 * MHZ;
+    #[rustfmt::skip]
+    let cases: &[Case] = &[
         // HS400 at 200 MHz from 400 MHz: the half-source mode, divider ignored.
-        assert_eq!(
-            running(400 * MHZ, 200 * MHZ, Timing::MmcHs400, width),
-            setting(ClockMode::Hs400, 0, true, 200 * MHZ)
-        );
+        (SRC, 200 * MHZ, Timing::MmcHs400, Hs400, 0, true, 200 * MHZ),
         // Requests above src/2 still get src/2.
-        assert_eq!(
-            running(400 * MHZ, 400 * MHZ, Timing::MmcHs400, width),
-            setting(ClockMode::Hs400, 0, true, 200 * MHZ)
-        );
+        (SRC, 400 * MHZ, Timing::MmcHs400, Hs400, 0, true, 200 * MHZ),
         // Between src/4 and src/2: HS400 mode without the half-source flag.
-        assert_eq!(
-            running(400 * MHZ, 150 * MHZ, Timing::MmcHs400, width),
-            setting(ClockMode::Hs400, 0, false, 100 * MHZ)
-        );
+        (SRC, 150 * MHZ, Timing::MmcHs400, Hs400, 0, false, 100 * MHZ),
         // Below src/4: divided like DDR.
-        assert_eq!(
-            running(400 * MHZ, 52 * MHZ, Timing::MmcHs400, width),
-            setting(ClockMode::Hs400, 1, false, 50 * MHZ)
-        );
-    }
+        (SRC, 52 * MHZ, Timing::MmcHs400, Hs400, 1, false, 50 * MHZ),
+    ];
+    assert_settings(cases);
     // DDR52 never uses the half-source flag, even when asked for src/2.
     assert_eq!(
         running(400 * MHZ, 200 * MHZ, Timing::MmcDdr52, DividerWidth::Bits12),

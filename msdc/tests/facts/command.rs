@@ -3,6 +3,7 @@
 //! `SDC_CMD` words against the register layout: opcode 5:0, RSPTYP 9:7, DTYPE 12:11,
 //! RW 13, STOP 14, GOIRQ 15, BLKLEN 27:16, AUTOCMD 29:28, VOLSWTH 30.
 
+use mmc_request::Direction;
 use msdc::command::*;
 use proptest::prelude::*;
 
@@ -63,11 +64,11 @@ fn data_word(opcode: u32, flags: u32, data: DataTransfer, auto: AutoCommand) -> 
 }
 
 fn read(block_size: u32, blocks: u32) -> DataTransfer {
-    DataTransfer::blocks(DataDirection::Read, block_size, blocks)
+    DataTransfer::blocks(Direction::Read, block_size, blocks)
 }
 
 fn write(block_size: u32, blocks: u32) -> DataTransfer {
-    DataTransfer::blocks(DataDirection::Write, block_size, blocks)
+    DataTransfer::blocks(Direction::Write, block_size, blocks)
 }
 
 #[test]
@@ -183,51 +184,34 @@ fn single_block_transfers() {
     let cmd17 = data_word(17, RSP_R1 | CMD_ADTC, read(512, 1), AutoCommand::None);
     assert_eq!(cmd17, 17 | rsptyp(1) | SINGLE | blklen(512));
     assert_eq!(cmd17, 0x0200_0891);
-    // CMD24 WRITE_BLOCK.
-    let cmd24 = data_word(24, RSP_R1 | CMD_ADTC, write(512, 1), AutoCommand::None);
-    assert_eq!(cmd24, 24 | rsptyp(1) | SINGLE | WRITE | blklen(512));
-    // CMD8 SEND_EXT_CSD (eMMC, ADTC), 512 bytes.
-    assert_eq!(
-        data_word(8, RSP_R1 | CMD_ADTC, read(512, 1), AutoCommand::None),
-        8 | rsptyp(1) | SINGLE | blklen(512)
-    );
-    // CMD6 SD_SWITCH (ADTC), 64 bytes.
-    assert_eq!(
-        data_word(6, RSP_R1 | CMD_ADTC, read(64, 1), AutoCommand::None),
-        6 | rsptyp(1) | SINGLE | blklen(64)
-    );
-    // ACMD13 SD_STATUS, 64 bytes; ACMD51 SEND_SCR, 8 bytes; ACMD22 NUM_WR_BLKS, 4 bytes.
-    assert_eq!(
-        data_word(13, RSP_R1 | CMD_ADTC, read(64, 1), AutoCommand::None),
-        13 | rsptyp(1) | SINGLE | blklen(64)
-    );
-    assert_eq!(
-        data_word(51, RSP_R1 | CMD_ADTC, read(8, 1), AutoCommand::None),
-        51 | rsptyp(1) | SINGLE | blklen(8)
-    );
-    assert_eq!(
-        data_word(22, RSP_R1 | CMD_ADTC, read(4, 1), AutoCommand::None),
-        22 | rsptyp(1) | SINGLE | blklen(4)
-    );
-    // CMD19 tuning block (4-bit, 64 bytes) and CMD21 (8-bit HS200, 128 bytes).
-    assert_eq!(
-        data_word(19, RSP_R1 | CMD_ADTC, read(64, 1), AutoCommand::None),
-        19 | rsptyp(1) | SINGLE | blklen(64)
-    );
-    assert_eq!(
-        data_word(21, RSP_R1 | CMD_ADTC, read(128, 1), AutoCommand::None),
-        21 | rsptyp(1) | SINGLE | blklen(128)
-    );
-    // CMD53 IO_RW_EXTENDED byte mode, 4 bytes, write.
-    assert_eq!(
-        data_word(53, RSP_R5 | CMD_ADTC, write(4, 1), AutoCommand::None),
-        53 | rsptyp(1) | SINGLE | WRITE | blklen(4)
-    );
-    // The largest block length the 12-bit field holds.
-    assert_eq!(
-        data_word(17, RSP_R1 | CMD_ADTC, read(4095, 1), AutoCommand::None),
-        17 | rsptyp(1) | SINGLE | blklen(0xFFF)
-    );
+    // Every other single block data command: R1 or R5 (response code 1), single block,
+    // the block length, and the direction.
+    let cases = [
+        // CMD24 WRITE_BLOCK.
+        (24, RSP_R1, write(512, 1), WRITE | blklen(512)),
+        // CMD8 SEND_EXT_CSD (eMMC, ADTC), 512 bytes.
+        (8, RSP_R1, read(512, 1), blklen(512)),
+        // CMD6 SD_SWITCH (ADTC), 64 bytes.
+        (6, RSP_R1, read(64, 1), blklen(64)),
+        // ACMD13 SD_STATUS, 64 bytes; ACMD51 SEND_SCR, 8 bytes; ACMD22 NUM_WR_BLKS, 4 bytes.
+        (13, RSP_R1, read(64, 1), blklen(64)),
+        (51, RSP_R1, read(8, 1), blklen(8)),
+        (22, RSP_R1, read(4, 1), blklen(4)),
+        // CMD19 tuning block (4-bit, 64 bytes) and CMD21 (8-bit HS200, 128 bytes).
+        (19, RSP_R1, read(64, 1), blklen(64)),
+        (21, RSP_R1, read(128, 1), blklen(128)),
+        // CMD53 IO_RW_EXTENDED byte mode, 4 bytes, write.
+        (53, RSP_R5, write(4, 1), WRITE | blklen(4)),
+        // The largest block length the 12-bit field holds.
+        (17, RSP_R1, read(4095, 1), blklen(0xFFF)),
+    ];
+    for (opcode, flags, data, fields) in cases {
+        assert_eq!(
+            data_word(opcode, flags | CMD_ADTC, data, AutoCommand::None),
+            opcode | rsptyp(1) | SINGLE | fields,
+            "CMD{opcode} {data:?}"
+        );
+    }
 }
 
 #[test]
@@ -265,7 +249,7 @@ fn stream_transfers() {
         data_word(
             20,
             RSP_R1 | CMD_ADTC,
-            stream(DataDirection::Write),
+            stream(Direction::Write),
             AutoCommand::None
         ),
         20 | rsptyp(1) | STREAM | WRITE | blklen(512)
@@ -276,7 +260,7 @@ fn stream_transfers() {
         data_word(
             11,
             RSP_R1 | CMD_ADTC,
-            stream(DataDirection::Read),
+            stream(Direction::Read),
             AutoCommand::None
         ),
         11 | rsptyp(1) | STREAM | blklen(512)
@@ -403,7 +387,7 @@ proptest! {
             1 => AutoCommand::Cmd12,
             _ => AutoCommand::Cmd23,
         };
-        let direction = if write { DataDirection::Write } else { DataDirection::Read };
+        let direction = if write { Direction::Write } else { Direction::Read };
         let mut command = Command::new(opcode, response).with_auto_command(auto);
         if has_data {
             command = command.with_data(DataTransfer::blocks(direction, block_size, blocks));
@@ -440,7 +424,7 @@ proptest! {
     #[test]
     fn no_input_panics(opcode: u32, flags: u32, block_size: u32, blocks: u32, stream: bool) {
         if let Ok(response) = ResponseType::from_mmc_flags(flags) {
-            let data = DataTransfer { direction: DataDirection::Read, block_size, blocks, stream };
+            let data = DataTransfer { direction: Direction::Read, block_size, blocks, stream };
             let _ = Command::new(opcode, response).with_data(data).sdc_cmd();
             let _ = Command::new(opcode, response).sdc_cmd();
         }

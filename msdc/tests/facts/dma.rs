@@ -5,6 +5,7 @@
 //! `ptr`, then four words; BD `bd_info` (EOL 0, CHECKSUM 15:8, BLKPAD 17, DWPAD 18,
 //! NEXT_H4 27:24, PTR_H4 31:28), `next`, `ptr`, `bd_data_len` (15:0, or 23:0 with 64G).
 
+use mmc_request::Segment;
 use msdc::dma::*;
 use msdc::regs::{MSDC_DMA_CFG, MSDC_DMA_CTRL};
 use proptest::prelude::*;
@@ -29,6 +30,18 @@ struct Gpd {
     next: u64,
     ptr: u64,
     tail: [u32; 4],
+}
+
+/// The first GPD of a chain in an area at `base`: owned by the hardware, pointing to the BD
+/// table at offset 64, followed by the empty second GPD at 28, its other words zero.
+fn chain_gpd(base: u64) -> Gpd {
+    Gpd {
+        hwo: true,
+        bdp: true,
+        next: base + 28,
+        ptr: base + 64,
+        tail: [0; 4],
+    }
 }
 
 fn gpd(memory: &[u8], index: usize) -> Gpd {
@@ -113,16 +126,7 @@ fn one_segment() {
     assert_eq!(start.start_high, None);
     assert_eq!(start.start_low.raw(), 0x4000_0000);
 
-    assert_eq!(
-        gpd(&memory, 0),
-        Gpd {
-            hwo: true,
-            bdp: true,
-            next: base + 28,
-            ptr: base + 64,
-            tail: [0; 4],
-        }
-    );
+    assert_eq!(gpd(&memory, 0), chain_gpd(base));
     // The second GPD is all zero: not owned by the hardware, so the engine stops there.
     assert!(memory[28..56].iter().all(|b| *b == 0));
     assert_eq!(
@@ -256,16 +260,7 @@ fn addressing_36_bit() {
         .unwrap();
     assert_eq!(start.start_high.map(|h| h.raw()), Some(0x8));
     assert_eq!(start.start_low.raw(), 0x1234_0000);
-    assert_eq!(
-        gpd(&memory, 0),
-        Gpd {
-            hwo: true,
-            bdp: true,
-            next: base + 28,
-            ptr: base + 64,
-            tail: [0; 4],
-        }
-    );
+    assert_eq!(gpd(&memory, 0), chain_gpd(base));
     // NEXT_H4 and PTR_H4 of the GPD, both 8.
     assert_eq!(word(&memory, 0) >> 24, 0x88);
     let first = bd(&memory, 0, true);
@@ -283,55 +278,34 @@ fn addressing_36_bit() {
 
 #[test]
 fn refused_chains() {
+    use DmaAddressing::{Bits32, Bits36};
+    use DmaError::{AddressOutOfRange, EmptySegment, NoSegments, SegmentTooLong};
+    let too_long = |len, max| SegmentTooLong { len, max };
+    // (addressing, segments, error)
+    #[rustfmt::skip]
+    let cases: [(DmaAddressing, &[Segment], DmaError); 9] = [
+        (Bits32, &[segment(0x1_0000_0000, 512)], AddressOutOfRange(0x1_0000_0000)),
+        // The last byte must be reachable too.
+        (Bits32, &[segment(0xFFFF_FF00, 0x200)], AddressOutOfRange(0x1_0000_00FF)),
+        (Bits32, &[segment(0x1000, 0x1_0000)], too_long(0x1_0000, 0xFFFF)),
+        (Bits32, &[segment(0x1000, 512), segment(0x2000, 0)], EmptySegment),
+        (Bits32, &[], NoSegments),
+        (Bits36, &[segment(0x10_0000_0000, 512)], AddressOutOfRange(0x10_0000_0000)),
+        (Bits36, &[segment(0xF_FFFF_FFFF, 2)], AddressOutOfRange(0x10_0000_0000)),
+        (Bits36, &[segment(u64::MAX, 1)], AddressOutOfRange(u64::MAX)),
+        (Bits36, &[segment(0x1000, 0x100_0000)], too_long(0x100_0000, 0xFF_FFFF)),
+    ];
     let mut memory = vec![0u8; area_len(4)];
-    let mut narrow = DescriptorArea::new(&mut memory, 0x1000, DmaAddressing::Bits32).unwrap();
-    assert_eq!(
-        narrow.write_chain([segment(0x1_0000_0000, 512)]),
-        Err(DmaError::AddressOutOfRange(0x1_0000_0000))
-    );
-    // The last byte must be reachable too.
-    assert_eq!(
-        narrow.write_chain([segment(0xFFFF_FF00, 0x200)]),
-        Err(DmaError::AddressOutOfRange(0x1_0000_00FF))
-    );
-    assert_eq!(
-        narrow.write_chain([segment(0x1000, 0x1_0000)]),
-        Err(DmaError::SegmentTooLong {
-            len: 0x1_0000,
-            max: 0xFFFF
-        })
-    );
-    assert_eq!(
-        narrow.write_chain([segment(0x1000, 512), segment(0x2000, 0)]),
-        Err(DmaError::EmptySegment)
-    );
-    assert_eq!(
-        narrow.write_chain(core::iter::empty()),
-        Err(DmaError::NoSegments)
-    );
-    // After any refusal the first GPD is not owned by the hardware.
-    assert_eq!(narrow.memory()[0] & 1, 0);
-
-    let mut wide = DescriptorArea::new(&mut memory, 0x1000, DmaAddressing::Bits36).unwrap();
-    assert_eq!(
-        wide.write_chain([segment(0x10_0000_0000, 512)]),
-        Err(DmaError::AddressOutOfRange(0x10_0000_0000))
-    );
-    assert_eq!(
-        wide.write_chain([segment(0xF_FFFF_FFFF, 2)]),
-        Err(DmaError::AddressOutOfRange(0x10_0000_0000))
-    );
-    assert_eq!(
-        wide.write_chain([segment(u64::MAX, 1)]),
-        Err(DmaError::AddressOutOfRange(u64::MAX))
-    );
-    assert_eq!(
-        wide.write_chain([segment(0x1000, 0x100_0000)]),
-        Err(DmaError::SegmentTooLong {
-            len: 0x100_0000,
-            max: 0xFF_FFFF
-        })
-    );
+    for (addressing, segments, error) in cases {
+        let mut area = DescriptorArea::new(&mut memory, 0x1000, addressing).unwrap();
+        assert_eq!(
+            area.write_chain(segments.iter().copied()),
+            Err(error),
+            "{segments:?}"
+        );
+        // After any refusal the first GPD is not owned by the hardware.
+        assert_eq!(area.memory()[0] & 1, 0);
+    }
 }
 
 #[test]

@@ -4,6 +4,7 @@
 //! ACMDCRCERR 5, SDIOIRQ 7, CMDRDY 8, CMDTMO 9, RSPCRCERR 10, XFER_COMPL 12, DATTMO 14,
 //! DATCRCERR 15, DMA_BDCSERR 17, DMA_GPDCSERR 18, DMA_PROTECT 19, CMDQ 28.
 
+use mmc_request::ErrorKind;
 use msdc::command::ResponseType;
 use msdc::errors::*;
 use msdc::regs::InterruptSet;
@@ -46,98 +47,89 @@ fn masks_match_upstream() {
     assert_eq!(DMA_FAULTS.bits(), BDCSERR | GPDCSERR | PROTECT);
 }
 
+/// The phase is still running.
+const RUNNING: Option<Outcome> = None;
+/// The phase succeeded.
+const OK: Option<Outcome> = Some(Ok(()));
+/// The phase timed out.
+const TIMED_OUT: Option<Outcome> = Some(Err(ErrorKind::TimedOut));
+/// The phase had a CRC error.
+const BAD_CRC: Option<Outcome> = Some(Err(ErrorKind::BadCrc));
+/// The DMA failed.
+const DMA_FAULT: Option<Outcome> = Some(Err(ErrorKind::DmaFault));
+
+/// Checks `decode` on each `(events, outcome)`.
+fn assert_outcomes(
+    decode: impl Fn(InterruptSet) -> Option<Outcome>,
+    cases: &[(u32, Option<Outcome>)],
+) {
+    for &(bits, outcome) in cases {
+        assert_eq!(decode(events(bits)), outcome, "events {bits:#x}");
+    }
+}
+
 #[test]
 fn command_phase() {
-    let r1 = ResponseType::R1;
-    assert_eq!(command_outcome(events(0), r1), None);
-    // Data and auto-command events do not end the command phase.
-    assert_eq!(
-        command_outcome(events(XFER_COMPL | ACMDRDY | SDIOIRQ), r1),
-        None
-    );
-    assert_eq!(command_outcome(events(CMDRDY), r1), Some(Ok(())));
-    assert_eq!(
-        command_outcome(events(CMDTMO), r1),
-        Some(Err(ErrorKind::TimedOut))
-    );
-    assert_eq!(
-        command_outcome(events(RSPCRCERR), r1),
-        Some(Err(ErrorKind::BadCrc))
-    );
-    // A CRC error is reported before a timeout, as upstream does.
-    assert_eq!(
-        command_outcome(events(RSPCRCERR | CMDTMO), r1),
-        Some(Err(ErrorKind::BadCrc))
-    );
-    // Errors win over a ready bit raised alongside.
-    assert_eq!(
-        command_outcome(events(CMDRDY | CMDTMO), r1),
-        Some(Err(ErrorKind::TimedOut))
-    );
+    #[rustfmt::skip]
+    let r1_cases = [
+        (0, RUNNING),
+        // Data and auto-command events do not end the command phase.
+        (XFER_COMPL | ACMDRDY | SDIOIRQ, RUNNING),
+        (CMDRDY, OK),
+        (CMDTMO, TIMED_OUT),
+        (RSPCRCERR, BAD_CRC),
+        // A CRC error is reported before a timeout, as upstream does.
+        (RSPCRCERR | CMDTMO, BAD_CRC),
+        // Errors win over a ready bit raised alongside.
+        (CMDRDY | CMDTMO, TIMED_OUT),
+    ];
+    assert_outcomes(|e| command_outcome(e, ResponseType::R1), &r1_cases);
     // R1B_NO_CRC ignores CRC errors but not timeouts.
-    let no_crc = ResponseType::R1bNoCrc;
-    assert_eq!(command_outcome(events(RSPCRCERR), no_crc), Some(Ok(())));
-    assert_eq!(
-        command_outcome(events(RSPCRCERR | CMDTMO), no_crc),
-        Some(Err(ErrorKind::TimedOut))
-    );
-    assert_eq!(
-        command_outcome(events(RSPCRCERR), ResponseType::R1b),
-        Some(Err(ErrorKind::BadCrc))
+    let no_crc = [(RSPCRCERR, OK), (RSPCRCERR | CMDTMO, TIMED_OUT)];
+    assert_outcomes(|e| command_outcome(e, ResponseType::R1bNoCrc), &no_crc);
+    assert_outcomes(
+        |e| command_outcome(e, ResponseType::R1b),
+        &[(RSPCRCERR, BAD_CRC)],
     );
 }
 
 #[test]
 fn auto_command_phase() {
-    assert_eq!(auto_command_outcome(events(CMDRDY)), None);
-    assert_eq!(auto_command_outcome(events(ACMDRDY)), Some(Ok(())));
-    assert_eq!(
-        auto_command_outcome(events(ACMDTMO)),
-        Some(Err(ErrorKind::TimedOut))
-    );
-    assert_eq!(
-        auto_command_outcome(events(ACMDCRCERR)),
-        Some(Err(ErrorKind::BadCrc))
-    );
-    assert_eq!(
-        auto_command_outcome(events(ACMDCRCERR | ACMDTMO)),
-        Some(Err(ErrorKind::BadCrc))
-    );
-    assert_eq!(
-        auto_command_outcome(events(ACMDRDY | ACMDTMO)),
-        Some(Err(ErrorKind::TimedOut))
-    );
+    #[rustfmt::skip]
+    let cases = [
+        (CMDRDY, RUNNING),
+        (ACMDRDY, OK),
+        (ACMDTMO, TIMED_OUT),
+        (ACMDCRCERR, BAD_CRC),
+        (ACMDCRCERR | ACMDTMO, BAD_CRC),
+        (ACMDRDY | ACMDTMO, TIMED_OUT),
+    ];
+    assert_outcomes(auto_command_outcome, &cases);
 }
 
 #[test]
 fn data_phase() {
-    assert_eq!(data_outcome(events(0)), None);
-    // DXFER_DONE alone is not the end: the DMA may still be writing memory.
-    assert_eq!(data_outcome(events(DXFER_DONE | CMDRDY)), None);
-    assert_eq!(data_outcome(events(XFER_COMPL)), Some(Ok(())));
-    assert_eq!(data_outcome(events(DATTMO)), Some(Err(ErrorKind::TimedOut)));
-    assert_eq!(
-        data_outcome(events(DATCRCERR)),
-        Some(Err(ErrorKind::BadCrc))
-    );
-    // Timeout before CRC, as upstream does.
-    assert_eq!(
-        data_outcome(events(DATTMO | DATCRCERR)),
-        Some(Err(ErrorKind::TimedOut))
-    );
-    // Errors win over completion.
-    assert_eq!(
-        data_outcome(events(XFER_COMPL | DATCRCERR)),
-        Some(Err(ErrorKind::BadCrc))
-    );
-    // DMA faults are errors, not silent zero-byte successes.
-    for fault in [BDCSERR, GPDCSERR, PROTECT] {
-        assert_eq!(data_outcome(events(fault)), Some(Err(ErrorKind::DmaFault)));
-        assert_eq!(
-            data_outcome(events(fault | XFER_COMPL)),
-            Some(Err(ErrorKind::DmaFault))
-        );
-    }
+    #[rustfmt::skip]
+    let cases = [
+        (0, RUNNING),
+        // DXFER_DONE alone is not the end: the DMA may still be writing memory.
+        (DXFER_DONE | CMDRDY, RUNNING),
+        (XFER_COMPL, OK),
+        (DATTMO, TIMED_OUT),
+        (DATCRCERR, BAD_CRC),
+        // Timeout before CRC, as upstream does.
+        (DATTMO | DATCRCERR, TIMED_OUT),
+        // Errors win over completion.
+        (XFER_COMPL | DATCRCERR, BAD_CRC),
+        // DMA faults are errors, not silent zero-byte successes.
+        (BDCSERR, DMA_FAULT),
+        (GPDCSERR, DMA_FAULT),
+        (PROTECT, DMA_FAULT),
+        (BDCSERR | XFER_COMPL, DMA_FAULT),
+        (GPDCSERR | XFER_COMPL, DMA_FAULT),
+        (PROTECT | XFER_COMPL, DMA_FAULT),
+    ];
+    assert_outcomes(data_outcome, &cases);
 }
 
 #[test]

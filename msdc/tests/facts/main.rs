@@ -10,4 +10,5 @@ mod command;
 mod dma;
 mod errors;
 mod regs;
+mod soc;
 mod timeout;

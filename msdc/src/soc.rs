@@ -2,18 +2,35 @@
 
 //! Per-SoC differences between MSDC controller generations.
 //!
-//! Each MediaTek SoC family wires the same MSDC block with small differences:
-//! divider width, where the pad tuning register sits, which FIFO and tuning
-//! paths exist, whether a second "top" register region must be mapped. The
-//! values follow the `mtk_mmc_compatible` data of the Linux 7.3 C driver
-//! field for field, so a device tree that works there works here.
+//! Each MediaTek SoC family wires the same MSDC block with small differences: divider
+//! width, where the pad tuning register sits, which FIFO and tuning paths exist, whether a
+//! second "top" register region must be mapped. The values follow the `mtk_mmc_compatible`
+//! data of the Linux 7.3 C driver field for field, so a device tree that works there works
+//! here. The kernel glue's OF table points at these constants, and the request engine reads
+//! them through the `&'static` [`SocData`] it is built with.
 
-use crate::msdc::clock::DividerWidth;
+use super::clock::DividerWidth;
+use super::regs::{MSDC_PAD_TUNE, MSDC_PAD_TUNE0};
 
-/// Offset of `MSDC_PAD_TUNE`, the pad tuning register of the older SoCs.
-pub const MSDC_PAD_TUNE: u32 = 0xec;
-/// Offset of `MSDC_PAD_TUNE0`, where newer SoCs moved pad tuning.
-pub const MSDC_PAD_TUNE0: u32 = 0xf0;
+/// Which of the two pad tuning registers a SoC has (`pad_tune_reg`): the delay lines are
+/// the same, the register moved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PadTuneRegister {
+    /// [`MSDC_PAD_TUNE`], on the 8-bit divider generation.
+    PadTune,
+    /// [`MSDC_PAD_TUNE0`], on the 12-bit divider generation.
+    PadTune0,
+}
+
+impl PadTuneRegister {
+    /// Byte offset of the register in the `MsdcBase` window, from its definition.
+    pub const fn offset(self) -> usize {
+        match self {
+            Self::PadTune => MSDC_PAD_TUNE::OFFSET,
+            Self::PadTune0 => MSDC_PAD_TUNE0::OFFSET,
+        }
+    }
+}
 
 /// What distinguishes one MSDC generation from another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,21 +41,23 @@ pub struct SocData {
     pub recheck_sdio_irq: bool,
     /// HS400 needs command-line tuning through `PAD_CMD_TUNE` (MT8173 style).
     pub hs400_tune: bool,
-    /// Tuning registers live in a second "top" region, `reg[1]`, which must exist.
+    /// Tuning registers live in a second "top" region, `reg[1]`, which must exist. The
+    /// enhanced receive path is then enabled in `EMMC_TOP_CONTROL` (by the glue), not in
+    /// `SDC_ADV_CFG0`.
     pub needs_top_base: bool,
-    /// Offset of the pad tuning register: [`MSDC_PAD_TUNE`] or [`MSDC_PAD_TUNE0`].
-    pub pad_tune_reg: u32,
+    /// The pad tuning register.
+    pub pad_tune_reg: PadTuneRegister,
     /// The controller has the asynchronous FIFO and its response/CRC sampling options.
     pub async_fifo: bool,
-    /// Data lines can be tuned separately from the command line.
+    /// Data lines can be tuned separately from the command line (the tuning code's).
     pub data_tune: bool,
     /// The controller can check card busy on DAT0 by itself after a write.
     pub busy_check: bool,
     /// Stopping the clock needs the stop-delay fix in `PATCH_BIT1`.
     pub stop_clk_fix: bool,
-    /// Stop delay selection written with the stop-clock fix (0 when there is none).
+    /// `PATCH_BIT1.STOP_DLY` written with the stop-clock fix (0 when there is none).
     pub stop_dly_sel: u8,
-    /// Pop enable count for the new data path (0: leave the hardware default).
+    /// `PATCH_BIT2.POP_EN_CNT` with the stop-clock fix (0: leave the hardware default).
     pub pop_en_cnt: u8,
     /// Enhanced receive path (`SDC_ADV_CFG0.SDC_RX_ENHANCE`).
     pub enhance_rx: bool,
@@ -60,7 +79,7 @@ const BASELINE: SocData = SocData {
     recheck_sdio_irq: false,
     hs400_tune: false,
     needs_top_base: false,
-    pad_tune_reg: MSDC_PAD_TUNE0,
+    pad_tune_reg: PadTuneRegister::PadTune0,
     async_fifo: false,
     data_tune: false,
     busy_check: false,
@@ -78,7 +97,7 @@ const BASELINE: SocData = SocData {
 /// The 8-bit divider generation with the old pad tuning register.
 const LEGACY_8BIT: SocData = SocData {
     clock_divider: DividerWidth::Bits8,
-    pad_tune_reg: MSDC_PAD_TUNE,
+    pad_tune_reg: PadTuneRegister::PadTune,
     ..BASELINE
 };
 
