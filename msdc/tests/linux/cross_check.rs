@@ -7,9 +7,9 @@
 //! settings of both divider layouts.
 
 use msdc::clock::Timing;
-use msdc::command::{Command, DataDirection, DataTransfer, ResponseType};
-use msdc::controller::{HostConfig, PadState, RequestResult, RequestSpec, SignalVoltage};
-use msdc::errors::ErrorKind;
+use mmc_request::{Direction, ErrorKind, Request, RequestResult};
+use msdc::command::{Command, DataTransfer, ResponseType};
+use msdc::controller::{HostSetup, PadState, SignalVoltage};
 use msdc::regs::{InterruptSet, MSDC_DMA_CTRL, MSDC_INT, SDC_ACMD_RESP, SDC_ARG, SDC_BLK_NUM};
 use registers::Io;
 use sim::emmc::{Card, CardState, ReadyOrder};
@@ -32,8 +32,8 @@ fn assert_ok(result: &RequestResult) {
 
 /// A CMD18 or CMD25 whose request has no stop: the card goes on sending (or receiving) until
 /// a CMD12 of its own.
-fn unstopped(write: bool, address: u32, blocks: u32) -> RequestSpec {
-    RequestSpec {
+fn unstopped(write: bool, address: u32, blocks: u32) -> Request {
+    Request {
         stop: None,
         ..block_request(write, address, blocks, false)
     }
@@ -41,7 +41,7 @@ fn unstopped(write: bool, address: u32, blocks: u32) -> RequestSpec {
 
 /// The data phase of `req` (with its data at the start of the window) fails with `error`
 /// after a command that went through.
-fn assert_data_fails<C: CardSlot>(h: &mut Host<'_, C>, req: &RequestSpec, error: ErrorKind) {
+fn assert_data_fails<C: CardSlot>(h: &mut Host<'_, C>, req: &Request, error: ErrorKind) {
     let failed = h.mrq(req).unwrap_err();
     assert_eq!(
         (failed.phase, failed.error),
@@ -53,7 +53,7 @@ fn assert_data_fails<C: CardSlot>(h: &mut Host<'_, C>, req: &RequestSpec, error:
 /// Runs `test` with a host for `config` that `sd_init` took to UHS SDR104 with an SD card of
 /// `blocks` blocks, filled with the rig's pattern; `test` also gets the card's contents from
 /// before.
-fn at_sdr104(config: HostConfig, blocks: usize, test: impl FnOnce(&mut SdHost<'_, '_>, &[u8])) {
+fn at_sdr104(config: HostSetup, blocks: usize, test: impl FnOnce(&mut SdHost<'_, '_>, &[u8])) {
     let mut storage = vec![0u8; blocks * BLOCK_SIZE];
     pattern(&mut storage);
     let expect = storage.clone();
@@ -407,7 +407,7 @@ fn a_consumed_gpd_must_be_rearmed() {
         // (HWO clear). The old test read HWO from RAM; the rig does not show the descriptor
         // area, so the hand-back is seen in the violation, at that GPD's address.
         let word = Command::new(17, ResponseType::R1)
-            .with_data(DataTransfer::blocks(DataDirection::Read, 512, 1))
+            .with_data(DataTransfer::blocks(Direction::Read, 512, 1))
             .sdc_cmd()
             .unwrap();
         rig.write(SDC_BLK_NUM::from_raw(1));

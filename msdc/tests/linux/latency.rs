@@ -25,7 +25,7 @@ fn rig_with_latency<C: CardSlot>(card: C, latency: Latency) -> Rig<C> {
     let rig = Rig::new(&config, card);
     *rig.model() = MsdcModel::new(ModelConfig {
         support_64g: config.addressing == DmaAddressing::Bits36,
-        divider_12bit: config.divider == DividerWidth::Bits12,
+        divider_12bit: config.soc.clock_divider == DividerWidth::Bits12,
         source_hz: config.source_hz,
         latency,
     });

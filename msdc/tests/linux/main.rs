@@ -9,6 +9,7 @@
 #[path = "../controller/rig.rs"]
 #[expect(
     dead_code,
+    unused_imports,
     reason = "the rig serves the controller target too; these tests use part of it"
 )]
 mod rig;

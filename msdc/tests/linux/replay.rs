@@ -6,8 +6,7 @@
 //! answered. Every request goes through [`Host::run`]: `Controller::start`, the model, the
 //! interrupt handler, the result.
 
-use msdc::controller::{RequestResult, RequestSpec};
-use msdc::errors::ErrorKind;
+use mmc_request::{ErrorKind, Request, RequestResult};
 use sim::msdc::CardSlot;
 
 use crate::rig::{block_request, command, flags, read_data, request, stop_command, Host, Rig};
@@ -88,7 +87,7 @@ impl<C: CardSlot> Host<'_, C> {
 
     /// Runs `req` with its data in [`pages`] of the rig's data window; the whole result, or
     /// the first failed phase.
-    pub(crate) fn mrq(&mut self, req: &RequestSpec) -> Result<RequestResult, Failed> {
+    pub(crate) fn mrq(&mut self, req: &Request) -> Result<RequestResult, Failed> {
         let result = self.run(req, &pages(data_len(req)));
         match first_failure(&result) {
             None => Ok(result),
@@ -102,7 +101,7 @@ impl<C: CardSlot> Host<'_, C> {
 
     /// Runs the read `req` as often as it takes to see every byte it reads despite the
     /// window being smaller than the transfer, and returns the bytes in order.
-    pub(crate) fn read_back(&mut self, req: &RequestSpec) -> Vec<u8> {
+    pub(crate) fn read_back(&mut self, req: &Request) -> Vec<u8> {
         let len = data_len(req);
         let mut bytes = Vec::new();
         for kept in (0..len).step_by(KEPT_LEN as usize) {
@@ -122,7 +121,7 @@ impl<C: CardSlot> Host<'_, C> {
     pub(crate) fn write_and_wait(
         &mut self,
         rca: u16,
-        req: &RequestSpec,
+        req: &Request,
         pattern: impl Fn(usize) -> u8,
         shadow: &mut [u8],
     ) -> Vec<u8> {
@@ -175,7 +174,7 @@ impl<C: CardSlot> Host<'_, C> {
 }
 
 /// Bytes of `req`'s data phase.
-fn data_len(req: &RequestSpec) -> u32 {
+fn data_len(req: &Request) -> u32 {
     req.data.map_or(0, |data| data.block_size * data.blocks)
 }
 
@@ -217,8 +216,8 @@ fn pages_keeping(len: u32, kept: u32) -> Vec<(u64, u32)> {
 
 /// A single-block read of `block_size` bytes, as `mmc_send_adtc_data` and the SD register
 /// reads (`mmc_app_send_scr`, `mmc_read_ssr`, `mmc_sd_switch`) build it.
-pub(crate) fn adtc_read(opcode: u32, arg: u32, block_size: u32) -> RequestSpec {
-    RequestSpec {
+pub(crate) fn adtc_read(opcode: u32, arg: u32, block_size: u32) -> Request {
+    Request {
         data: Some(read_data(block_size, 1)),
         ..request(command(opcode, arg, flags::R1 | flags::ADTC))
     }
@@ -228,7 +227,7 @@ pub(crate) fn adtc_read(opcode: u32, arg: u32, block_size: u32) -> RequestSpec {
 /// it on a host with `MMC_CAP_CMD23`: CMD17/CMD24 for one block, otherwise CMD18/CMD25 with
 /// `sbc` and `stop` (R1 after a read, R1b after a write). A `reliable` write (REQ_FUA on a
 /// card with EN_REL_WR) is always CMD23 with bit 31 and CMD25, even for one block.
-pub(crate) fn rw(write: bool, sector: u32, blocks: u32, reliable: bool) -> RequestSpec {
+pub(crate) fn rw(write: bool, sector: u32, blocks: u32, reliable: bool) -> Request {
     let mut req = block_request(write, sector, blocks, true);
     if reliable {
         req.sbc = Some(command(23, (1 << 31) | blocks, flags::R1 | flags::AC));
@@ -242,8 +241,8 @@ pub(crate) fn rw(write: bool, sector: u32, blocks: u32, reliable: bool) -> Reque
 }
 
 /// An open-ended multiple block transfer of at least two blocks (no CMD23), ended by `stop`.
-pub(crate) fn open_ended(write: bool, sector: u32, blocks: u32) -> RequestSpec {
-    RequestSpec {
+pub(crate) fn open_ended(write: bool, sector: u32, blocks: u32) -> Request {
+    Request {
         sbc: None,
         ..rw(write, sector, blocks.max(2), false)
     }
