@@ -12,7 +12,7 @@
 
 use super::completion::{CompletionStatus, IdleState, TaskError, TimeoutVerdict};
 use super::desc::{Direction, DmaWidth, TaskDescriptorSize, TaskFlags};
-use super::engine::{Coalescing, Finished, Step, Warnings};
+use super::engine::{Coalescing, Config, Finished, Step, Warnings};
 use super::regs::{CQCFG, CQSSC2, CQTDLBAU};
 use crate::registers::Io;
 use crate::sim::cqhci::controller::{CqhciModel, Fault, ModelConfig};
@@ -25,6 +25,8 @@ use crate::sim::emmc::command::Command;
 mod rig;
 
 use rig::{config, engine, mediatek, tag, Buffers, Rig, RCA, SECTORS};
+
+use CompletionStatus::{Done, Failed};
 
 /// A failed expectation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,421 +44,327 @@ fn ensure(condition: bool, what: &'static str) -> Outcome {
     }
 }
 
+/// Runs `scenario` on a started rig for `config` whose card makes tasks ready in `order`,
+/// then checks that the model saw no protocol violation and the read data was right.
+fn run(
+    config: Config,
+    order: ReadyOrder,
+    scenario: impl FnOnce(&mut Rig<'_>) -> Outcome,
+) -> Outcome {
+    let mut buffers = Buffers::new();
+    let mut rig = Rig::new(&mut buffers, engine(config)?, order);
+    rig.start()?;
+    scenario(&mut rig)?;
+    rig.no_violations()
+}
+
 /// One read task, issued and completed.
 pub fn one_task() -> Outcome {
-    let mut buffers = Buffers::new();
-    let mut rig = Rig::new(&mut buffers, engine(mediatek())?, ReadyOrder::Immediate);
-    rig.start()?;
-    ensure(
-        rig.engine.queue_depth() == 31,
-        "DCMD host must have depth 31",
-    )?;
-    rig.read(0, 1, 1)?;
-    rig.pump_idle()?;
-    ensure(rig.completed == 1, "one completion expected")?;
-    ensure(
-        rig.status(0) == Some(CompletionStatus::Done),
-        "task not done",
-    )?;
-    ensure(rig.window.bytes_written == 512, "wrong amount of data")?;
-    ensure(
-        rig.engine.idle_state() == IdleState::Idle,
-        "engine not idle",
-    )?;
-    rig.no_violations()
+    run(mediatek(), ReadyOrder::Immediate, |rig| {
+        ensure(
+            rig.engine.queue_depth() == 31,
+            "DCMD host must have depth 31",
+        )?;
+        rig.read(0, 1, 1)?;
+        rig.pump_idle()?;
+        ensure(rig.completed == 1, "one completion expected")?;
+        rig.ensure_status(0, Done, "task not done")?;
+        ensure(rig.window.bytes_written == 512, "wrong amount of data")?;
+        ensure(
+            rig.engine.idle_state() == IdleState::Idle,
+            "engine not idle",
+        )
+    })
 }
 
 /// All 32 slots busy at once (no DCMD), completing out of order, each exactly once.
 pub fn all_slots() -> Outcome {
-    let mut buffers = Buffers::new();
     let cfg = config(TaskDescriptorSize::Bits128, DmaWidth::Bits64, false);
-    let mut rig = Rig::new(
-        &mut buffers,
-        engine(cfg)?,
-        ReadyOrder::Shuffled(0x1234_5678),
-    );
-    rig.start()?;
-    ensure(rig.engine.queue_depth() == 32, "depth 32 without DCMD")?;
-    for slot in 0..32 {
-        rig.read(slot, slot % SECTORS as u32, 1)?;
-    }
-    ensure(rig.engine.in_flight().count() == 32, "32 tasks in flight")?;
-    rig.pump_idle()?;
-    ensure(rig.completed == 32, "32 completions expected")?;
-    let in_order = rig.order.windows(2).all(|w| w.first() < w.get(1));
-    ensure(!in_order, "completions should be out of order")?;
-    for slot in 0..32 {
-        ensure(
-            rig.status(slot) == Some(CompletionStatus::Done),
-            "a slot not done",
-        )?;
-    }
-    rig.no_violations()
+    run(cfg, ReadyOrder::Shuffled(0x1234_5678), |rig| {
+        ensure(rig.engine.queue_depth() == 32, "depth 32 without DCMD")?;
+        for slot in 0..32 {
+            rig.read(slot, slot % SECTORS as u32, 1)?;
+        }
+        ensure(rig.engine.in_flight().count() == 32, "32 tasks in flight")?;
+        rig.pump_idle()?;
+        ensure(rig.completed == 32, "32 completions expected")?;
+        let in_order = rig.order.windows(2).all(|w| w.first() < w.get(1));
+        ensure(!in_order, "completions should be out of order")?;
+        for slot in 0..32 {
+            rig.ensure_status(slot, Done, "a slot not done")?;
+        }
+        Ok(())
+    })
 }
 
 /// Writes, then a flush as a direct command, then reads: the flush waits for the writes.
 pub fn dcmd_among_data() -> Outcome {
-    let mut buffers = Buffers::new();
-    let mut rig = Rig::new(&mut buffers, engine(mediatek())?, ReadyOrder::Shuffled(99));
-    rig.start()?;
-    for lba in 0..SECTORS as u32 {
-        if let Some(s) = rig
-            .card
-            .storage_mut()
-            .get_mut(lba as usize * 512..lba as usize * 512 + 512)
-        {
-            s.fill(0);
+    run(mediatek(), ReadyOrder::Shuffled(99), |rig| {
+        for lba in 0..SECTORS as u32 {
+            if let Some(s) = rig
+                .card
+                .storage_mut()
+                .get_mut(lba as usize * 512..lba as usize * 512 + 512)
+            {
+                s.fill(0);
+            }
         }
-    }
-    let reliable = TaskFlags {
-        reliable_write: true,
-        ..TaskFlags::default()
-    };
-    rig.issue(0, Direction::Write, 0, 1, 2, reliable)?;
-    rig.issue(1, Direction::Write, 1, 1, 3, TaskFlags::default())?;
-    rig.flush()?;
-    rig.read(2, 0, 2)?;
-    ensure(
-        rig.issue(31, Direction::Read, 0, 1, 1, TaskFlags::default())
-            .is_err(),
-        "slot 31 is for DCMD",
-    )?;
-    rig.pump_idle()?;
-    ensure(rig.completed == 4, "four completions expected")?;
-    let position = |t: u8| rig.order.iter().take(rig.order_len).position(|&x| x == t);
-    let flush_at = position(31).ok_or(ScenarioError("flush never completed"))?;
-    ensure(
-        position(0).is_some_and(|p| p < flush_at),
-        "flush overtook write 0",
-    )?;
-    ensure(
-        position(1).is_some_and(|p| p < flush_at),
-        "flush overtook write 1",
-    )?;
-    ensure(rig.card.stats().flushes == 1, "card did not flush")?;
-    ensure(rig.card.stats().reliable_writes == 1, "reliable write lost")?;
-    rig.no_violations()
+        let reliable = TaskFlags {
+            reliable_write: true,
+            ..TaskFlags::default()
+        };
+        rig.issue(0, Direction::Write, 0, 1, 2, reliable)?;
+        rig.issue(1, Direction::Write, 1, 1, 3, TaskFlags::default())?;
+        rig.flush()?;
+        rig.read(2, 0, 2)?;
+        ensure(
+            rig.issue(31, Direction::Read, 0, 1, 1, TaskFlags::default())
+                .is_err(),
+            "slot 31 is for DCMD",
+        )?;
+        rig.pump_idle()?;
+        ensure(rig.completed == 4, "four completions expected")?;
+        let position = |t: u8| rig.order.iter().take(rig.order_len).position(|&x| x == t);
+        let flush_at = position(31).ok_or(ScenarioError("flush never completed"))?;
+        ensure(
+            position(0).is_some_and(|p| p < flush_at),
+            "flush overtook write 0",
+        )?;
+        ensure(
+            position(1).is_some_and(|p| p < flush_at),
+            "flush overtook write 1",
+        )?;
+        ensure(rig.card.stats().flushes == 1, "card did not flush")?;
+        ensure(rig.card.stats().reliable_writes == 1, "reliable write lost")
+    })
 }
 
 /// 32-bit DMA with 64-bit task descriptors, multi-segment transfers both ways.
 pub fn dma32_segments() -> Outcome {
-    let mut buffers = Buffers::new();
     let cfg = config(TaskDescriptorSize::Bits64, DmaWidth::Bits32, false);
-    let mut rig = Rig::new(&mut buffers, engine(cfg)?, ReadyOrder::Immediate);
-    rig.start()?;
-    if let Some(s) = rig.card.storage_mut().get_mut(512..1024) {
-        s.fill(0);
-    }
-    rig.issue(3, Direction::Write, 1, 1, 3, TaskFlags::default())?;
-    rig.issue(4, Direction::Read, 0, 2, 3, TaskFlags::default())?;
-    rig.pump_idle()?;
-    ensure(rig.completed == 2, "two completions expected")?;
-    ensure(rig.window.bytes_written == 1024, "read data incomplete")?;
-    rig.no_violations()
+    run(cfg, ReadyOrder::Immediate, |rig| {
+        if let Some(s) = rig.card.storage_mut().get_mut(512..1024) {
+            s.fill(0);
+        }
+        rig.issue(3, Direction::Write, 1, 1, 3, TaskFlags::default())?;
+        rig.issue(4, Direction::Read, 0, 2, 3, TaskFlags::default())?;
+        rig.pump_idle()?;
+        ensure(rig.completed == 2, "two completions expected")?;
+        ensure(rig.window.bytes_written == 1024, "read data incomplete")
+    })
 }
 
 /// Issues five tasks, injects `fault`, runs recovery and retries until everything is done.
 fn fault_and_recover(fault: Fault, faulty: u32, expect: CompletionStatus) -> Outcome {
-    let mut buffers = Buffers::new();
-    let mut rig = Rig::new(&mut buffers, engine(mediatek())?, ReadyOrder::Shuffled(7));
-    rig.start()?;
-    ensure(rig.bus.model().inject(fault), "fault table full")?;
-    for slot in 0..5 {
-        rig.read(slot, slot % SECTORS as u32, 1)?;
-    }
-    rig.pump_until(|r| r.notified.is_some() || r.engine.in_flight().is_empty())?;
-    ensure(rig.notified.is_some(), "recovery was not requested")?;
-    ensure(
-        rig.engine.idle_state() == IdleState::RecoveryNeeded,
-        "idle must report recovery",
-    )?;
-    ensure(
-        rig.engine.off(&rig.bus, &rig.hooks) == Step::Done(Finished::default()),
-        "cqe_off must do nothing during recovery",
-    )?;
-    let mut again = [false; 5];
-    let finished = rig.recover()?;
-    ensure(finished.warnings.is_empty(), "recovery warned")?;
-    ensure(
-        rig.status(faulty) == Some(expect),
-        "faulty task has the wrong status",
-    )?;
-    for (slot, retry) in again.iter_mut().enumerate() {
-        match rig.status(slot as u32) {
-            Some(CompletionStatus::Done) => {}
-            Some(_) => *retry = true,
-            None => return Err(ScenarioError("a request was lost")),
+    run(mediatek(), ReadyOrder::Shuffled(7), |rig| {
+        rig.inject(fault)?;
+        for slot in 0..5 {
+            rig.read(slot, slot % SECTORS as u32, 1)?;
         }
-    }
-    ensure(rig.completed == 5, "every request completes exactly once")?;
-    // The block layer retries what failed or was requeued.
-    for (slot, retry) in again.iter().enumerate() {
-        if *retry {
-            rig.read(slot as u32, slot as u32 % SECTORS as u32, 1)?;
-        }
-    }
-    rig.pump_idle()?;
-    for slot in 0..5 {
+        rig.pump_until(|r| r.notified.is_some() || r.engine.in_flight().is_empty())?;
+        ensure(rig.notified.is_some(), "recovery was not requested")?;
         ensure(
-            rig.status(slot) == Some(CompletionStatus::Done),
-            "retry failed",
+            rig.engine.idle_state() == IdleState::RecoveryNeeded,
+            "idle must report recovery",
         )?;
-    }
-    ensure(
-        rig.hooks.calls().disable_recovery == 1,
-        "disable(recovery) not called once",
-    )?;
-    ensure(rig.card.queued_tasks() == 0, "card queue not empty")?;
-    rig.no_violations()
+        ensure(
+            rig.engine.off(&rig.bus, &rig.hooks) == Step::Done(Finished::default()),
+            "cqe_off must do nothing during recovery",
+        )?;
+        let mut again = [false; 5];
+        let finished = rig.recover()?;
+        ensure(finished.warnings.is_empty(), "recovery warned")?;
+        rig.ensure_status(faulty, expect, "faulty task has the wrong status")?;
+        for (slot, retry) in again.iter_mut().enumerate() {
+            match rig.status(slot as u32) {
+                Some(Done) => {}
+                Some(_) => *retry = true,
+                None => return Err(ScenarioError("a request was lost")),
+            }
+        }
+        ensure(rig.completed == 5, "every request completes exactly once")?;
+        // The block layer retries what failed or was requeued.
+        for (slot, retry) in again.iter().enumerate() {
+            if *retry {
+                rig.read(slot as u32, slot as u32 % SECTORS as u32, 1)?;
+            }
+        }
+        rig.pump_idle()?;
+        for slot in 0..5 {
+            rig.ensure_status(slot, Done, "retry failed")?;
+        }
+        ensure(
+            rig.hooks.calls().disable_recovery == 1,
+            "disable(recovery) not called once",
+        )?;
+        ensure(rig.card.queued_tasks() == 0, "card queue not empty")
+    })
 }
 
-/// A response error (RED, CQTERRI) on CMD46.
-pub fn fault_response_error() -> Outcome {
-    fault_and_recover(
-        Fault::ResponseError {
-            tag: 2,
-            command: 46,
-        },
-        2,
-        CompletionStatus::Failed(TaskError::Io),
-    )
+/// Declares the fault scenarios from a table: the fault, the slot it hits and the error that
+/// slot's task must end with.
+macro_rules! fault_scenarios {
+    ($($(#[$doc:meta])* $name:ident: $fault:expr => $faulty:literal, $error:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name() -> Outcome {
+            fault_and_recover($fault, $faulty, Failed(TaskError::$error))
+        }
+    )*};
 }
 
-/// A response error while queueing (CMD44).
-pub fn fault_queueing_error() -> Outcome {
-    fault_and_recover(
-        Fault::ResponseError {
-            tag: 3,
-            command: 44,
-        },
-        3,
-        CompletionStatus::Failed(TaskError::Io),
-    )
-}
-
-/// A data CRC error the host detects.
-pub fn fault_data_crc() -> Outcome {
-    fault_and_recover(
-        Fault::DataCrc { tag: 1 },
-        1,
-        CompletionStatus::Failed(TaskError::Crc),
-    )
-}
-
-/// A command response timeout.
-pub fn fault_timeout() -> Outcome {
-    fault_and_recover(
-        Fault::CommandTimeout { tag: 4 },
-        4,
-        CompletionStatus::Failed(TaskError::Timeout),
-    )
-}
-
-/// A task descriptor error (ICCE with CQTDPE).
-pub fn fault_descriptor_error() -> Outcome {
-    fault_and_recover(
-        Fault::DescriptorError { tag: 0 },
-        0,
-        CompletionStatus::Failed(TaskError::Io),
-    )
+fault_scenarios! {
+    /// A response error (RED, CQTERRI) on CMD46.
+    fault_response_error: Fault::ResponseError { tag: 2, command: 46 } => 2, Io;
+    /// A response error while queueing (CMD44).
+    fault_queueing_error: Fault::ResponseError { tag: 3, command: 44 } => 3, Io;
+    /// A data CRC error the host detects.
+    fault_data_crc: Fault::DataCrc { tag: 1 } => 1, Crc;
+    /// A command response timeout.
+    fault_timeout: Fault::CommandTimeout { tag: 4 } => 4, Timeout;
+    /// A task descriptor error (ICCE with CQTDPE).
+    fault_descriptor_error: Fault::DescriptorError { tag: 0 } => 0, Io;
 }
 
 /// CQTCN bits for empty slots are reported and ignored.
 pub fn spurious_completion() -> Outcome {
-    let mut buffers = Buffers::new();
-    let mut rig = Rig::new(&mut buffers, engine(mediatek())?, ReadyOrder::Immediate);
-    rig.start()?;
-    ensure(
-        rig.bus
-            .model()
-            .inject(Fault::SpuriousCompletion { mask: 0x0000_F000 }),
-        "fault table full",
-    )?;
-    rig.read(1, 0, 1)?;
-    rig.pump_idle()?;
-    ensure(rig.completed == 1, "only the real task completes")?;
-    ensure(rig.spurious == 0x0000_F000, "spurious bits not reported")?;
-    rig.read(12, 1, 1)?;
-    rig.pump_idle()?;
-    ensure(rig.completed == 2, "slot 12 works after a spurious bit")?;
-    rig.no_violations()
+    run(mediatek(), ReadyOrder::Immediate, |rig| {
+        rig.inject(Fault::SpuriousCompletion { mask: 0x0000_F000 })?;
+        rig.read(1, 0, 1)?;
+        rig.pump_idle()?;
+        ensure(rig.completed == 1, "only the real task completes")?;
+        ensure(rig.spurious == 0x0000_F000, "spurious bits not reported")?;
+        rig.read(12, 1, 1)?;
+        rig.pump_idle()?;
+        ensure(rig.completed == 2, "slot 12 works after a spurious bit")
+    })
 }
 
 /// A task the card never finishes: the core's timeout starts recovery.
 pub fn software_timeout() -> Outcome {
-    let mut buffers = Buffers::new();
-    let mut rig = Rig::new(&mut buffers, engine(mediatek())?, ReadyOrder::Immediate);
-    rig.start()?;
-    ensure(
-        rig.bus.model().inject(Fault::Stall { tag: 5 }),
-        "fault table full",
-    )?;
-    rig.read(4, 0, 1)?;
-    rig.read(5, 1, 1)?;
-    rig.pump_until(|r| r.completed == 1)?;
-    for _ in 0..50 {
-        rig.step_model();
-    }
-    ensure(
-        rig.engine.in_flight().count() == 1,
-        "stalled task must stay queued",
-    )?;
-    let stale = rig.requests.get(4).copied().flatten().map(|r| r.ticket);
-    ensure(stale.is_none(), "task 4 must be done")?;
-    let ticket = rig
-        .requests
-        .get(5)
-        .copied()
-        .flatten()
-        .ok_or(ScenarioError("task 5 missing"))?
-        .ticket;
-    ensure(
-        rig.engine.timeout(ticket)
-            == TimeoutVerdict::TimedOut {
-                recovery_needed: true,
-            },
-        "timeout must need recovery",
-    )?;
-    rig.recover()?;
-    ensure(
-        rig.status(5) == Some(CompletionStatus::Failed(TaskError::Timeout)),
-        "timeout status",
-    )?;
-    ensure(
-        rig.engine.timeout(ticket) == TimeoutVerdict::AlreadyCompleted,
-        "stale ticket",
-    )?;
-    rig.read(5, 1, 1)?;
-    rig.pump_idle()?;
-    ensure(
-        rig.status(5) == Some(CompletionStatus::Done),
-        "retry after timeout",
-    )?;
-    rig.no_violations()
+    run(mediatek(), ReadyOrder::Immediate, |rig| {
+        rig.inject(Fault::Stall { tag: 5 })?;
+        rig.read(4, 0, 1)?;
+        rig.read(5, 1, 1)?;
+        rig.pump_until(|r| r.completed == 1)?;
+        rig.run_model(50);
+        ensure(
+            rig.engine.in_flight().count() == 1,
+            "stalled task must stay queued",
+        )?;
+        ensure(rig.ticket(4).is_err(), "task 4 must be done")?;
+        let ticket = rig.ticket(5)?;
+        ensure(
+            rig.engine.timeout(ticket)
+                == TimeoutVerdict::TimedOut {
+                    recovery_needed: true,
+                },
+            "timeout must need recovery",
+        )?;
+        rig.recover()?;
+        rig.ensure_status(5, Failed(TaskError::Timeout), "timeout status")?;
+        ensure(
+            rig.engine.timeout(ticket) == TimeoutVerdict::AlreadyCompleted,
+            "stale ticket",
+        )?;
+        rig.read(5, 1, 1)?;
+        rig.pump_idle()?;
+        rig.ensure_status(5, Done, "retry after timeout")
+    })
 }
 
 /// `cqe_off`, suspend and resume: the next request switches the controller back on.
 pub fn suspend_resume() -> Outcome {
-    let mut buffers = Buffers::new();
-    let mut rig = Rig::new(&mut buffers, engine(mediatek())?, ReadyOrder::Immediate);
-    rig.start()?;
-    rig.read(0, 0, 1)?;
-    rig.pump_idle()?;
-    let step = rig.engine.off(&rig.bus, &rig.hooks);
-    let finished = rig.drive(step)?;
-    ensure(finished.warnings.is_empty(), "off warned")?;
-    ensure(!rig.engine.is_on(), "off must clear cqe_on")?;
-    let calls = rig.hooks.calls();
-    ensure(calls.disable == 1 && calls.post_disable == 1, "off hooks")?;
-    rig.read(1, 1, 1)?;
-    ensure(
-        rig.hooks.calls().pre_enable == 1,
-        "request must call pre_enable",
-    )?;
-    ensure(rig.engine.is_on(), "request must switch on")?;
-    rig.pump_idle()?;
-    // Suspend: the controller loses its configuration.
-    rig.engine.deactivate(&rig.bus);
-    ensure(!rig.bus.read::<CQCFG>().cq_en(), "suspend must disable")?;
-    *rig.bus.model() = CqhciModel::new(ModelConfig::MEDIATEK);
-    rig.read(2, 0, 1)?;
-    ensure(
-        u64::from(rig.bus.read::<CQTDLBAU>().tdlbau()) == rig.map.tdl >> u32::BITS,
-        "TDL base not restored",
-    )?;
-    ensure(
-        rig.bus.read::<CQSSC2>().rca() == u32::from(RCA),
-        "RCA not restored",
-    )?;
-    rig.pump_idle()?;
-    ensure(
-        rig.status(2) == Some(CompletionStatus::Done),
-        "request after resume",
-    )?;
-    let step = rig.engine.disable(&rig.bus, &rig.hooks);
-    rig.drive(step)?;
-    ensure(!rig.engine.is_enabled(), "disable")?;
-    rig.no_violations()
+    run(mediatek(), ReadyOrder::Immediate, |rig| {
+        rig.read(0, 0, 1)?;
+        rig.pump_idle()?;
+        let step = rig.engine.off(&rig.bus, &rig.hooks);
+        let finished = rig.drive(step)?;
+        ensure(finished.warnings.is_empty(), "off warned")?;
+        ensure(!rig.engine.is_on(), "off must clear cqe_on")?;
+        let calls = rig.hooks.calls();
+        ensure(calls.disable == 1 && calls.post_disable == 1, "off hooks")?;
+        rig.read(1, 1, 1)?;
+        ensure(
+            rig.hooks.calls().pre_enable == 1,
+            "request must call pre_enable",
+        )?;
+        ensure(rig.engine.is_on(), "request must switch on")?;
+        rig.pump_idle()?;
+        // Suspend: the controller loses its configuration.
+        rig.engine.deactivate(&rig.bus);
+        ensure(!rig.bus.read::<CQCFG>().cq_en(), "suspend must disable")?;
+        *rig.bus.model() = CqhciModel::new(ModelConfig::MEDIATEK);
+        rig.read(2, 0, 1)?;
+        ensure(
+            u64::from(rig.bus.read::<CQTDLBAU>().tdlbau()) == rig.map.tdl >> u32::BITS,
+            "TDL base not restored",
+        )?;
+        ensure(
+            rig.bus.read::<CQSSC2>().rca() == u32::from(RCA),
+            "RCA not restored",
+        )?;
+        rig.pump_idle()?;
+        rig.ensure_status(2, Done, "request after resume")?;
+        let step = rig.engine.disable(&rig.bus, &rig.hooks);
+        rig.drive(step)?;
+        ensure(!rig.engine.is_enabled(), "disable")
+    })
 }
 
 /// Coalescing: fewer interrupts than tasks, and the timer flushes the remainder.
 pub fn coalescing() -> Outcome {
-    let mut buffers = Buffers::new();
     let mut cfg = mediatek();
     cfg.coalescing = Some(Coalescing {
         threshold: 4,
         timeout: 3,
     });
-    let mut rig = Rig::new(&mut buffers, engine(cfg)?, ReadyOrder::Immediate);
-    rig.start()?;
-    for slot in 0..6 {
-        rig.read(slot, slot % SECTORS as u32, 1)?;
-    }
-    rig.pump_idle()?;
-    ensure(rig.completed == 6, "six completions")?;
-    ensure(rig.interrupts < 6, "coalescing should save interrupts")?;
-    ensure(
-        rig.interrupts >= 2,
-        "threshold and timer interrupts expected",
-    )?;
-    rig.flush()?;
-    rig.pump_idle()?;
-    ensure(
-        rig.status(31) == Some(CompletionStatus::Done),
-        "DCMD interrupts at once",
-    )?;
-    rig.no_violations()
+    run(cfg, ReadyOrder::Immediate, |rig| {
+        for slot in 0..6 {
+            rig.read(slot, slot % SECTORS as u32, 1)?;
+        }
+        rig.pump_idle()?;
+        ensure(rig.completed == 6, "six completions")?;
+        ensure(rig.interrupts < 6, "coalescing should save interrupts")?;
+        ensure(
+            rig.interrupts >= 2,
+            "threshold and timer interrupts expected",
+        )?;
+        rig.flush()?;
+        rig.pump_idle()?;
+        rig.ensure_status(31, Done, "DCMD interrupts at once")
+    })
 }
 
 /// Halt and clear that never complete: off and recovery warn but lose no request.
 pub fn stuck_controller() -> Outcome {
-    let mut buffers = Buffers::new();
-    let mut rig = Rig::new(&mut buffers, engine(mediatek())?, ReadyOrder::Immediate);
-    rig.start()?;
-    ensure(
-        rig.bus.model().inject(Fault::IgnoreHalt),
-        "fault table full",
-    )?;
-    let step = rig.engine.off(&rig.bus, &rig.hooks);
-    let finished = rig.drive(step)?;
-    ensure(
-        finished.warnings.contains(Warnings::STUCK_ON),
-        "stuck halt not reported",
-    )?;
-    ensure(
-        rig.bus.model().inject(Fault::Stall { tag: 0 }),
-        "fault table full",
-    )?;
-    rig.read(0, 0, 1)?;
-    for _ in 0..20 {
-        rig.step_model();
-    }
-    let ticket = rig
-        .requests
-        .first()
-        .copied()
-        .flatten()
-        .ok_or(ScenarioError("task 0 missing"))?
-        .ticket;
-    rig.engine.timeout(ticket);
-    ensure(
-        rig.bus.model().inject(Fault::IgnoreClear),
-        "fault table full",
-    )?;
-    let step = rig.engine.recovery_start(&rig.bus, &rig.hooks);
-    rig.drive(step)?;
-    let _ = rig.card.command(Command::new(48, 1));
-    let step = rig.engine.recovery_finish(&rig.bus);
-    let finished = rig.drive(step)?;
-    ensure(
-        finished.warnings.contains(Warnings::CLEAR_FAILED),
-        "failed clear not reported",
-    )?;
-    ensure(
-        finished.completions.status(tag(0)?) == Some(CompletionStatus::Failed(TaskError::Timeout)),
-        "stalled task must time out",
-    )?;
-    rig.no_violations()
+    run(mediatek(), ReadyOrder::Immediate, |rig| {
+        rig.inject(Fault::IgnoreHalt)?;
+        let step = rig.engine.off(&rig.bus, &rig.hooks);
+        let finished = rig.drive(step)?;
+        ensure(
+            finished.warnings.contains(Warnings::STUCK_ON),
+            "stuck halt not reported",
+        )?;
+        rig.inject(Fault::Stall { tag: 0 })?;
+        rig.read(0, 0, 1)?;
+        rig.run_model(20);
+        let ticket = rig.ticket(0)?;
+        rig.engine.timeout(ticket);
+        rig.inject(Fault::IgnoreClear)?;
+        let step = rig.engine.recovery_start(&rig.bus, &rig.hooks);
+        rig.drive(step)?;
+        let _ = rig.card.command(Command::new(48, 1));
+        let step = rig.engine.recovery_finish(&rig.bus);
+        let finished = rig.drive(step)?;
+        ensure(
+            finished.warnings.contains(Warnings::CLEAR_FAILED),
+            "failed clear not reported",
+        )?;
+        ensure(
+            finished.completions.status(tag(0)?) == Some(Failed(TaskError::Timeout)),
+            "stalled task must time out",
+        )
+    })
 }
 
 /// Stack taken by one scenario's rig and the buffers it borrows.

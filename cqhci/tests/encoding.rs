@@ -285,6 +285,9 @@ fn tags_and_masks() {
     assert_eq!(TaskMask::EMPTY.iter().next(), None);
 }
 
+/// One of a task's flags.
+type Flag = fn(&mut TaskFlags) -> &mut bool;
+
 fn task(direction: Direction, flags: TaskFlags) -> DataTask {
     DataTask {
         direction,
@@ -311,44 +314,17 @@ fn data_task_descriptor() {
         (8, 0x1234)
     );
     assert!(decoded.valid() && decoded.end() && decoded.int());
-    let each = [
-        (
-            TaskFlags {
-                forced_programming: true,
-                ..TaskFlags::default()
-            },
-            1u64 << 6,
-        ),
-        (
-            TaskFlags {
-                data_tag: true,
-                ..TaskFlags::default()
-            },
-            1 << 11,
-        ),
-        (
-            TaskFlags {
-                priority: true,
-                ..TaskFlags::default()
-            },
-            1 << 13,
-        ),
-        (
-            TaskFlags {
-                queue_barrier: true,
-                ..TaskFlags::default()
-            },
-            1 << 14,
-        ),
-        (
-            TaskFlags {
-                reliable_write: true,
-                ..TaskFlags::default()
-            },
-            1 << 15,
-        ),
+    // Each flag alone, and the bit it sets.
+    let each: [(Flag, u64); 5] = [
+        (|f| &mut f.forced_programming, 1 << 6),
+        (|f| &mut f.data_tag, 1 << 11),
+        (|f| &mut f.priority, 1 << 13),
+        (|f| &mut f.queue_barrier, 1 << 14),
+        (|f| &mut f.reliable_write, 1 << 15),
     ];
-    for (flags, bit) in each {
+    for (flag, bit) in each {
+        let mut flags = TaskFlags::default();
+        *flag(&mut flags) = true;
         assert_eq!(
             word(task(Direction::Write, flags).encode(true)),
             0x0000_1234_0008_002F | bit
@@ -392,13 +368,17 @@ fn word(encoded: Result<TASK_DESC, FieldOverflow>) -> u64 {
     encoded.unwrap().raw()
 }
 
+fn dcmd(opcode: u8, argument: u32, response: DcmdResponse) -> DirectCommand {
+    DirectCommand {
+        opcode,
+        argument,
+        response,
+    }
+}
+
 #[test]
 fn direct_command_descriptor() {
-    let flush = DirectCommand {
-        opcode: 6,
-        argument: 0x0320_0100,
-        response: DcmdResponse::ShortBusy,
-    };
+    let flush = dcmd(6, 0x0320_0100, DcmdResponse::ShortBusy);
     assert_eq!(
         flush.encode().map(DCMD_DESC::raw),
         Ok(0x0320_0100_0186_402F)
@@ -410,26 +390,15 @@ fn direct_command_descriptor() {
         (decoded.cmd_index(), decoded.cmd_argument()),
         (6, 0x0320_0100)
     );
-    let status = DirectCommand {
-        opcode: 13,
-        argument: 0x0002_0000,
-        response: DcmdResponse::Short,
-    };
+    let status = dcmd(13, 0x0002_0000, DcmdResponse::Short);
     assert_eq!(
         status.encode().map(DCMD_DESC::raw),
         Ok(0x0002_0000_014D_402F)
     );
-    let none = DirectCommand {
-        opcode: 0x3F,
-        argument: 0,
-        response: DcmdResponse::None,
-    };
+    let none = dcmd(0x3F, 0, DcmdResponse::None);
     assert_eq!(none.encode().map(DCMD_DESC::raw), Ok(0x0000_0000_007F_402F));
     // A command index wider than its six bits is refused, never spilled into CMD_TIMING.
-    let wide = DirectCommand {
-        opcode: 0x7F,
-        ..none
-    };
+    let wide = dcmd(0x7F, 0, DcmdResponse::None);
     assert_eq!(
         wide.encode(),
         Err(FieldOverflow {

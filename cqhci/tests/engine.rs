@@ -197,6 +197,16 @@ impl Mem {
     }
 }
 
+/// Descriptor memory at the usual bus addresses, of whatever size the test gives.
+fn lent<'a>(tdl: &'a mut [u8], transfers: &'a mut [u8]) -> DescriptorMemory<'a> {
+    DescriptorMemory {
+        tdl,
+        tdl_bus: TDL_BUS,
+        transfers,
+        transfers_bus: XFER_BUS,
+    }
+}
+
 fn cfg(dcmd: bool) -> Config {
     Config {
         task_descriptor: TaskDescriptorSize::Bits128,
@@ -231,6 +241,20 @@ fn seg(address: u64, length: u32) -> Segment {
     Segment { address, length }
 }
 
+/// A direct command with argument 0.
+fn dcmd(opcode: u8, response: DcmdResponse) -> DirectCommand {
+    DirectCommand {
+        opcode,
+        argument: 0,
+        response,
+    }
+}
+
+/// The writes that set both interrupt enables, status (CQISTE) and signal (CQISGE), to `bits`.
+fn interrupts(bits: u32) -> [(usize, u32); 2] {
+    [(CQISTE::OFFSET, bits), (CQISGE::OFFSET, bits)]
+}
+
 fn enabled(config: Config) -> (Cqhci, Fake, Mem) {
     let mut e = Cqhci::new(config).unwrap();
     let f = Fake::new();
@@ -238,6 +262,15 @@ fn enabled(config: Config) -> (Cqhci, Fake, Mem) {
     e.enable(&f.regs, &f, CARD, &mut m.lend()).unwrap();
     f.clear_writes();
     f.clear_hooks();
+    (e, f, m)
+}
+
+/// An enabled engine (DCMD configuration) with a one-block read issued in each of `slots`.
+fn with_tasks(slots: &[u32]) -> (Cqhci, Fake, Mem) {
+    let (mut e, f, mut m) = enabled(cfg(true));
+    for &n in slots {
+        issue(&mut e, &f, &mut m, n);
+    }
     (e, f, m)
 }
 
@@ -338,21 +371,23 @@ fn enable_sequence() {
     f.set(CQCFG::OFFSET, 0x0000_0103);
     f.set(CQCTL::OFFSET, 0x1);
     e.enable(&f.regs, &f, CARD, &mut m.lend()).unwrap();
+    let configure = [
+        (CQCFG::OFFSET, 0x0000_0102),
+        (CQCFG::OFFSET, 0x0000_1100),
+        (CQTDLBA::OFFSET, 0x0000_0400),
+        (CQTDLBAU::OFFSET, 0x1),
+        (CQSSC2::OFFSET, 0x1234),
+    ];
+    let switch_on = [(CQCFG::OFFSET, 0x0000_1101), (CQCTL::OFFSET, 0)];
     assert_eq!(
         f.writes(),
         [
-            (CQCFG::OFFSET, 0x0000_0102),
-            (CQCFG::OFFSET, 0x0000_1100),
-            (CQTDLBA::OFFSET, 0x0000_0400),
-            (CQTDLBAU::OFFSET, 0x1),
-            (CQSSC2::OFFSET, 0x1234),
-            (CQISTE::OFFSET, 0),
-            (CQISGE::OFFSET, 0),
-            (CQCFG::OFFSET, 0x0000_1101),
-            (CQCTL::OFFSET, 0),
-            (CQISTE::OFFSET, 0x36),
-            (CQISGE::OFFSET, 0x36),
+            &configure[..],
+            &interrupts(0),
+            &switch_on,
+            &interrupts(0x36)
         ]
+        .concat()
     );
     assert_eq!(f.hooks(), ["enable"]);
     assert!(e.is_enabled() && e.is_on());
@@ -499,13 +534,9 @@ fn issue_errors() {
             .err(),
         Some(Error::NotEnabled)
     );
-    let dcmd = DirectCommand {
-        opcode: 6,
-        argument: 0,
-        response: DcmdResponse::ShortBusy,
-    };
+    let flush = dcmd(6, DcmdResponse::ShortBusy);
     assert_eq!(
-        e.issue_dcmd(&f.regs, &f, &mut m.lend(), &dcmd).err(),
+        e.issue_dcmd(&f.regs, &f, &mut m.lend(), &flush).err(),
         Some(Error::NotEnabled)
     );
 
@@ -558,7 +589,7 @@ fn issue_errors() {
     // No DCMD without the capability.
     let (mut e, f, mut m) = enabled(cfg(false));
     assert_eq!(
-        e.issue_dcmd(&f.regs, &f, &mut m.lend(), &dcmd).err(),
+        e.issue_dcmd(&f.regs, &f, &mut m.lend(), &flush).err(),
         Some(Error::NoDirectCommand)
     );
     assert!(e
@@ -590,43 +621,21 @@ fn issue_errors() {
 fn memory_lent_too_small_after_enable() {
     let (mut e, f, mut m) = enabled(cfg(true));
     let mut short_tdl = m.tdl[..100].to_vec();
-    let mut mem = DescriptorMemory {
-        tdl: &mut short_tdl,
-        tdl_bus: TDL_BUS,
-        transfers: &mut m.xfer,
-        transfers_bus: XFER_BUS,
-    };
-    assert_eq!(
-        e.issue_data(&f.regs, &f, &mut mem, tag(5), &read(1), [seg(0, 512)])
-            .err(),
-        Some(Error::MemoryTooSmall)
-    );
     let mut short_xfer = m.xfer[..100].to_vec();
-    let mut mem = DescriptorMemory {
-        tdl: &mut m.tdl,
-        tdl_bus: TDL_BUS,
-        transfers: &mut short_xfer,
-        transfers_bus: XFER_BUS,
-    };
+    for mut mem in [
+        lent(&mut short_tdl, &mut m.xfer),
+        lent(&mut m.tdl, &mut short_xfer),
+    ] {
+        assert_eq!(
+            e.issue_data(&f.regs, &f, &mut mem, tag(5), &read(1), [seg(0, 512)])
+                .err(),
+            Some(Error::MemoryTooSmall)
+        );
+    }
+    let mut mem = lent(&mut [], &mut m.xfer);
     assert_eq!(
-        e.issue_data(&f.regs, &f, &mut mem, tag(5), &read(1), [seg(0, 512)])
+        e.issue_dcmd(&f.regs, &f, &mut mem, &dcmd(13, DcmdResponse::Short))
             .err(),
-        Some(Error::MemoryTooSmall)
-    );
-    let mut empty: [u8; 0] = [];
-    let mut mem = DescriptorMemory {
-        tdl: &mut empty,
-        tdl_bus: TDL_BUS,
-        transfers: &mut m.xfer,
-        transfers_bus: XFER_BUS,
-    };
-    let dcmd = DirectCommand {
-        opcode: 13,
-        argument: 0,
-        response: DcmdResponse::Short,
-    };
-    assert_eq!(
-        e.issue_dcmd(&f.regs, &f, &mut mem, &dcmd).err(),
         Some(Error::MemoryTooSmall)
     );
     assert!(e.in_flight().is_empty());
@@ -637,9 +646,8 @@ fn dcmd_descriptor_written_in_slot_31() {
     let (mut e, f, mut m) = enabled(cfg(true));
     m.tdl[31 * 32 + 8..31 * 32 + 16].fill(0xFF);
     let dcmd = DirectCommand {
-        opcode: 6,
         argument: 0x0320_0100,
-        response: DcmdResponse::ShortBusy,
+        ..dcmd(6, DcmdResponse::ShortBusy)
     };
     let t = e.issue_dcmd(&f.regs, &f, &mut m.lend(), &dcmd).unwrap();
     assert_eq!(t.tag, Tag::DCMD);
@@ -786,7 +794,7 @@ fn disable_halts_then_switches_off() {
     // Re-enable works again, and disabling while off needs no wait.
     e.enable(&f.regs, &f, CARD, &mut m.lend()).unwrap();
     let step = e.off(&f.regs, &f);
-    e.drive(&f.regs, &f, step, |_| {});
+    finish(&mut e, &f, step);
     f.clear_writes();
     assert_eq!(e.disable(&f.regs, &f), Step::Done(Finished::default()));
     assert_eq!(f.writes(), [(CQCFG::OFFSET, 0x1100)]);
@@ -816,9 +824,7 @@ fn suspend_and_lazy_resume() {
 
 #[test]
 fn completions_and_spurious_bits() {
-    let (mut e, f, mut m) = enabled(cfg(true));
-    issue(&mut e, &f, &mut m, 0);
-    issue(&mut e, &f, &mut m, 5);
+    let (mut e, f, _) = with_tasks(&[0, 5]);
     f.clear_writes();
     let out = complete(&mut e, &f, 0x0000_0121);
     assert_eq!(f.writes(), [(CQIS::OFFSET, 2), (CQTCN::OFFSET, 0x121)]);
@@ -844,9 +850,7 @@ fn completions_and_spurious_bits() {
 
 #[test]
 fn wake_only_when_idle_or_halt_or_clear() {
-    let (mut e, f, mut m) = enabled(cfg(true));
-    issue(&mut e, &f, &mut m, 0);
-    issue(&mut e, &f, &mut m, 1);
+    let (mut e, f, _) = with_tasks(&[0, 1]);
     let out = complete(&mut e, &f, 0x1);
     assert!(!out.wake);
     f.set(CQIS::OFFSET, 0x1);
@@ -880,16 +884,11 @@ fn coalescing_programs_ic_and_clears_int() {
     f.clear_writes();
     complete(&mut e, &f, 1);
     assert_eq!(f.writes_to(CQIC::OFFSET), [0x8001_0000]);
-    let dcmd = DirectCommand {
-        opcode: 13,
-        argument: 0,
-        response: DcmdResponse::Short,
-    };
-    e.issue_dcmd(&f.regs, &f, &mut m.lend(), &dcmd).unwrap();
+    e.issue_dcmd(&f.regs, &f, &mut m.lend(), &dcmd(13, DcmdResponse::Short))
+        .unwrap();
     assert_eq!(m.tdl[31 * 32] & 0x4, 0x4, "a DCMD interrupts at once");
     // Without coalescing IC is never written.
-    let (mut e, f, mut m) = enabled(cfg(true));
-    issue(&mut e, &f, &mut m, 0);
+    let (mut e, f, m) = with_tasks(&[0]);
     assert_eq!(m.tdl[0] & 0x4, 0x4);
     complete(&mut e, &f, 1);
     assert!(f.writes_to(CQIC::OFFSET).is_empty());
@@ -908,23 +907,64 @@ fn error_irq(
     e.irq(&f.regs, cmd, data)
 }
 
-fn recover(e: &mut Cqhci, f: &Fake) -> Finished {
-    let step = e.recovery_start(&f.regs, f);
-    e.drive(&f.regs, f, step, |_| {});
-    let step = e.recovery_finish(&f.regs);
+/// Runs an operation to its end, each wait over at once.
+fn finish(e: &mut Cqhci, f: &Fake, step: Step) -> Finished {
     e.drive(&f.regs, f, step, |_| {})
+}
+
+/// Recovery start, run to its end.
+fn start_recovery(e: &mut Cqhci, f: &Fake) -> Finished {
+    let step = e.recovery_start(&f.regs, f);
+    finish(e, f, step)
+}
+
+/// Recovery start and finish, run to their ends.
+fn recover(e: &mut Cqhci, f: &Fake) -> Finished {
+    start_recovery(e, f);
+    let step = e.recovery_finish(&f.regs);
+    finish(e, f, step)
+}
+
+/// An enabled engine whose task in slot `n` timed out: recovery is pending.
+fn timed_out(n: u32) -> (Cqhci, Fake, Mem) {
+    let (mut e, f, mut m) = enabled(cfg(true));
+    let t = issue(&mut e, &f, &mut m, n);
+    e.timeout(t);
+    (e, f, m)
 }
 
 fn failed(err: TaskError) -> Option<CompletionStatus> {
     Some(CompletionStatus::Failed(err))
 }
 
+const REQUEUE: Option<CompletionStatus> = Some(CompletionStatus::Requeue);
+
+/// Runs recovery; the status it completes slot `n` with.
+fn recovered(e: &mut Cqhci, f: &Fake, n: u32) -> Option<CompletionStatus> {
+    recover(e, f).completions.status(tag(n))
+}
+
+/// Expects the interrupt's outcome `out` to ask for recovery of slot `n`, and recovery to
+/// complete that task with `status` and requeue the tasks in `others`.
+fn expect_recovery(
+    e: &mut Cqhci,
+    f: &Fake,
+    out: &cqhci::IrqOutcome,
+    n: u32,
+    status: Option<CompletionStatus>,
+    others: &[u32],
+) {
+    assert_eq!(out.notify_recovery, Some(tag(n)));
+    let completions = recover(e, f).completions;
+    assert_eq!(completions.status(tag(n)), status);
+    for &other in others {
+        assert_eq!(completions.status(tag(other)), REQUEUE, "slot {other}");
+    }
+}
+
 #[test]
 fn command_error_flags_the_named_task() {
-    let (mut e, f, mut m) = enabled(cfg(true));
-    for n in 0..4 {
-        issue(&mut e, &f, &mut m, n);
-    }
+    let (mut e, f, mut m) = with_tasks(&[0, 1, 2, 3]);
     // RED with TERRI naming task 2's CMD46.
     let out = error_irq(&mut e, &f, 0x4, 0x0000_822E, None, None);
     assert_eq!(out.notify_recovery, Some(tag(2)));
@@ -949,9 +989,9 @@ fn command_error_flags_the_named_task() {
         failed(TaskError::Io),
         "finished during recovery"
     );
-    assert_eq!(c.status(tag(1)), Some(CompletionStatus::Requeue));
+    assert_eq!(c.status(tag(1)), REQUEUE);
     assert_eq!(c.status(tag(2)), failed(TaskError::Io));
-    assert_eq!(c.status(tag(3)), Some(CompletionStatus::Requeue));
+    assert_eq!(c.status(tag(3)), REQUEUE);
     assert!(finished.warnings.is_empty());
     assert!(e.in_flight().is_empty());
     assert!(!e.recovery_pending());
@@ -972,19 +1012,12 @@ fn host_error_kinds_map_to_statuses() {
         ),
     ];
     for (cmd, data, want) in cases {
-        let (mut e, f, mut m) = enabled(cfg(true));
-        issue(&mut e, &f, &mut m, 7);
+        let (mut e, f, _) = with_tasks(&[7]);
         let out = error_irq(&mut e, &f, 0, 0x0000_872E, cmd, data);
-        assert_eq!(out.notify_recovery, Some(tag(7)));
-        assert_eq!(
-            recover(&mut e, &f).completions.status(tag(7)),
-            want,
-            "{cmd:?} {data:?}"
-        );
+        expect_recovery(&mut e, &f, &out, 7, want, &[]);
     }
     // A data error prefers the data error kind.
-    let (mut e, f, mut m) = enabled(cfg(true));
-    issue(&mut e, &f, &mut m, 6);
+    let (mut e, f, _) = with_tasks(&[6]);
     let out = error_irq(
         &mut e,
         &f,
@@ -993,32 +1026,21 @@ fn host_error_kinds_map_to_statuses() {
         Some(HostError::Timeout),
         Some(HostError::Crc),
     );
-    assert_eq!(out.notify_recovery, Some(tag(6)));
-    assert_eq!(
-        recover(&mut e, &f).completions.status(tag(6)),
-        failed(TaskError::Crc)
-    );
+    expect_recovery(&mut e, &f, &out, 6, failed(TaskError::Crc), &[]);
 }
 
 #[test]
 fn descriptor_error_uses_tdpe() {
-    let (mut e, f, mut m) = enabled(cfg(true));
-    issue(&mut e, &f, &mut m, 1);
-    issue(&mut e, &f, &mut m, 4);
+    let (mut e, f, _) = with_tasks(&[1, 4]);
     f.set(CQTDPE::OFFSET, 0x10);
     let out = error_irq(&mut e, &f, 0x20, 0, None, None);
     assert_eq!(out.descriptor_errors.map(|m| m.bits()), Some(0x10));
-    assert_eq!(out.notify_recovery, Some(tag(4)));
-    let c = recover(&mut e, &f).completions;
-    assert_eq!(c.status(tag(4)), failed(TaskError::Io));
-    assert_eq!(c.status(tag(1)), Some(CompletionStatus::Requeue));
+    expect_recovery(&mut e, &f, &out, 4, failed(TaskError::Io), &[1]);
 }
 
 #[test]
 fn unnamed_error_picks_first_task() {
-    let (mut e, f, mut m) = enabled(cfg(true));
-    issue(&mut e, &f, &mut m, 9);
-    issue(&mut e, &f, &mut m, 3);
+    let (mut e, f, _) = with_tasks(&[9, 3]);
     // TERRI names an empty slot and nothing else.
     let out = error_irq(
         &mut e,
@@ -1028,10 +1050,7 @@ fn unnamed_error_picks_first_task() {
         None,
         Some(HostError::Timeout),
     );
-    assert_eq!(out.notify_recovery, Some(tag(3)));
-    let c = recover(&mut e, &f).completions;
-    assert_eq!(c.status(tag(3)), failed(TaskError::Timeout));
-    assert_eq!(c.status(tag(9)), Some(CompletionStatus::Requeue));
+    expect_recovery(&mut e, &f, &out, 3, failed(TaskError::Timeout), &[9]);
 }
 
 #[test]
@@ -1066,8 +1085,7 @@ fn timeout_verdicts() {
     // No notification for a timeout: the core starts recovery itself.
     let out = error_irq(&mut e, &f, 0x4, 0x8000 | (4 << 8), None, None);
     assert_eq!(out.notify_recovery, None);
-    let c = recover(&mut e, &f).completions;
-    assert_eq!(c.status(tag(4)), failed(TaskError::Timeout));
+    assert_eq!(recovered(&mut e, &f, 4), failed(TaskError::Timeout));
 }
 
 #[test]
@@ -1081,17 +1099,12 @@ fn timeout_keeps_crc_priority() {
             recovery_needed: true
         }
     );
-    assert_eq!(
-        recover(&mut e, &f).completions.status(tag(2)),
-        failed(TaskError::Crc)
-    );
+    assert_eq!(recovered(&mut e, &f, 2), failed(TaskError::Crc));
 }
 
 #[test]
 fn recovery_register_sequence() {
-    let (mut e, f, mut m) = enabled(cfg(true));
-    let t = issue(&mut e, &f, &mut m, 0);
-    e.timeout(t);
+    let (mut e, f, _) = timed_out(0);
     f.set_halts(false);
     f.clear_writes();
     let step = e.recovery_start(&f.regs, &f);
@@ -1104,14 +1117,14 @@ fn recovery_register_sequence() {
     );
     assert_eq!(
         f.writes(),
-        [(CQISTE::OFFSET, 1), (CQISGE::OFFSET, 1), (CQCTL::OFFSET, 1)]
+        [&interrupts(1)[..], &[(CQCTL::OFFSET, 1)]].concat()
     );
     assert_eq!(e.recovery_finish(&f.regs), Step::Done(Finished::default()));
     f.set_halts(true);
     f.set(CQCTL::OFFSET, 1);
     f.clear_writes();
     assert_eq!(e.resume(&f.regs, &f), Step::Done(Finished::default()));
-    assert_eq!(f.writes(), [(CQISTE::OFFSET, 0), (CQISGE::OFFSET, 0)]);
+    assert_eq!(f.writes(), interrupts(0));
     assert_eq!(f.hooks(), ["disable(recovery)"]);
     assert!(!e.is_on());
 
@@ -1128,27 +1141,20 @@ fn recovery_register_sequence() {
     );
     assert_eq!(
         f.writes(),
-        [
-            (CQISTE::OFFSET, 8),
-            (CQISGE::OFFSET, 8),
-            (CQCTL::OFFSET, 0x101)
-        ]
+        [&interrupts(8)[..], &[(CQCTL::OFFSET, 0x101)]].concat()
     );
     f.set(CQCTL::OFFSET, 0x1);
     f.set(CQCFG::OFFSET, 0x1101);
     f.clear_writes();
     let done = e.resume(&f.regs, &f);
+    let re_enable = [
+        (CQCFG::OFFSET, 0x1100),
+        (CQCFG::OFFSET, 0x1101),
+        (CQIS::OFFSET, 0x9),
+    ];
     assert_eq!(
         f.writes(),
-        [
-            (CQISTE::OFFSET, 0),
-            (CQISGE::OFFSET, 0),
-            (CQCFG::OFFSET, 0x1100),
-            (CQCFG::OFFSET, 0x1101),
-            (CQIS::OFFSET, 0x9),
-            (CQISTE::OFFSET, 0x36),
-            (CQISGE::OFFSET, 0x36),
-        ]
+        [&interrupts(0)[..], &re_enable, &interrupts(0x36)].concat()
     );
     let Step::Done(finished) = done else {
         panic!("recovery must end")
@@ -1163,38 +1169,22 @@ fn recovery_register_sequence() {
 
 #[test]
 fn recovery_with_failed_halt_and_clear() {
-    let (mut e, f, mut m) = enabled(cfg(true));
-    let t = issue(&mut e, &f, &mut m, 0);
-    e.timeout(t);
+    let (mut e, f, _) = timed_out(0);
     f.set_halts(false);
     f.set_clears(false);
-    let step = e.recovery_start(&f.regs, &f);
-    let started = e.drive(&f.regs, &f, step, |_| {});
-    assert_eq!(started.warnings, Warnings::HALT_FAILED);
+    assert_eq!(start_recovery(&mut e, &f).warnings, Warnings::HALT_FAILED);
     let mut waits = Vec::new();
     let step = e.recovery_finish(&f.regs);
     let finished = e.drive(&f.regs, &f, step, |w| waits.push(w));
-    assert_eq!(
-        waits,
-        [
-            Wait {
-                condition: WaitCondition::Halted,
-                timeout_us: RECOVERY_FINISH_HALT_TIMEOUT_US
-            },
-            Wait {
-                condition: WaitCondition::TasksCleared,
-                timeout_us: CLEAR_ALL_TASKS_TIMEOUT_US
-            },
-            Wait {
-                condition: WaitCondition::Halted,
-                timeout_us: RECOVERY_FINISH_HALT_TIMEOUT_US
-            },
-            Wait {
-                condition: WaitCondition::TasksCleared,
-                timeout_us: CLEAR_ALL_TASKS_TIMEOUT_US
-            },
-        ]
-    );
+    let halt = Wait {
+        condition: WaitCondition::Halted,
+        timeout_us: RECOVERY_FINISH_HALT_TIMEOUT_US,
+    };
+    let clear = Wait {
+        condition: WaitCondition::TasksCleared,
+        timeout_us: CLEAR_ALL_TASKS_TIMEOUT_US,
+    };
+    assert_eq!(waits, [halt, clear, halt, clear]);
     assert!(finished.warnings.contains(Warnings::HALT_FAILED));
     assert!(finished.warnings.contains(Warnings::CLEAR_FAILED));
     assert!(!finished.warnings.contains(Warnings::STUCK_ON));
@@ -1207,12 +1197,9 @@ fn recovery_with_failed_halt_and_clear() {
 
 #[test]
 fn recovery_with_failed_first_halt_only() {
-    let (mut e, f, mut m) = enabled(cfg(true));
-    let t = issue(&mut e, &f, &mut m, 1);
-    e.timeout(t);
+    let (mut e, f, _) = timed_out(1);
     f.set_halts(false);
-    let step = e.recovery_start(&f.regs, &f);
-    e.drive(&f.regs, &f, step, |_| {});
+    start_recovery(&mut e, &f);
     let mut waits = 0;
     let step = e.recovery_finish(&f.regs);
     // The halt succeeds only once the tasks are cleared (second halt).
@@ -1230,11 +1217,8 @@ fn recovery_with_failed_first_halt_only() {
 
 #[test]
 fn recovery_with_failed_second_halt() {
-    let (mut e, f, mut m) = enabled(cfg(true));
-    let t = issue(&mut e, &f, &mut m, 1);
-    e.timeout(t);
-    let step = e.recovery_start(&f.regs, &f);
-    e.drive(&f.regs, &f, step, |_| {});
+    let (mut e, f, _) = timed_out(1);
+    start_recovery(&mut e, &f);
     let mut waits = 0;
     let step = e.recovery_finish(&f.regs);
     // Re-enabling un-halts this controller, and then it will not halt again.
@@ -1249,20 +1233,15 @@ fn recovery_with_failed_second_halt() {
 
 #[test]
 fn recovery_without_error_warns() {
-    let (mut e, f, mut m) = enabled(cfg(true));
-    issue(&mut e, &f, &mut m, 2);
-    let step = e.recovery_start(&f.regs, &f);
+    let (mut e, f, _) = with_tasks(&[2]);
     assert_eq!(
-        e.drive(&f.regs, &f, step, |_| {}).warnings,
+        start_recovery(&mut e, &f).warnings,
         Warnings::NOT_IN_RECOVERY
     );
     let step = e.recovery_finish(&f.regs);
-    let finished = e.drive(&f.regs, &f, step, |_| {});
+    let finished = finish(&mut e, &f, step);
     assert_eq!(finished.warnings, Warnings::NOT_IN_RECOVERY);
-    assert_eq!(
-        finished.completions.status(tag(2)),
-        Some(CompletionStatus::Requeue)
-    );
+    assert_eq!(finished.completions.status(tag(2)), REQUEUE);
     // Recovery start while another operation waits ends at once.
     let step = e.off(&Fake::new().regs, &());
     assert_eq!(step, Step::Done(Finished::default()));
@@ -1321,9 +1300,7 @@ fn default_hooks_do_nothing() {
 
 #[test]
 fn disable_during_recovery_skips_the_halt() {
-    let (mut e, f, mut m) = enabled(cfg(true));
-    let t = issue(&mut e, &f, &mut m, 0);
-    e.timeout(t);
+    let (mut e, f, _) = timed_out(0);
     f.clear_writes();
     assert_eq!(e.disable(&f.regs, &f), Step::Done(Finished::default()));
     assert_eq!(f.writes(), [(CQCFG::OFFSET, 0x1100)]);
@@ -1407,13 +1384,9 @@ fn values_too_wide_for_their_fields_are_refused() {
             .err(),
         Some(Error::ValueTooWide)
     );
-    let dcmd = DirectCommand {
-        opcode: 64,
-        argument: 0,
-        response: DcmdResponse::None,
-    };
     assert_eq!(
-        e.issue_dcmd(&f.regs, &f, &mut m.lend(), &dcmd).err(),
+        e.issue_dcmd(&f.regs, &f, &mut m.lend(), &dcmd(64, DcmdResponse::None))
+            .err(),
         Some(Error::ValueTooWide)
     );
     assert!(f.writes().is_empty(), "nothing reaches the controller");

@@ -145,68 +145,48 @@ fn model(dma64: bool, short: bool) -> ModelConfig {
     }
 }
 
-#[test]
-fn four_64k_descriptors() {
-    // One segment of 256 KiB becomes four descriptors whose length field is 0.
-    round_trip(
-        config(TaskDescriptorSize::Bits128, DmaWidth::Bits64, false),
-        model(true, false),
-        0x3_0000_0000,
-        &[256 * 1024],
-        &[65536, 65536, 65536, 65536],
-    );
+/// Declares one test per entry: a [`round_trip`] with the engine's configuration, the
+/// model's, the bus address of the memory, and the write and read splits.
+macro_rules! round_trips {
+    ($(
+        $(#[$attr:meta])*
+        $name:ident: $config:expr, $model:expr,
+            at $base:expr, write $write:expr, read $read:expr;
+    )*) => {$(
+        #[test]
+        $(#[$attr])*
+        fn $name() {
+            round_trip($config, $model, $base, $write, $read);
+        }
+    )*};
 }
 
-#[test]
-fn one_hundred_twenty_eight_segments() {
-    round_trip(
-        config(TaskDescriptorSize::Bits128, DmaWidth::Bits64, false),
-        model(true, false),
-        0x3_0000_0000,
-        &[2048; 128],
-        &[65536 + 512, 65536 - 512, 131072],
-    );
-}
+round_trips! {
+    /// One segment of 256 KiB becomes four descriptors whose length field is 0.
+    four_64k_descriptors:
+        config(TaskDescriptorSize::Bits128, DmaWidth::Bits64, false), model(true, false),
+        at 0x3_0000_0000, write &[256 * 1024], read &[65536; 4];
 
-#[test]
-fn short_transfer_descriptors() {
-    round_trip(
-        config(TaskDescriptorSize::Bits64, DmaWidth::Bits64, true),
-        model(true, true),
-        0x1_0000_0000,
-        &[2048; 128],
-        &[65536, 65536, 65536, 65536],
-    );
-}
+    one_hundred_twenty_eight_segments:
+        config(TaskDescriptorSize::Bits128, DmaWidth::Bits64, false), model(true, false),
+        at 0x3_0000_0000, write &[2048; 128], read &[65536 + 512, 65536 - 512, 131072];
 
-#[test]
-fn thirty_two_bit_dma() {
-    round_trip(
-        config(TaskDescriptorSize::Bits64, DmaWidth::Bits32, false),
-        model(false, false),
-        0x4000_0000,
-        &[4096; 64],
-        &[65536, 65536, 131072],
-    );
-    round_trip(
-        config(TaskDescriptorSize::Bits128, DmaWidth::Bits32, false),
-        model(false, false),
-        0x4000_0000,
-        &[262_144],
-        &[512; 128].iter().map(|_| 2048).collect::<Vec<u32>>(),
-    );
-}
+    short_transfer_descriptors:
+        config(TaskDescriptorSize::Bits64, DmaWidth::Bits64, true), model(true, true),
+        at 0x1_0000_0000, write &[2048; 128], read &[65536; 4];
 
-#[test]
-#[should_panic(expected = "violations")]
-fn model_catches_a_layout_mismatch() {
-    // The engine writes 16-byte transfer descriptors; a controller wired for 12-byte ones
-    // reads garbage and reports it instead of mirroring the engine.
-    round_trip(
-        config(TaskDescriptorSize::Bits128, DmaWidth::Bits64, false),
-        model(true, true),
-        0x3_0000_0000,
-        &[2048; 128],
-        &[262_144],
-    );
+    thirty_two_bit_dma:
+        config(TaskDescriptorSize::Bits64, DmaWidth::Bits32, false), model(false, false),
+        at 0x4000_0000, write &[4096; 64], read &[65536, 65536, 131072];
+
+    thirty_two_bit_dma_with_128_bit_tasks:
+        config(TaskDescriptorSize::Bits128, DmaWidth::Bits32, false), model(false, false),
+        at 0x4000_0000, write &[262_144], read &[2048; 128];
+
+    /// The engine writes 16-byte transfer descriptors; a controller wired for 12-byte ones
+    /// reads garbage and reports it instead of mirroring the engine.
+    #[should_panic(expected = "violations")]
+    model_catches_a_layout_mismatch:
+        config(TaskDescriptorSize::Bits128, DmaWidth::Bits64, false), model(true, true),
+        at 0x3_0000_0000, write &[2048; 128], read &[262_144];
 }

@@ -22,7 +22,7 @@ use super::super::regs::{CqhciBlock, Tag, CQCFG};
 use super::{ensure, Outcome, ScenarioError};
 use crate::registers::Io;
 use crate::sim::bus::Bus;
-use crate::sim::cqhci::controller::{CqhciModel, HostErrorKind, ModelConfig};
+use crate::sim::cqhci::controller::{CqhciModel, Fault, HostErrorKind, ModelConfig};
 use crate::sim::emmc::card::{Card, ReadyOrder, SECTOR_SIZE};
 use crate::sim::emmc::command::Command;
 use crate::sim::memory::{BusFault, BusMemory, Ram};
@@ -207,9 +207,9 @@ impl CqhciHost for Hooks {
 
 /// What the scenario issued in a slot.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Request {
+struct Request {
     /// The engine's ticket for the task.
-    pub(super) ticket: Ticket,
+    ticket: Ticket,
     direction: Option<Direction>,
     lba: u32,
     blocks: u16,
@@ -268,7 +268,7 @@ pub(super) struct Rig<'a> {
     /// The data window.
     pub(super) window: DataWindow,
     /// The request in each slot.
-    pub(super) requests: [Option<Request>; 32],
+    requests: [Option<Request>; 32],
     /// Final status of the last completion per slot.
     last_status: [Option<CompletionStatus>; 32],
     /// Completions so far.
@@ -374,8 +374,20 @@ impl<'a> Rig<'a> {
             .map_err(|_| ScenarioError("enable failed"))
     }
 
+    /// Arms `fault` in the model.
+    pub(super) fn inject(&mut self, fault: Fault) -> Outcome {
+        ensure(self.bus.model().inject(fault), "fault table full")
+    }
+
+    /// Lets the model do `steps` units of work, without servicing interrupts.
+    pub(super) fn run_model(&mut self, steps: u32) {
+        for _ in 0..steps {
+            self.step_model();
+        }
+    }
+
     /// Lets the model do one unit of work.
-    pub(super) fn step_model(&mut self) -> bool {
+    fn step_model(&mut self) -> bool {
         let mut memory = Memory {
             tdl: Ram::new(self.map.tdl, &mut self.descriptors.tdl[..]),
             transfers: Ram::new(self.map.transfers, &mut self.descriptors.transfers[..]),
@@ -633,6 +645,26 @@ impl<'a> Rig<'a> {
     /// The status of `slot`'s last completion.
     pub(super) fn status(&self, slot: u32) -> Option<CompletionStatus> {
         self.last_status.get(slot as usize).copied().flatten()
+    }
+
+    /// `Ok` if `slot`'s last completion had `status`, else the failure `what`.
+    pub(super) fn ensure_status(
+        &self,
+        slot: u32,
+        status: CompletionStatus,
+        what: &'static str,
+    ) -> Outcome {
+        ensure(self.status(slot) == Some(status), what)
+    }
+
+    /// The ticket of the task in flight in `slot`.
+    pub(super) fn ticket(&self, slot: u32) -> Result<Ticket, ScenarioError> {
+        self.requests
+            .get(slot as usize)
+            .copied()
+            .flatten()
+            .map(|request| request.ticket)
+            .ok_or(ScenarioError("no task in the slot"))
     }
 }
 
