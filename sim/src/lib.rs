@@ -32,6 +32,7 @@ pub mod windows {
 }
 
 pub mod bus;
+pub mod cards;
 pub mod cqhci;
 pub mod emmc;
 pub mod latency;

@@ -116,7 +116,10 @@ fn command_queue_tasks() {
     let task = c.queued_task(2).unwrap();
     assert!(task.read);
     assert_eq!((task.blocks, task.address), (1, 4));
-    assert_eq!(task.cmd44_argument(2), (1 << 30) | (2 << 16) | 1);
+    assert_eq!(
+        task.cmd44_argument(2).unwrap().raw(),
+        (1 << 30) | (2 << 16) | 1
+    );
     // A write task with every flag.
     let arg = (1 << 31) | (1 << 29) | (3 << 25) | (1 << 24) | (1 << 23) | (5 << 16) | 2;
     assert_eq!(cmd(&mut c, 44, arg).unwrap().value() & 0xFDF9_A080, 0);
@@ -124,7 +127,9 @@ fn command_queue_tasks() {
     let w = c.queued_task(5).unwrap();
     assert!(w.reliable_write && w.tag_request && w.forced_programming && w.priority && !w.read);
     assert_eq!(w.context, 3);
-    assert_eq!(w.cmd44_argument(5), arg);
+    assert_eq!(w.cmd44_argument(5).unwrap().raw(), arg);
+    // Task IDs have 5 bits: slot 32 does not fit.
+    assert!(w.cmd44_argument(32).is_err());
     // Legacy transfers and a flush are refused while tasks are queued.
     assert_eq!(cmd(&mut c, 17, 0), Err(NoResponse));
     let flush = (3 << 24) | (32 << 16) | (1 << 8);

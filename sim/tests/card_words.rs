@@ -11,6 +11,13 @@ use sim::sd::card::{
     status as sd_status, CARD_STATUS, OCR as SD_OCR, R6, SEND_IF_COND, SWITCH_FUNC_ARG,
 };
 
+/// Each mask is the one bit the specification gives it.
+fn assert_single_bits(what: &str, bits: &[(u32, u32)]) {
+    for &(mask, bit) in bits {
+        assert_eq!(mask, 1 << bit, "{what} bit {bit}");
+    }
+}
+
 #[test]
 fn device_status_bits() {
     let bits = [
@@ -23,9 +30,7 @@ fn device_status_bits() {
         (status::SWITCH_ERROR, 7),
         (status::APP_CMD, 5),
     ];
-    for (mask, bit) in bits {
-        assert_eq!(mask, 1 << bit, "device status bit {bit}");
-    }
+    assert_single_bits("device status", &bits);
     assert_eq!(status::STATE_SHIFT, 9);
     assert_eq!(DEVICE_STATUS::ERRORS.raw(), 0xFDF9_A080);
     let s = DEVICE_STATUS::from_raw(4 << 9);
@@ -95,9 +100,7 @@ fn sd_status_ocr_and_arguments() {
         (sd_status::APP_CMD, 5),
         (CARD_STATUS::zeroed().with_ake_seq_error(true).raw(), 3),
     ];
-    for (mask, bit) in bits {
-        assert_eq!(mask, 1 << bit, "card status bit {bit}");
-    }
+    assert_single_bits("card status", &bits);
     assert_eq!(sd_status::STATE_SHIFT, 9);
 
     let ocr = SD_OCR::from_raw(0xC100_8000);

@@ -18,15 +18,28 @@ fn acmd(c: &mut SdCard<'_>, index: u8, argument: u32) -> Result<Response, NoResp
     cmd(c, index, argument)
 }
 
+/// The card status a command answers with.
+fn status_of(c: &mut SdCard<'_>, index: u8, argument: u32) -> u32 {
+    cmd(c, index, argument).unwrap().value()
+}
+
 const RCA: u32 = (DEFAULT_RCA as u32) << 16;
+
+/// CMD8, then ACMD41 (HCS, 3.3 V) until the card is ready; the busy work of each answer.
+fn power_up(c: &mut SdCard<'_>) -> Vec<CardWork> {
+    cmd(c, 8, 0x1AA).unwrap();
+    let mut work = Vec::new();
+    for _ in 0..=ACMD41_BUSY_POLLS {
+        acmd(c, 41, 0x40FF_8000).unwrap();
+        work.push(c.take_work());
+    }
+    work
+}
 
 /// Brings the card to the transfer state (3.3 V, no UHS).
 fn to_tran(c: &mut SdCard<'_>) {
     cmd(c, 0, 0).unwrap();
-    cmd(c, 8, 0x1AA).unwrap();
-    for _ in 0..=ACMD41_BUSY_POLLS {
-        acmd(c, 41, 0x40FF_8000).unwrap();
-    }
+    power_up(c);
     assert_eq!(c.state(), CardState::Ready);
     cmd(c, 2, 0).unwrap();
     cmd(c, 3, 0).unwrap();
@@ -83,10 +96,7 @@ fn voltage_window_mismatch_makes_the_card_inactive() {
 fn r6_publishes_the_rca_with_packed_status() {
     let mut storage = vec![0u8; 8 * BLOCK_SIZE];
     let mut c = SdCard::new(&mut storage, SdConfig::default());
-    cmd(&mut c, 8, 0x1AA).unwrap();
-    for _ in 0..=ACMD41_BUSY_POLLS {
-        acmd(&mut c, 41, 0x40FF_8000).unwrap();
-    }
+    power_up(&mut c);
     // An illegal command first, so the R6 carries ILLEGAL_COMMAND in bit 14.
     assert_eq!(cmd(&mut c, 13, 0), Err(NoResponse));
     cmd(&mut c, 2, 0).unwrap();
@@ -104,17 +114,17 @@ fn addressing_illegal_commands_and_stop() {
     to_tran(&mut c);
     // Another RCA: silence, no error recorded.
     assert_eq!(cmd(&mut c, 13, 0x1234 << 16), Err(NoResponse));
-    let s = cmd(&mut c, 13, RCA).unwrap().value();
+    let s = status_of(&mut c, 13, RCA);
     assert_eq!(s & status::ILLEGAL_COMMAND, 0);
     // CMD12 in tran is illegal for SD.
     assert_eq!(cmd(&mut c, 12, 0), Err(NoResponse));
-    let s = cmd(&mut c, 13, RCA).unwrap().value();
+    let s = status_of(&mut c, 13, RCA);
     assert!(s & status::ILLEGAL_COMMAND != 0);
     // CMD16 beyond 512.
-    let s = cmd(&mut c, 16, 1024).unwrap().value();
+    let s = status_of(&mut c, 16, 1024);
     assert!(s & status::BLOCK_LEN_ERROR != 0);
     // Out of range start.
-    let s = cmd(&mut c, 17, 8).unwrap().value();
+    let s = status_of(&mut c, 17, 8);
     assert!(s & status::OUT_OF_RANGE != 0);
     assert_eq!(c.state(), CardState::Tran);
     // CMD7 deselect: no response, stby.
@@ -171,12 +181,7 @@ fn well_written_blocks_and_bounded_writes() {
 fn erase_and_busy_work() {
     let mut storage = vec![0x33u8; 16 * BLOCK_SIZE];
     let mut c = SdCard::new(&mut storage, SdConfig::default());
-    cmd(&mut c, 8, 0x1AA).unwrap();
-    let mut work = Vec::new();
-    for _ in 0..=ACMD41_BUSY_POLLS {
-        acmd(&mut c, 41, 0x40FF_8000).unwrap();
-        work.push(c.take_work());
-    }
+    let work = power_up(&mut c);
     assert_eq!(
         work.last(),
         Some(&CardWork::PowerUp),
@@ -195,9 +200,9 @@ fn erase_and_busy_work() {
     assert!(c.storage()[2 * 512..3 * 512].iter().all(|&b| b == 0x33));
     assert!(c.storage()[6 * 512..7 * 512].iter().all(|&b| b == 0x33));
     // Beyond the capacity: OUT_OF_RANGE and the sequence is gone.
-    let s = cmd(&mut c, 32, 16).unwrap().value();
+    let s = status_of(&mut c, 32, 16);
     assert!(s & status::OUT_OF_RANGE != 0);
-    let s = cmd(&mut c, 38, 0).unwrap().value();
+    let s = status_of(&mut c, 38, 0);
     assert!(s & status::ERASE_SEQ_ERROR != 0);
     // The SD status: AU 4 MiB, class 10, A1.
     acmd(&mut c, 13, 0).unwrap();

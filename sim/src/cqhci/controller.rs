@@ -7,6 +7,7 @@
 //! including its data transfer). Halt therefore takes effect between tasks.
 
 use super::super::bus::{RegisterFile, Serves};
+use super::super::emmc::command::QUEUED_TASK_PARAMS;
 use super::super::emmc::{Card, Command, NoResponse, QueuedTask, Response};
 use super::super::memory::{BusFault, BusMemory};
 use super::super::windows::CqhciBlock;
@@ -359,7 +360,8 @@ impl CqhciModel {
         }
     }
 
-    fn drop_task(&mut self, tag: usize) {
+    /// Empties slot `tag`: its doorbell, device queue and pending bits clear.
+    fn free_slot(&mut self, tag: usize) {
         let bit = task_bit(tag);
         self.tdbr &= !bit;
         self.dpt &= !bit;
@@ -367,6 +369,10 @@ impl CqhciModel {
         if let Some(s) = self.slots.get_mut(tag) {
             *s = SlotState::Empty;
         }
+    }
+
+    fn drop_task(&mut self, tag: usize) {
+        self.free_slot(tag);
         let mut kept = 0;
         for i in 0..self.order_len {
             let t = self.order.get(i).copied().unwrap_or(0);
@@ -600,6 +606,23 @@ impl CqhciModel {
         self.error_stop = true;
     }
 
+    /// The task descriptor of slot `tag`, or `None` after recording why it could not be
+    /// decoded (a violation and a descriptor error).
+    fn task_descriptor<T>(&mut self, tag: u8, decoded: Result<T, TaskDescError>) -> Option<T> {
+        decoded
+            .inspect_err(|&e| {
+                self.violation(Violation::BadTaskDescriptor(tag, e));
+                self.descriptor_error(tag);
+            })
+            .ok()
+    }
+
+    /// Whether a task with the queue barrier bit set must wait: tasks before it are still
+    /// in the device.
+    fn barrier_holds(&self, queue_barrier: bool) -> bool {
+        queue_barrier && self.dpt != 0
+    }
+
     /// Fetches the oldest doorbell task: queues a data task on the card, or runs a direct
     /// command once the tasks before it have finished.
     fn fetch<M: BusMemory>(&mut self, card: &mut Card<'_>, mem: &mut M) -> bool {
@@ -635,16 +658,11 @@ impl CqhciModel {
         if tag == DCMD_TAG && self.cfg.dcmd_en() {
             return self.direct_command(card, word0);
         }
-        let desc = match decode_data_task(word0) {
-            Ok(d) => d,
-            Err(e) => {
-                self.violation(Violation::BadTaskDescriptor(tag, e));
-                self.descriptor_error(tag);
-                return true;
-            }
+        let Some(desc) = self.task_descriptor(tag, decode_data_task(word0)) else {
+            return true;
         };
         // A barrier task waits until every earlier task has left the device.
-        if desc.queue_barrier && self.dpt != 0 {
+        if self.barrier_holds(desc.queue_barrier) {
             return false;
         }
         let queued = QueuedTask {
@@ -658,6 +676,7 @@ impl CqhciModel {
             priority: desc.priority,
         };
         let arg = queued.cmd44_argument(tag);
+        let arg = self.checked(arg, QUEUED_TASK_PARAMS::zeroed()).raw();
         if self.send(card, tag, Command::new(44, arg)).is_none() {
             return true;
         }
@@ -681,15 +700,10 @@ impl CqhciModel {
     }
 
     fn direct_command(&mut self, card: &mut Card<'_>, word0: u64) -> bool {
-        let desc = match decode_dcmd(word0) {
-            Ok(d) => d,
-            Err(e) => {
-                self.violation(Violation::BadTaskDescriptor(DCMD_TAG, e));
-                self.descriptor_error(DCMD_TAG);
-                return true;
-            }
+        let Some(desc) = self.task_descriptor(DCMD_TAG, decode_dcmd(word0)) else {
+            return true;
         };
-        if desc.queue_barrier && self.dpt != 0 {
+        if self.barrier_holds(desc.queue_barrier) {
             return false;
         }
         let Some(response) = self.send(card, DCMD_TAG, Command::new(desc.index, desc.argument))
@@ -738,9 +752,22 @@ impl CqhciModel {
         if self.send(card, tag, Command::new(index, arg)).is_none() {
             return true;
         }
-        if self.transfer(card, mem, tag, &desc, index) {
-            self.complete(tag, desc.interrupt);
-        }
+        let crc = self.take_fault(|f| f == Fault::DataCrc { tag });
+        let kind = match self.transfer(card, mem, tag, &desc, crc) {
+            Ok(()) if crc => HostErrorKind::Crc,
+            Ok(()) => {
+                self.complete(tag, desc.interrupt);
+                return true;
+            }
+            Err(violation) => {
+                if let Some(v) = violation {
+                    self.violation(v);
+                }
+                HostErrorKind::Other
+            }
+        };
+        // The engine stops on a data error.
+        self.stop_with_data_error(index, tag, kind);
         true
     }
 
@@ -761,28 +788,25 @@ impl CqhciModel {
         }
     }
 
-    /// Moves a task's data; false (and the engine stopped) on error.
+    /// Moves a task's data: follows task `tag`'s link descriptor through its transfer
+    /// descriptors between the card and memory (a write whose data fails CRC, `crc`, never
+    /// reaches the card). `Err` carries the violation to record, if any.
     fn transfer<M: BusMemory>(
         &mut self,
         card: &mut Card<'_>,
         mem: &mut M,
         tag: u8,
         desc: &DataTaskDesc,
-        index: u8,
-    ) -> bool {
-        let crc = self.take_fault(|f| f == Fault::DataCrc { tag });
+        crc: bool,
+    ) -> Result<(), Option<Violation>> {
         let link_at = self
             .slot_address(tag)
             .and_then(|a| a.checked_add(self.task_len()));
-        let link = link_at.and_then(|a| self.read_data_desc(mem, a));
-        let Some(link) = link else {
-            self.stop_with_data_error(index, tag, HostErrorKind::Other);
-            return false;
-        };
-        if !link.attributes.valid || link.attributes.act != Act::Link {
-            self.violation(Violation::BadLink(tag));
-            self.stop_with_data_error(index, tag, HostErrorKind::Other);
-            return false;
+        let link = link_at
+            .and_then(|a| self.read_data_desc(mem, a))
+            .ok_or(None)?;
+        if !link.attributes.valid || link.attributes.act != Some(Act::Link) {
+            return Err(Some(Violation::BadLink(tag)));
         }
         let mut at = link.address;
         let mut remaining = u32::from(desc.blocks) * 512;
@@ -791,35 +815,20 @@ impl CqhciModel {
         loop {
             descriptors += 1;
             if descriptors > MAX_DESCRIPTORS_PER_TASK {
-                self.violation(Violation::BadTransfer(tag));
-                self.stop_with_data_error(index, tag, HostErrorKind::Other);
-                return false;
+                return Err(Some(Violation::BadTransfer(tag)));
             }
-            let Some(d) = self.read_data_desc(mem, at) else {
-                self.stop_with_data_error(index, tag, HostErrorKind::Other);
-                return false;
-            };
-            if !d.attributes.valid {
-                self.violation(Violation::BadTransfer(tag));
-                self.stop_with_data_error(index, tag, HostErrorKind::Other);
-                return false;
-            }
+            let d = self.read_data_desc(mem, at).ok_or(None)?;
             match d.attributes.act {
-                Act::Link => {
+                _ if !d.attributes.valid => return Err(Some(Violation::BadTransfer(tag))),
+                Some(Act::Link) => {
                     at = d.address;
                     continue;
                 }
-                Act::Transfer => {}
-                _ => {
-                    self.violation(Violation::BadTransfer(tag));
-                    self.stop_with_data_error(index, tag, HostErrorKind::Other);
-                    return false;
-                }
+                Some(Act::Transfer) => {}
+                _ => return Err(Some(Violation::BadTransfer(tag))),
             }
             if d.length > remaining {
-                self.violation(Violation::LengthMismatch(tag));
-                self.stop_with_data_error(index, tag, HostErrorKind::Other);
-                return false;
+                return Err(Some(Violation::LengthMismatch(tag)));
             }
             let mut moved = 0u32;
             while moved < d.length {
@@ -839,14 +848,12 @@ impl CqhciModel {
                         Err(e) => Err(Some(e.address)),
                     }
                 };
-                if let Err(fault) = result {
-                    self.violation(match fault {
+                result.map_err(|fault| {
+                    Some(match fault {
                         Some(a) => Violation::Bus(a),
                         None => Violation::CardData(tag),
-                    });
-                    self.stop_with_data_error(index, tag, HostErrorKind::Other);
-                    return false;
-                }
+                    })
+                })?;
                 moved += n;
             }
             remaining -= d.length;
@@ -856,27 +863,15 @@ impl CqhciModel {
             at = at.wrapping_add(self.transfer_len());
         }
         if remaining != 0 {
-            self.violation(Violation::LengthMismatch(tag));
-            self.stop_with_data_error(index, tag, HostErrorKind::Other);
-            return false;
+            return Err(Some(Violation::LengthMismatch(tag)));
         }
-        if crc {
-            self.stop_with_data_error(index, tag, HostErrorKind::Crc);
-            return false;
-        }
-        true
+        Ok(())
     }
 
     fn complete(&mut self, tag: u8, interrupt: bool) {
-        let bit = task_bit(usize::from(tag));
-        self.tdbr &= !bit;
-        self.dpt &= !bit;
-        self.dqs &= !bit;
-        if let Some(s) = self.slots.get_mut(usize::from(tag)) {
-            *s = SlotState::Empty;
-        }
+        self.free_slot(usize::from(tag));
         self.completions = self.completions.saturating_add(1);
-        self.tcn |= bit;
+        self.tcn |= task_bit(usize::from(tag));
         let mut extra = 0;
         for f in self.faults.iter_mut() {
             if let Some(Fault::SpuriousCompletion { mask }) = *f {

@@ -2,48 +2,20 @@
 //! Descriptor decoding as the modelled CQHCI reads memory (JESD84-B51 CQHCI task, direct
 //! command, link and transfer descriptors), written independently of the engine's encoders.
 
-use crate::registers::FieldValue;
-
 /// Largest length of one transfer descriptor, which its 16-bit field holds as 0.
 pub const MAX_TRANSFER_LENGTH: u32 = 64 * 1024;
 
-/// The Act field of a descriptor.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Act {
-    /// 000b: no operation.
-    Nop,
-    /// 100b: transfer data.
-    Transfer,
-    /// 101b: task (data task or direct command).
-    Task,
-    /// 110b: link to another descriptor.
-    Link,
-    /// Any other value (reserved).
-    Reserved(u8),
-}
-
-impl FieldValue for Act {
-    const WIDTH: u32 = 3;
-
-    fn into_bits(self) -> u64 {
-        match self {
-            Act::Nop => 0b000,
-            Act::Transfer => 0b100,
-            Act::Task => 0b101,
-            Act::Link => 0b110,
-            Act::Reserved(bits) => u64::from(bits),
-        }
-    }
-
-    fn from_bits(bits: u64) -> Self {
-        match bits {
-            0b000 => Act::Nop,
-            0b100 => Act::Transfer,
-            0b101 => Act::Task,
-            0b110 => Act::Link,
-            // Three bits: the value fits.
-            other => Act::Reserved(other as u8),
-        }
+field_enum! {
+    /// The Act field of a descriptor (the other four encodings are reserved).
+    pub enum Act: 3 bits, partial {
+        /// 000b: no operation.
+        Nop = 0b000,
+        /// 100b: transfer data.
+        Transfer = 0b100,
+        /// 101b: task (data task or direct command).
+        Task = 0b101,
+        /// 110b: link to another descriptor.
+        Link = 0b110,
     }
 }
 
@@ -57,7 +29,9 @@ register! {
         /// Int: interrupt on completion regardless of coalescing.
         2:2 int => bool;
         /// Act.
-        5:3 act => Act;
+        5:3 act ?=> Act;
+        /// The same bits as a number, for the reserved encodings [`Act`] does not name.
+        5:3 act_code;
     }
 
     /// The first word of a data transfer task descriptor (after the attributes).
@@ -126,8 +100,8 @@ pub struct Attributes {
     pub end: bool,
     /// INT.
     pub interrupt: bool,
-    /// ACT.
-    pub act: Act,
+    /// ACT (`None`: a reserved encoding).
+    pub act: Option<Act>,
 }
 
 impl Attributes {
@@ -190,8 +164,8 @@ pub struct DcmdDesc {
 pub enum TaskDescError {
     /// VALID is clear.
     NotValid,
-    /// ACT is not "task".
-    WrongAct(Act),
+    /// ACT is not "task": the ACT code found.
+    WrongAct(u8),
     /// END is clear on a task descriptor.
     NoEnd,
     /// Block count 0.
@@ -203,8 +177,10 @@ fn check_task_attributes(word0: u64) -> Result<Attributes, TaskDescError> {
     if !attr.valid {
         return Err(TaskDescError::NotValid);
     }
-    if attr.act != Act::Task {
-        return Err(TaskDescError::WrongAct(attr.act));
+    if attr.act != Some(Act::Task) {
+        // A 3-bit field.
+        let code = DESC_ATTRIBUTES::from_raw(word0).act_code() as u8;
+        return Err(TaskDescError::WrongAct(code));
     }
     if !attr.end {
         return Err(TaskDescError::NoEnd);

@@ -53,6 +53,9 @@
 //!   application commands (class 8), general purpose and enhanced partitions, HPI, BKOPS,
 //!   sanitize, RPMB frames, CRC checking of what the host sends.
 
+use super::super::cards::{
+    self, erase_blocks, BlockData, CardCore, CardModel, EraseBoundError, EraseRange, Readout,
+};
 use super::command::{
     status, CardState, CardWork, Command, NoResponse, Response, SwitchAccess, DEVICE_STATUS, OCR,
     QUEUED_TASK_PARAMS, RCA_ARG, SET_BLOCK_COUNT_ARG, SWITCH_ARG, TASK_ARG,
@@ -61,9 +64,10 @@ use super::ext_csd::{
     byte, index, ExtCsd, Geometry, EXT_CSD_LEN, FEATURE_ENABLE, FLUSH_CACHE,
     HC_ERASE_GROUP_SECTORS, PARTITION_CONFIG,
 };
+use crate::registers::FieldOverflow;
 
 /// Size of a sector.
-pub const SECTOR_SIZE: usize = 512;
+pub const SECTOR_SIZE: usize = cards::BLOCK_SIZE;
 
 /// Unit of the boot and RPMB partition sizes (BOOT_SIZE_MULT, RPMB_SIZE_MULT).
 pub const PARTITION_UNIT: usize = 128 * 1024;
@@ -162,26 +166,18 @@ impl QueuedTask {
         )
     }
 
-    /// The CMD44 argument for this task in queue slot `task_id`.
-    pub const fn cmd44_argument(&self, task_id: u8) -> u32 {
-        let mut arg = ((task_id as u32 & 0x1F) << 16) | self.blocks as u32;
-        if self.reliable_write {
-            arg |= 1 << 31;
-        }
-        if self.read {
-            arg |= 1 << 30;
-        }
-        if self.tag_request {
-            arg |= 1 << 29;
-        }
-        arg |= (self.context as u32 & 0xF) << 25;
-        if self.forced_programming {
-            arg |= 1 << 24;
-        }
-        if self.priority {
-            arg |= 1 << 23;
-        }
-        arg
+    /// The CMD44 argument for this task in queue slot `task_id`; a task ID or context ID
+    /// wider than its field is refused.
+    pub fn cmd44_argument(&self, task_id: u8) -> Result<QUEUED_TASK_PARAMS, FieldOverflow> {
+        QUEUED_TASK_PARAMS::zeroed()
+            .with_reliable_write(self.reliable_write)
+            .with_data_direction(self.read)
+            .with_tag_request(self.tag_request)
+            .with_forced_programming(self.forced_programming)
+            .with_priority(self.priority)
+            .try_with_context_id(u32::from(self.context))?
+            .try_with_task_id(u32::from(task_id))?
+            .try_with_num_blocks(u32::from(self.blocks))
     }
 }
 
@@ -196,26 +192,20 @@ struct Entry {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum DataPhase {
     None,
-    /// The card sends `remaining` bytes from offset `offset` of the selected partition;
-    /// `task` is the queued task being executed; `open_ended` reads continue until CMD12.
+    /// The card sends blocks of the selected partition; `task` is the queued task being
+    /// executed.
     Read {
-        offset: usize,
-        remaining: usize,
+        blocks: BlockData,
         task: Option<u8>,
-        open_ended: bool,
     },
-    /// The card receives bytes into the selected partition.
+    /// The card receives blocks into the selected partition.
     Write {
-        offset: usize,
-        remaining: usize,
+        blocks: BlockData,
         task: Option<u8>,
-        open_ended: bool,
         reliable: bool,
     },
     /// The card sends the Extended CSD.
-    ExtCsd {
-        sent: usize,
-    },
+    ExtCsd(Readout),
 }
 
 /// A data phase request that the card cannot serve.
@@ -255,8 +245,7 @@ pub struct Card<'a> {
     state: CardState,
     rca: u16,
     ocr_polls: u8,
-    /// Error bits waiting to be reported with the next response.
-    pending: u32,
+    core: CardCore,
     ext_csd: ExtCsd,
     block_count: Option<u32>,
     reliable: bool,
@@ -266,11 +255,7 @@ pub struct Card<'a> {
     awaiting_address: Option<(u8, QueuedTask)>,
     rng: u32,
     stats: CardStats,
-    erase_start: Option<u32>,
-    erase_end: Option<u32>,
     asleep: bool,
-    inactive: bool,
-    work: CardWork,
 }
 
 impl<'a> Card<'a> {
@@ -303,7 +288,7 @@ impl<'a> Card<'a> {
             state: CardState::Idle,
             rca: 0,
             ocr_polls: 0,
-            pending: 0,
+            core: CardCore::new(EraseRange::new(35, 36, 38, status::ERASE_RESET)),
             ext_csd: ExtCsd::new(0, 1),
             block_count: None,
             reliable: false,
@@ -312,11 +297,7 @@ impl<'a> Card<'a> {
             awaiting_address: None,
             rng,
             stats: CardStats::default(),
-            erase_start: None,
-            erase_end: None,
             asleep: false,
-            inactive: false,
-            work: CardWork::None,
         };
         card.ext_csd = ExtCsd::with_geometry(&card.geometry());
         card
@@ -382,7 +363,7 @@ impl<'a> Card<'a> {
     /// Whether the card is in the inactive state (CMD15 or an unsupported voltage); only
     /// [`Card::power_cycle`] brings it back.
     pub fn inactive(&self) -> bool {
-        self.inactive
+        self.core.inactive
     }
 
     /// The data bus width the card uses (EXT_CSD BUS_WIDTH: 1, 4 or 8).
@@ -394,10 +375,7 @@ impl<'a> Card<'a> {
     /// ready, ident; the open-drain clock f_OD), 26 MHz with backward-compatible timing and
     /// 52 MHz in high-speed mode (HS_TIMING = 1).
     pub fn max_clock_hz(&self) -> u32 {
-        if matches!(
-            self.state,
-            CardState::Idle | CardState::Ready | CardState::Ident
-        ) {
+        if self.state.identifying() {
             return 400_000;
         }
         if self.ext_csd.timing() == 1 {
@@ -409,7 +387,7 @@ impl<'a> Card<'a> {
 
     /// The busy work the last command started (see [`CardWork`]); reading it clears it.
     pub fn take_work(&mut self) -> CardWork {
-        core::mem::take(&mut self.work)
+        core::mem::take(&mut self.core.work)
     }
 
     /// Task IDs currently in the queue.
@@ -436,8 +414,11 @@ impl<'a> Card<'a> {
     pub fn data_remaining(&self) -> usize {
         match self.data {
             DataPhase::None => 0,
-            DataPhase::Read { remaining, .. } | DataPhase::Write { remaining, .. } => remaining,
-            DataPhase::ExtCsd { sent } => EXT_CSD_LEN.saturating_sub(sent),
+            // An open-ended transfer has no count.
+            DataPhase::Read { blocks, .. } | DataPhase::Write { blocks, .. } => {
+                blocks.remaining().unwrap_or(0)
+            }
+            DataPhase::ExtCsd(readout) => readout.remaining(),
         }
     }
 
@@ -523,14 +504,14 @@ impl<'a> Card<'a> {
     }
 
     fn status(&mut self, now: u32) -> u32 {
-        let mut s = DEVICE_STATUS::from_raw(self.pending | now).with_current_state(self.state);
+        let mut s = DEVICE_STATUS::from_raw(self.core.pending | now).with_current_state(self.state);
         if matches!(
             self.state,
             CardState::Stby | CardState::Tran | CardState::Data | CardState::Rcv
         ) {
             s = s.with_ready_for_data(true);
         }
-        self.pending = 0;
+        self.core.pending = 0;
         s.raw()
     }
 
@@ -544,7 +525,7 @@ impl<'a> Card<'a> {
 
     /// An illegal command: no response, ILLEGAL_COMMAND for the next one ("Error conditions").
     fn illegal(&mut self) -> Result<Response, NoResponse> {
-        self.pending |= status::ILLEGAL_COMMAND;
+        self.core.pending |= status::ILLEGAL_COMMAND;
         Err(NoResponse)
     }
 
@@ -556,48 +537,41 @@ impl<'a> Card<'a> {
         self.queue.iter().all(Option::is_none) && self.awaiting_address.is_none()
     }
 
-    fn range(&self, address: u32, blocks: u32) -> Option<core::ops::Range<usize>> {
-        let start = usize::try_from(address).ok()?.checked_mul(SECTOR_SIZE)?;
-        let len = usize::try_from(blocks).ok()?.checked_mul(SECTOR_SIZE)?;
-        let end = start.checked_add(len)?;
-        if end <= self.area().len() {
-            Some(start..end)
-        } else {
-            None
-        }
+    /// Whether `blocks` sectors from `address` lie inside the selected partition.
+    fn in_area(&self, address: u32, blocks: u32) -> bool {
+        let end = || {
+            let start = usize::try_from(address).ok()?.checked_mul(SECTOR_SIZE)?;
+            let len = usize::try_from(blocks).ok()?.checked_mul(SECTOR_SIZE)?;
+            start.checked_add(len)
+        };
+        end().is_some_and(|end| end <= self.area().len())
     }
 
-    /// Sends a command to the card.
+    /// Sends a command to the card. GO_IDLE_STATE (0), GO_PRE_IDLE_STATE (0xF0F0_F0F0) and
+    /// BOOT_INITIATION (0xFFFF_FFFA) all end in idle here; boot operation is not modelled.
     pub fn command(&mut self, cmd: Command) -> Result<Response, NoResponse> {
         self.stats.commands = self.stats.commands.wrapping_add(1);
-        self.work = CardWork::None;
-        if self.inactive {
-            return Err(NoResponse);
-        }
-        if cmd.index == 0 {
-            // GO_IDLE_STATE (0), GO_PRE_IDLE_STATE (0xF0F0_F0F0) and BOOT_INITIATION
-            // (0xFFFF_FFFA) all end in idle here; boot operation is not modelled.
-            self.reset();
-            return Ok(Response::None);
-        }
+        cards::command(self, cmd)
+    }
+}
+
+/// The eMMC card to the steps every command starts with ([`cards::command`]).
+impl CardModel for Card<'_> {
+    fn core(&mut self) -> &mut CardCore {
+        &mut self.core
+    }
+
+    fn handle(&mut self, cmd: Command) -> Result<Response, NoResponse> {
         if self.asleep {
             // In the sleep state only CMD0 and CMD5 (awake) are accepted ("Sleep (CMD5)").
             if cmd.index == 5 && self.addressed(cmd) && !RCA_ARG::from_raw(cmd.argument).sleep() {
                 self.asleep = false;
-                let s = DEVICE_STATUS::from_raw(self.pending)
+                let s = DEVICE_STATUS::from_raw(self.core.pending)
                     .with_const_current_state_code::<STATE_SLP>();
-                self.pending = 0;
+                self.core.pending = 0;
                 return Ok(Response::R1b(s.raw()));
             }
             return Err(NoResponse);
-        }
-        if (self.erase_start.is_some() || self.erase_end.is_some())
-            && !matches!(cmd.index, 13 | 35 | 36 | 38)
-        {
-            // An erase sequence is cleared by any other command ("Erase").
-            self.erase_start = None;
-            self.erase_end = None;
-            self.pending |= status::ERASE_RESET;
         }
         match cmd.index {
             1 => self.send_op_cond(cmd),
@@ -606,7 +580,7 @@ impl<'a> Card<'a> {
                     return self.illegal();
                 }
                 self.state = CardState::Ident;
-                self.pending = 0;
+                self.core.pending = 0;
                 Ok(Response::R2(Self::cid()))
             }
             3 => {
@@ -642,29 +616,20 @@ impl<'a> Card<'a> {
                 }
                 let r = self.r1(0);
                 self.state = CardState::Data;
-                self.data = DataPhase::ExtCsd { sent: 0 };
+                self.data = DataPhase::ExtCsd(Readout::new(EXT_CSD_LEN));
                 r
             }
             9 | 10 => {
                 if self.state != CardState::Stby {
                     return self.illegal();
                 }
-                if !self.addressed(cmd) {
-                    return Err(NoResponse);
-                }
-                self.pending = 0;
-                Ok(Response::R2(if cmd.index == 9 {
-                    self.csd()
-                } else {
-                    Self::cid()
-                }))
+                let (addressed, csd) = (self.addressed(cmd), self.csd());
+                self.core
+                    .send_csd_or_cid(cmd.index, addressed, csd, Self::cid())
             }
             12 => self.stop(),
             13 => {
-                if matches!(
-                    self.state,
-                    CardState::Idle | CardState::Ready | CardState::Ident
-                ) {
+                if self.state.identifying() {
                     return self.illegal();
                 }
                 if !self.addressed(cmd) {
@@ -679,14 +644,11 @@ impl<'a> Card<'a> {
                 self.r1(0)
             }
             15 => {
-                if matches!(
-                    self.state,
-                    CardState::Idle | CardState::Ready | CardState::Ident
-                ) {
+                if self.state.identifying() {
                     return self.illegal();
                 }
                 if self.addressed(cmd) {
-                    self.inactive = true;
+                    self.core.inactive = true;
                 }
                 Err(NoResponse)
             }
@@ -700,7 +662,7 @@ impl<'a> Card<'a> {
                 }
                 self.r1(0)
             }
-            17 | 18 => self.legacy_read(cmd),
+            17 | 18 | 24 | 25 => self.legacy_transfer(cmd),
             23 => {
                 if self.state != CardState::Tran || !self.queue_empty() {
                     return self.illegal();
@@ -715,7 +677,6 @@ impl<'a> Card<'a> {
                 self.reliable = arg.reliable_write();
                 self.r1(0)
             }
-            24 | 25 => self.legacy_write(cmd),
             35 | 36 => self.erase_bound(cmd),
             38 => self.erase(cmd),
             44 => self.queue_params(cmd),
@@ -748,20 +709,21 @@ impl<'a> Card<'a> {
         self.state = CardState::Idle;
         self.rca = 0;
         self.ocr_polls = 0;
-        self.pending = 0;
+        self.core.pending = 0;
         self.block_count = None;
         self.reliable = false;
         self.data = DataPhase::None;
         self.queue = [None; QUEUE_SLOTS];
         self.awaiting_address = None;
-        self.erase_start = None;
-        self.erase_end = None;
+        self.core.erase.clear();
         self.asleep = false;
     }
+}
 
+impl Card<'_> {
     /// Power off and on: like CMD0, and the inactive state is left.
     pub fn power_cycle(&mut self) {
-        self.inactive = false;
+        self.core.inactive = false;
         self.reset();
     }
 
@@ -774,18 +736,18 @@ impl<'a> Card<'a> {
             (host.v170_195() && CARD_OCR.v170_195()) || host.v27_36() & CARD_OCR.v27_36() != 0;
         if host.voltage_window() != 0 && !common {
             // No common voltage: inactive (§6.4.3).
-            self.inactive = true;
+            self.core.inactive = true;
             return Err(NoResponse);
         }
         let mut ocr = CARD_OCR;
         if self.ocr_polls >= self.config.busy_polls {
             ocr = ocr.with_ready(true);
             self.state = CardState::Ready;
-            self.work = CardWork::PowerUp;
+            self.core.work = CardWork::PowerUp;
         } else {
             self.ocr_polls = self.ocr_polls.saturating_add(1);
         }
-        self.pending = 0;
+        self.core.pending = 0;
         Ok(Response::R3(ocr.raw()))
     }
 
@@ -797,7 +759,7 @@ impl<'a> Card<'a> {
                     self.state = CardState::Stby;
                     self.data = DataPhase::None;
                 }
-                CardState::Idle | CardState::Ready | CardState::Ident => return self.illegal(),
+                s if s.identifying() => return self.illegal(),
                 _ => {}
             }
             return Err(NoResponse);
@@ -844,7 +806,7 @@ impl<'a> Card<'a> {
             }
         };
         if !ok {
-            self.pending |= status::SWITCH_ERROR;
+            self.core.pending |= status::SWITCH_ERROR;
         }
         r
     }
@@ -861,7 +823,7 @@ impl<'a> Card<'a> {
                 }
                 if flush.flush() {
                     self.stats.flushes = self.stats.flushes.wrapping_add(1);
-                    self.work = CardWork::Flush;
+                    self.core.work = CardWork::Flush;
                 }
                 // W/E_P: reads back 0.
                 return true;
@@ -908,7 +870,7 @@ impl<'a> Card<'a> {
         };
         if valid {
             self.ext_csd.set(byte, new);
-            self.work = CardWork::Switch;
+            self.core.work = CardWork::Switch;
         }
         valid
     }
@@ -931,7 +893,7 @@ impl<'a> Card<'a> {
                 self.state = CardState::Tran;
                 r
             }
-            DataPhase::ExtCsd { .. } => {
+            DataPhase::ExtCsd(_) => {
                 self.data = DataPhase::None;
                 let r = self.r1(0);
                 self.state = CardState::Tran;
@@ -959,39 +921,28 @@ impl<'a> Card<'a> {
         Ok(if multi { preset.unwrap_or(0) } else { 1 })
     }
 
-    fn legacy_read(&mut self, cmd: Command) -> Result<Response, NoResponse> {
+    /// CMD17/18 (read) and CMD24/25 (write): one block, the count CMD23 set, or open-ended.
+    fn legacy_transfer(&mut self, cmd: Command) -> Result<Response, NoResponse> {
+        let write = matches!(cmd.index, 24 | 25);
         // A reliable-write request has no meaning for a read.
-        self.reliable = false;
-        let blocks = match self.transfer_start(cmd) {
-            Ok(b) => b,
-            Err(r) => return r,
-        };
-        let r = self.r1(0);
-        self.state = CardState::Data;
-        self.data = DataPhase::Read {
-            offset: (cmd.argument as usize).saturating_mul(SECTOR_SIZE),
-            remaining: (blocks as usize).saturating_mul(SECTOR_SIZE),
-            task: None,
-            open_ended: blocks == 0,
-        };
-        r
-    }
-
-    fn legacy_write(&mut self, cmd: Command) -> Result<Response, NoResponse> {
         let reliable = core::mem::take(&mut self.reliable) && cmd.index == 25;
-        let blocks = match self.transfer_start(cmd) {
+        let count = match self.transfer_start(cmd) {
             Ok(b) => b,
             Err(r) => return r,
         };
         let r = self.r1(0);
-        self.state = CardState::Rcv;
-        self.data = DataPhase::Write {
-            offset: (cmd.argument as usize).saturating_mul(SECTOR_SIZE),
-            remaining: (blocks as usize).saturating_mul(SECTOR_SIZE),
-            task: None,
-            open_ended: blocks == 0,
-            reliable: reliable && blocks != 0,
-        };
+        let blocks = BlockData::new(cmd.argument, (count != 0).then_some(count));
+        if write {
+            self.state = CardState::Rcv;
+            self.data = DataPhase::Write {
+                blocks,
+                task: None,
+                reliable: reliable && count != 0,
+            };
+        } else {
+            self.state = CardState::Data;
+            self.data = DataPhase::Read { blocks, task: None };
+        }
         r
     }
 
@@ -1003,21 +954,12 @@ impl<'a> Card<'a> {
         if self.rpmb_selected() {
             return self.r1(status::ERROR);
         }
-        if cmd.argument >= self.area_sectors() {
-            self.erase_start = None;
-            self.erase_end = None;
-            return self.r1(status::ADDRESS_OUT_OF_RANGE);
+        let blocks = self.area_sectors();
+        match self.core.erase.set(cmd.index, cmd.argument, blocks) {
+            Ok(()) => self.r1(0),
+            Err(EraseBoundError::OutOfRange) => self.r1(status::ADDRESS_OUT_OF_RANGE),
+            Err(EraseBoundError::Sequence) => self.r1(status::ERASE_SEQ_ERROR),
         }
-        if cmd.index == 35 {
-            self.erase_start = Some(cmd.argument);
-            self.erase_end = None;
-        } else {
-            if self.erase_start.is_none() {
-                return self.r1(status::ERASE_SEQ_ERROR);
-            }
-            self.erase_end = Some(cmd.argument);
-        }
-        self.r1(0)
     }
 
     /// CMD38: erase (0), trim (1) or discard (3) the range CMD35/CMD36 set.
@@ -1025,9 +967,7 @@ impl<'a> Card<'a> {
         if self.state != CardState::Tran || !self.queue_empty() {
             return self.illegal();
         }
-        let (Some(start), Some(end)) = (self.erase_start.take(), self.erase_end.take()) else {
-            self.erase_start = None;
-            self.erase_end = None;
+        let Some((start, end)) = self.core.erase.take() else {
             return self.r1b(status::ERASE_SEQ_ERROR);
         };
         let trim_supported = self.ext_csd.trim_supported();
@@ -1061,18 +1001,8 @@ impl<'a> Card<'a> {
             (start, end)
         };
         let r = self.r1b(0);
-        let from = (first as usize).saturating_mul(SECTOR_SIZE);
-        let to = (last as usize)
-            .saturating_add(1)
-            .saturating_mul(SECTOR_SIZE);
-        // ERASED_MEM_CONT = 0: erased memory reads 0x00.
-        if let Some(span) = self.area_mut().get_mut(from..to) {
-            span.fill(0);
-        }
+        self.core.work = erase_blocks(self.area_mut(), first, last);
         self.stats.erases = self.stats.erases.wrapping_add(1);
-        self.work = CardWork::Erase {
-            blocks: u64::from(last.saturating_sub(first)) + 1,
-        };
         r
     }
 
@@ -1101,7 +1031,7 @@ impl<'a> Card<'a> {
         let Some((task_id, mut task)) = self.awaiting_address.take() else {
             return self.illegal();
         };
-        if self.range(cmd.argument, u32::from(task.blocks)).is_none() {
+        if !self.in_area(cmd.argument, u32::from(task.blocks)) {
             return self.r1(status::ADDRESS_OUT_OF_RANGE);
         }
         task.address = cmd.argument;
@@ -1142,25 +1072,21 @@ impl<'a> Card<'a> {
         if entry.polls_left != 0 || entry.task.read != read {
             return self.r1(status::ERROR);
         }
-        let Some(range) = self.range(entry.task.address, u32::from(entry.task.blocks)) else {
+        let count = u32::from(entry.task.blocks);
+        if !self.in_area(entry.task.address, count) {
             return self.r1(status::ADDRESS_OUT_OF_RANGE);
-        };
+        }
         let r = self.r1(0);
+        let blocks = BlockData::new(entry.task.address, Some(count));
+        let task = Some(task_id);
         if read {
             self.state = CardState::Data;
-            self.data = DataPhase::Read {
-                offset: range.start,
-                remaining: range.len(),
-                task: Some(task_id),
-                open_ended: false,
-            };
+            self.data = DataPhase::Read { blocks, task };
         } else {
             self.state = CardState::Rcv;
             self.data = DataPhase::Write {
-                offset: range.start,
-                remaining: range.len(),
-                task: Some(task_id),
-                open_ended: false,
+                blocks,
+                task,
                 reliable: entry.task.reliable_write,
             };
         }
@@ -1205,90 +1131,54 @@ impl<'a> Card<'a> {
     /// ADDRESS_OUT_OF_RANGE with the next response.
     pub fn read_data(&mut self, buf: &mut [u8]) -> Result<(), DataError> {
         match self.data {
-            DataPhase::Read {
-                offset,
-                remaining,
-                task,
-                open_ended,
-            } => {
-                if buf.len() > remaining && !open_ended {
-                    return Err(DataError::Overrun);
-                }
-                let end = offset.checked_add(buf.len()).ok_or(DataError::Overrun)?;
-                let Some(src) = self.area().get(offset..end) else {
-                    self.pending |= status::ADDRESS_OUT_OF_RANGE;
-                    return Err(DataError::Overrun);
-                };
-                buf.copy_from_slice(src);
-                let left = remaining.saturating_sub(buf.len());
-                if left == 0 && !open_ended {
+            DataPhase::Read { mut blocks, task } => {
+                let done = blocks
+                    .read(self.area(), buf)
+                    .map_err(|e| e.report(&mut self.core.pending, status::ADDRESS_OUT_OF_RANGE))?;
+                if done {
                     self.finish_data(task);
                 } else {
-                    self.data = DataPhase::Read {
-                        offset: end,
-                        remaining: left,
-                        task,
-                        open_ended,
-                    };
+                    self.data = DataPhase::Read { blocks, task };
                 }
-                Ok(())
             }
-            DataPhase::ExtCsd { sent } => {
-                let end = sent.checked_add(buf.len()).ok_or(DataError::Overrun)?;
-                let src = self
-                    .ext_csd
-                    .bytes()
-                    .get(sent..end)
-                    .ok_or(DataError::Overrun)?;
-                buf.copy_from_slice(src);
-                if end == EXT_CSD_LEN {
+            DataPhase::ExtCsd(mut readout) => {
+                if readout.read(self.ext_csd.bytes(), buf)? {
                     self.finish_data(None);
                 } else {
-                    self.data = DataPhase::ExtCsd { sent: end };
+                    self.data = DataPhase::ExtCsd(readout);
                 }
-                Ok(())
             }
-            _ => Err(DataError::NoTransfer),
+            _ => return Err(DataError::NoTransfer),
         }
+        Ok(())
     }
 
     /// Data phase, host to card: stores `data` as the next bytes of the transfer. A write
     /// that runs past the end of the partition stops there (ADDRESS_OUT_OF_RANGE next).
     pub fn write_data(&mut self, data: &[u8]) -> Result<(), DataError> {
         let DataPhase::Write {
-            offset,
-            remaining,
+            mut blocks,
             task,
-            open_ended,
             reliable,
         } = self.data
         else {
             return Err(DataError::NoTransfer);
         };
-        if data.len() > remaining && !open_ended {
-            return Err(DataError::Overrun);
-        }
-        let end = offset.checked_add(data.len()).ok_or(DataError::Overrun)?;
-        let Some(dst) = self.area_mut().get_mut(offset..end) else {
-            self.pending |= status::ADDRESS_OUT_OF_RANGE;
-            return Err(DataError::Overrun);
-        };
-        dst.copy_from_slice(data);
-        let left = remaining.saturating_sub(data.len());
-        if left == 0 && !open_ended {
-            if reliable {
-                self.stats.reliable_writes = self.stats.reliable_writes.wrapping_add(1);
-            }
-            self.finish_data(task);
-        } else {
+        let done = blocks
+            .write(self.area_mut(), data)
+            .map_err(|e| e.report(&mut self.core.pending, status::ADDRESS_OUT_OF_RANGE))?;
+        if !done {
             self.data = DataPhase::Write {
-                offset: end,
-                remaining: left,
+                blocks,
                 task,
-                open_ended,
                 reliable,
             };
+            return Ok(());
         }
+        if reliable {
+            self.stats.reliable_writes = self.stats.reliable_writes.wrapping_add(1);
+        }
+        self.finish_data(task);
         Ok(())
     }
 

@@ -3,8 +3,6 @@
 //! words of the device status, the OCR and the command arguments the card decodes
 //! (JESD84-B51 §6.10, §6.13, §7.1), as `register!` words.
 
-use crate::registers::{FieldValue, PartialFieldValue};
-
 /// A command as a host sends it: index and argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Command {
@@ -76,79 +74,47 @@ pub enum CardWork {
     },
 }
 
-/// Card states (CURRENT_STATE, card status bits 12:9).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CardState {
-    /// Idle.
-    Idle = 0,
-    /// Ready.
-    Ready = 1,
-    /// Identification.
-    Ident = 2,
-    /// Stand-by.
-    Stby = 3,
-    /// Transfer.
-    Tran = 4,
-    /// Sending data.
-    Data = 5,
-    /// Receiving data.
-    Rcv = 6,
-    /// Programming.
-    Prg = 7,
-    /// Disconnect.
-    Dis = 8,
-}
-
-impl PartialFieldValue for CardState {
-    const WIDTH: u32 = 4;
-
-    fn into_bits(self) -> u64 {
-        self as u64
+field_enum! {
+    /// Card states (CURRENT_STATE, card status bits 12:9).
+    pub enum CardState: 4 bits, partial {
+        /// Idle.
+        Idle = 0,
+        /// Ready.
+        Ready = 1,
+        /// Identification.
+        Ident = 2,
+        /// Stand-by.
+        Stby = 3,
+        /// Transfer.
+        Tran = 4,
+        /// Sending data.
+        Data = 5,
+        /// Receiving data.
+        Rcv = 6,
+        /// Programming.
+        Prg = 7,
+        /// Disconnect.
+        Dis = 8,
     }
 
-    fn try_from_bits(bits: u64) -> Option<Self> {
-        Some(match bits {
-            0 => Self::Idle,
-            1 => Self::Ready,
-            2 => Self::Ident,
-            3 => Self::Stby,
-            4 => Self::Tran,
-            5 => Self::Data,
-            6 => Self::Rcv,
-            7 => Self::Prg,
-            8 => Self::Dis,
-            _ => return None,
-        })
+    /// How CMD6 SWITCH changes the addressed EXT_CSD byte (the ACCESS field).
+    pub enum SwitchAccess: 2 bits {
+        /// 00b: change the command set (the byte and value are ignored).
+        CommandSet = 0b00,
+        /// 01b: set the bits of the value.
+        SetBits = 0b01,
+        /// 10b: clear the bits of the value.
+        ClearBits = 0b10,
+        /// 11b: write the value.
+        WriteByte = 0b11,
     }
 }
 
-/// How CMD6 SWITCH changes the addressed EXT_CSD byte (the ACCESS field).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SwitchAccess {
-    /// 00b: change the command set (the byte and value are ignored).
-    CommandSet,
-    /// 01b: set the bits of the value.
-    SetBits,
-    /// 10b: clear the bits of the value.
-    ClearBits,
-    /// 11b: write the value.
-    WriteByte,
-}
-
-impl FieldValue for SwitchAccess {
-    const WIDTH: u32 = 2;
-
-    fn into_bits(self) -> u64 {
-        self as u64
-    }
-
-    fn from_bits(bits: u64) -> Self {
-        match bits {
-            0 => Self::CommandSet,
-            1 => Self::SetBits,
-            2 => Self::ClearBits,
-            _ => Self::WriteByte,
-        }
+impl CardState {
+    /// Whether the state belongs to card identification mode (idle, ready, ident), where
+    /// the card runs at the open-drain identification clock and has no RCA yet.
+    pub const fn identifying(self) -> bool {
+        matches!(self, Self::Idle | Self::Ready | Self::Ident)
     }
 }
 

@@ -250,6 +250,50 @@ pub const DEVICE_TYPE_HS: u8 = 0x03;
 /// High-capacity erase group size in 512-byte sectors for HC_ERASE_GRP_SIZE = 1 (512 KiB).
 pub const HC_ERASE_GROUP_SECTORS: u32 = 1024;
 
+/// The properties segment's single-byte fields (JESD84-B51 §7.4, read-only) that do not
+/// depend on the device's geometry: byte index and value.
+const PROPERTIES: [(usize, u8); 29] = [
+    (index::EXT_CSD_REV, 8),
+    (index::CSD_STRUCTURE, 2),
+    (index::DEVICE_TYPE, DEVICE_TYPE_HS),
+    (index::DRIVER_STRENGTH, 0x01),
+    (index::PARTITION_SWITCH_TIME, 1),
+    // Power class 1 for 4- and 8-bit at 52 MHz, so a host exercises POWER_CLASS.
+    (index::PWR_CL_52_195, 0x11),
+    (index::PWR_CL_52_360, 0x11),
+    // 100 ns × 2^17 ≈ 13 ms sleep/awake timeout.
+    (index::S_A_TIMEOUT, 0x11),
+    (index::S_C_VCCQ, 0x07),
+    (index::S_C_VCC, 0x07),
+    (index::HC_WP_GRP_SIZE, 1),
+    (index::REL_WR_SEC_C, 1),
+    (index::ERASE_TIMEOUT_MULT, 1),
+    (index::HC_ERASE_GRP_SIZE, 1),
+    (index::ACC_SIZE, 6),
+    // Enhanced reliable write (any block count); WR_REL_SET is fixed.
+    (index::WR_REL_PARAM, 0x04),
+    // Trim supported; secure erase/trim (obsolete since v4.51) and sanitize are not.
+    (
+        index::SEC_FEATURE_SUPPORT,
+        byte(SEC_FEATURE_SUPPORT::zeroed().with_sec_gb_cl_en(true).raw()),
+    ),
+    (index::TRIM_MULT, 1),
+    (index::INI_TIMEOUT_AP, 10),
+    (index::POWER_OFF_LONG_TIME, 100),
+    (index::GENERIC_CMD6_TIME, 10),
+    (index::OPTIMAL_TRIM_UNIT_SIZE, 1),
+    (index::OPTIMAL_WRITE_SIZE, 4),
+    (index::OPTIMAL_READ_SIZE, 4),
+    (index::PRE_EOL_INFO, 1),
+    (index::DEVICE_LIFE_TIME_EST_TYP_A, 1),
+    (index::DEVICE_LIFE_TIME_EST_TYP_B, 1),
+    (
+        index::CMDQ_SUPPORT,
+        byte(FEATURE_ENABLE::zeroed().with_enable(true).raw()),
+    ),
+    (index::S_CMD_SET, 0x01),
+];
+
 /// The device-specific numbers the register is built from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Geometry {
@@ -286,65 +330,24 @@ impl ExtCsd {
 
     /// The register after power-up (or CMD0) of a device with geometry `g`.
     pub fn with_geometry(g: &Geometry) -> Self {
-        let mut bytes = [0u8; EXT_CSD_LEN];
-        let mut set = |i: usize, v: u8| {
-            if let Some(b) = bytes.get_mut(i) {
-                *b = v;
+        let mut ext_csd = Self {
+            bytes: [0u8; EXT_CSD_LEN],
+        };
+        for (i, v) in PROPERTIES {
+            ext_csd.set(i, v);
+        }
+        let mut set_bytes = |at: usize, values: &[u8]| {
+            if let Some(field) = ext_csd.bytes.get_mut(at..at + values.len()) {
+                field.copy_from_slice(values);
             }
         };
-        // Properties segment (JESD84-B51 §7.4, read-only fields).
-        set(index::EXT_CSD_REV, 8);
-        set(index::CSD_STRUCTURE, 2);
-        set(index::DEVICE_TYPE, DEVICE_TYPE_HS);
-        set(index::DRIVER_STRENGTH, 0x01);
-        set(index::PARTITION_SWITCH_TIME, 1);
-        // Power class 1 for 4- and 8-bit at 52 MHz, so a host exercises POWER_CLASS.
-        set(index::PWR_CL_52_195, 0x11);
-        set(index::PWR_CL_52_360, 0x11);
-        for (n, b) in g.sectors.to_le_bytes().iter().enumerate() {
-            set(index::SEC_COUNT + n, *b);
-        }
-        // 100 ns × 2^17 ≈ 13 ms sleep/awake timeout.
-        set(index::S_A_TIMEOUT, 0x11);
-        set(index::S_C_VCCQ, 0x07);
-        set(index::S_C_VCC, 0x07);
-        set(index::HC_WP_GRP_SIZE, 1);
-        set(index::REL_WR_SEC_C, 1);
-        set(index::ERASE_TIMEOUT_MULT, 1);
-        set(index::HC_ERASE_GRP_SIZE, 1);
-        set(index::ACC_SIZE, 6);
-        set(index::BOOT_SIZE_MULT, g.boot_size_mult);
-        set(index::RPMB_SIZE_MULT, g.rpmb_size_mult);
-        // Enhanced reliable write (any block count); WR_REL_SET is fixed.
-        set(index::WR_REL_PARAM, 0x04);
-        // Trim supported; secure erase/trim (obsolete since v4.51) and sanitize are not.
-        set(
-            index::SEC_FEATURE_SUPPORT,
-            byte(SEC_FEATURE_SUPPORT::zeroed().with_sec_gb_cl_en(true).raw()),
-        );
-        set(index::TRIM_MULT, 1);
-        set(index::INI_TIMEOUT_AP, 10);
-        set(index::POWER_OFF_LONG_TIME, 100);
-        set(index::GENERIC_CMD6_TIME, 10);
-        for (n, b) in g.cache_kib.to_le_bytes().iter().enumerate() {
-            set(index::CACHE_SIZE + n, *b);
-        }
-        for (n, b) in b"SIM5.1\0\0".iter().enumerate() {
-            set(index::FIRMWARE_VERSION + n, *b);
-        }
-        set(index::OPTIMAL_TRIM_UNIT_SIZE, 1);
-        set(index::OPTIMAL_WRITE_SIZE, 4);
-        set(index::OPTIMAL_READ_SIZE, 4);
-        set(index::PRE_EOL_INFO, 1);
-        set(index::DEVICE_LIFE_TIME_EST_TYP_A, 1);
-        set(index::DEVICE_LIFE_TIME_EST_TYP_B, 1);
-        set(
-            index::CMDQ_SUPPORT,
-            byte(FEATURE_ENABLE::zeroed().with_enable(true).raw()),
-        );
-        set(index::CMDQ_DEPTH, g.queue_depth.clamp(1, 32) - 1);
-        set(index::S_CMD_SET, 0x01);
-        Self { bytes }
+        set_bytes(index::SEC_COUNT, &g.sectors.to_le_bytes());
+        set_bytes(index::CACHE_SIZE, &g.cache_kib.to_le_bytes());
+        set_bytes(index::FIRMWARE_VERSION, b"SIM5.1\0\0");
+        set_bytes(index::BOOT_SIZE_MULT, &[g.boot_size_mult]);
+        set_bytes(index::RPMB_SIZE_MULT, &[g.rpmb_size_mult]);
+        set_bytes(index::CMDQ_DEPTH, &[g.queue_depth.clamp(1, 32) - 1]);
+        ext_csd
     }
 
     /// The raw bytes.
@@ -441,7 +444,7 @@ impl PARTITION_CONFIG {
 }
 
 /// The byte a field word of a byte holds.
-pub fn byte(word: u32) -> u8 {
+pub const fn byte(word: u32) -> u8 {
     // The words above describe single bytes: their fields end at bit 7.
     let [low, ..] = word.to_le_bytes();
     low

@@ -13,50 +13,69 @@
 //! groups of bits the model treats alike (the bits that exist, or that software can write).
 
 use super::super::windows::MsdcBase;
-use crate::registers::{FieldValue, PartialFieldValue};
 
 /// Size of the modelled register window in bytes (everything below the CQHCI block).
 pub const WINDOW: usize = 0x800;
 
-/// How `MSDC_CFG` derives the bus clock from the source clock (`CKMOD`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ClockMode {
-    /// Divided by `CKDIV` (source/2 for 0, source/(4 × CKDIV) otherwise).
-    Divided,
-    /// The source clock passes through undivided.
-    Undivided,
-    /// Double data rate: divided by `CKDIV` and halved again.
-    Ddr,
-    /// HS400: as DDR, or source/2 with `HS400_CK_MODE`.
-    Hs400,
-}
-
-impl FieldValue for ClockMode {
-    const WIDTH: u32 = 2;
-
-    fn into_bits(self) -> u64 {
-        self as u64
+field_enum! {
+    /// How `MSDC_CFG` derives the bus clock from the source clock (`CKMOD`).
+    pub enum ClockMode: 2 bits {
+        /// Divided by `CKDIV` (source/2 for 0, source/(4 × CKDIV) otherwise).
+        Divided = 0,
+        /// The source clock passes through undivided.
+        Undivided = 1,
+        /// Double data rate: divided by `CKDIV` and halved again.
+        Ddr = 2,
+        /// HS400: as DDR, or source/2 with `HS400_CK_MODE`.
+        Hs400 = 3,
     }
 
-    fn from_bits(bits: u64) -> Self {
-        match bits {
-            0 => Self::Divided,
-            1 => Self::Undivided,
-            2 => Self::Ddr,
-            _ => Self::Hs400,
-        }
+    /// Data bus width of `SDC_CFG.BUSWIDTH` (encoding 3 is reserved).
+    pub enum BusWidth: 2 bits, partial {
+        /// DAT0 only.
+        One = 0,
+        /// DAT0..DAT3.
+        Four = 1,
+        /// DAT0..DAT7.
+        Eight = 2,
     }
-}
 
-/// Data bus width of `SDC_CFG.BUSWIDTH` (encoding 3 is reserved).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BusWidth {
-    /// DAT0 only.
-    One,
-    /// DAT0..DAT3.
-    Four,
-    /// DAT0..DAT7.
-    Eight,
+    /// Data phase of a command (`SDC_CMD.DTYPE`).
+    pub enum DataType: 2 bits {
+        /// No data phase.
+        None = 0,
+        /// One block.
+        Single = 1,
+        /// `SDC_BLK_NUM` blocks.
+        Multiple = 2,
+        /// A stream (MMC only).
+        Stream = 3,
+    }
+
+    /// Response the controller expects (`SDC_CMD.RSPTYP`; codes 4 to 6 are undefined).
+    pub enum ResponseType: 3 bits, partial {
+        /// No response.
+        None = 0,
+        /// R1, R5, R6 or R7: 48 bits with CRC.
+        R1 = 1,
+        /// R2: 136 bits.
+        R2 = 2,
+        /// R3 or R4: 48 bits without CRC.
+        R3 = 3,
+        /// R1b: R1, then busy on DAT0.
+        R1b = 7,
+    }
+
+    /// Command the controller sends on its own around a data command (`SDC_CMD.AUTOCMD`;
+    /// code 3 is reserved).
+    pub enum AutoCommand: 2 bits, partial {
+        /// None.
+        None = 0,
+        /// CMD12 after the data.
+        Cmd12 = 1,
+        /// CMD23 with `SDC_BLK_NUM` before the command.
+        Cmd23 = 2,
+    }
 }
 
 impl BusWidth {
@@ -66,122 +85,6 @@ impl BusWidth {
             Self::One => 1,
             Self::Four => 4,
             Self::Eight => 8,
-        }
-    }
-}
-
-impl PartialFieldValue for BusWidth {
-    const WIDTH: u32 = 2;
-
-    fn into_bits(self) -> u64 {
-        self as u64
-    }
-
-    fn try_from_bits(bits: u64) -> Option<Self> {
-        match bits {
-            0 => Some(Self::One),
-            1 => Some(Self::Four),
-            2 => Some(Self::Eight),
-            _ => None,
-        }
-    }
-}
-
-/// Data phase of a command (`SDC_CMD.DTYPE`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DataType {
-    /// No data phase.
-    None,
-    /// One block.
-    Single,
-    /// `SDC_BLK_NUM` blocks.
-    Multiple,
-    /// A stream (MMC only).
-    Stream,
-}
-
-impl FieldValue for DataType {
-    const WIDTH: u32 = 2;
-
-    fn into_bits(self) -> u64 {
-        self as u64
-    }
-
-    fn from_bits(bits: u64) -> Self {
-        match bits {
-            0 => Self::None,
-            1 => Self::Single,
-            2 => Self::Multiple,
-            _ => Self::Stream,
-        }
-    }
-}
-
-/// Response the controller expects (`SDC_CMD.RSPTYP`; codes 4 to 6 are undefined).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ResponseType {
-    /// No response (code 0).
-    None,
-    /// R1, R5, R6 or R7: 48 bits with CRC (code 1).
-    R1,
-    /// R2: 136 bits (code 2).
-    R2,
-    /// R3 or R4: 48 bits without CRC (code 3).
-    R3,
-    /// R1b: R1, then busy on DAT0 (code 7).
-    R1b,
-}
-
-impl PartialFieldValue for ResponseType {
-    const WIDTH: u32 = 3;
-
-    fn into_bits(self) -> u64 {
-        match self {
-            Self::None => 0,
-            Self::R1 => 1,
-            Self::R2 => 2,
-            Self::R3 => 3,
-            Self::R1b => 7,
-        }
-    }
-
-    fn try_from_bits(bits: u64) -> Option<Self> {
-        match bits {
-            0 => Some(Self::None),
-            1 => Some(Self::R1),
-            2 => Some(Self::R2),
-            3 => Some(Self::R3),
-            7 => Some(Self::R1b),
-            _ => None,
-        }
-    }
-}
-
-/// Command the controller sends on its own around a data command (`SDC_CMD.AUTOCMD`;
-/// code 3 is reserved).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AutoCommand {
-    /// None (code 0).
-    None,
-    /// CMD12 after the data (code 1).
-    Cmd12,
-    /// CMD23 with `SDC_BLK_NUM` before the command (code 2).
-    Cmd23,
-}
-
-impl PartialFieldValue for AutoCommand {
-    const WIDTH: u32 = 2;
-
-    fn into_bits(self) -> u64 {
-        self as u64
-    }
-
-    fn try_from_bits(bits: u64) -> Option<Self> {
-        match bits {
-            0 => Some(Self::None),
-            1 => Some(Self::Cmd12),
-            2 => Some(Self::Cmd23),
-            _ => None,
         }
     }
 }

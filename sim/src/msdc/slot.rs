@@ -29,54 +29,37 @@ pub trait CardSlot {
     }
 }
 
-impl CardSlot for Card<'_> {
-    fn command(&mut self, cmd: Command) -> Result<Response, NoResponse> {
-        Card::command(self, cmd)
-    }
+/// Implements [`CardSlot`] for card models whose inherent methods of the same names offer
+/// the slot's interface, so that a slot forwards each of them (`take_work` too, or the busy
+/// time of power-up, switch, flush and erase would not be charged).
+macro_rules! card_slot {
+    ($($card:ident),+) => {$(
+        impl CardSlot for $card<'_> {
+            fn command(&mut self, cmd: Command) -> Result<Response, NoResponse> {
+                $card::command(self, cmd)
+            }
 
-    fn read_data(&mut self, buf: &mut [u8]) -> Result<(), DataError> {
-        Card::read_data(self, buf)
-    }
+            fn read_data(&mut self, buf: &mut [u8]) -> Result<(), DataError> {
+                $card::read_data(self, buf)
+            }
 
-    fn write_data(&mut self, data: &[u8]) -> Result<(), DataError> {
-        Card::write_data(self, data)
-    }
+            fn write_data(&mut self, data: &[u8]) -> Result<(), DataError> {
+                $card::write_data(self, data)
+            }
 
-    fn bus_width(&self) -> Option<u8> {
-        Some(Card::bus_width(self))
-    }
+            fn bus_width(&self) -> Option<u8> {
+                Some($card::bus_width(self))
+            }
 
-    fn max_clock_hz(&self) -> Option<u32> {
-        Some(Card::max_clock_hz(self))
-    }
+            fn max_clock_hz(&self) -> Option<u32> {
+                Some($card::max_clock_hz(self))
+            }
 
-    fn take_work(&mut self) -> CardWork {
-        Card::take_work(self)
-    }
+            fn take_work(&mut self) -> CardWork {
+                $card::take_work(self)
+            }
+        }
+    )+};
 }
 
-impl CardSlot for SdCard<'_> {
-    fn command(&mut self, cmd: Command) -> Result<Response, NoResponse> {
-        SdCard::command(self, cmd)
-    }
-
-    fn read_data(&mut self, buf: &mut [u8]) -> Result<(), DataError> {
-        SdCard::read_data(self, buf)
-    }
-
-    fn write_data(&mut self, data: &[u8]) -> Result<(), DataError> {
-        SdCard::write_data(self, data)
-    }
-
-    fn bus_width(&self) -> Option<u8> {
-        Some(SdCard::bus_width(self))
-    }
-
-    fn max_clock_hz(&self) -> Option<u32> {
-        Some(SdCard::max_clock_hz(self))
-    }
-
-    fn take_work(&mut self) -> CardWork {
-        SdCard::take_work(self)
-    }
-}
+card_slot!(Card, SdCard);

@@ -35,12 +35,15 @@
 //!   extensions (CMD48/49; the SCR does not advertise them), SDIO, SPI mode, CRC checking of
 //!   what the host sends (the MSDC model injects CRC faults instead).
 
+use super::super::cards::{
+    self, erase_blocks, BlockData, CardCore, CardModel, EraseBoundError, EraseRange, Readout,
+};
 // The SD specification places the RCA of an addressed command where JESD84-B51 does.
 use super::super::emmc::command::RCA_ARG;
 use super::super::emmc::{CardState, CardWork, Command, DataError, NoResponse, Response};
 
 /// Bytes per block: SDHC/SDXC block addressing fixes memory access at 512 bytes.
-pub const BLOCK_SIZE: usize = 512;
+pub const BLOCK_SIZE: usize = cards::BLOCK_SIZE;
 
 /// Length of the CMD6 switch function status and of the ACMD13 SD status (512 bits).
 pub const SWITCH_STATUS_LEN: usize = 64;
@@ -243,21 +246,12 @@ impl Default for SdConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum DataPhase {
     None,
-    /// Blocks from storage; `remaining` is `None` for an open-ended CMD18.
-    Read {
-        offset: usize,
-        remaining: Option<usize>,
-    },
-    /// Blocks to storage; `remaining` is `None` for an open-ended CMD25.
-    Write {
-        offset: usize,
-        remaining: Option<usize>,
-    },
-    /// `len` bytes of the register buffer (SCR, switch status, SD status).
-    Register {
-        sent: usize,
-        len: usize,
-    },
+    /// Blocks from storage (open-ended for a CMD18 without CMD23).
+    Read(BlockData),
+    /// Blocks to storage (open-ended for a CMD25 without CMD23).
+    Write(BlockData),
+    /// The register buffer (SCR, switch status, SD status), sent from its start.
+    Register(Readout),
 }
 
 /// An SD memory card (SDHC/SDXC) over caller-provided storage.
@@ -268,8 +262,7 @@ pub struct SdCard<'a> {
     state: CardState,
     rca: u16,
     app_cmd: bool,
-    /// Error bits waiting to be reported with the next response.
-    pending: u32,
+    core: CardCore,
     cmd8_seen: bool,
     acmd41_polls: u32,
     s18a: bool,
@@ -280,12 +273,8 @@ pub struct SdCard<'a> {
     block_len: u32,
     data: DataPhase,
     register: [u8; SWITCH_STATUS_LEN],
-    inactive: bool,
     /// Blocks written by the last write command (for ACMD22).
     written_blocks: u32,
-    erase_start: Option<u32>,
-    erase_end: Option<u32>,
-    work: CardWork,
 }
 
 impl<'a> SdCard<'a> {
@@ -297,7 +286,7 @@ impl<'a> SdCard<'a> {
             state: CardState::Idle,
             rca: 0,
             app_cmd: false,
-            pending: 0,
+            core: CardCore::new(EraseRange::new(32, 33, 38, status::ERASE_RESET)),
             cmd8_seen: false,
             acmd41_polls: 0,
             s18a: false,
@@ -308,17 +297,13 @@ impl<'a> SdCard<'a> {
             block_len: BLOCK_SIZE as u32,
             data: DataPhase::None,
             register: [0; SWITCH_STATUS_LEN],
-            inactive: false,
             written_blocks: 0,
-            erase_start: None,
-            erase_end: None,
-            work: CardWork::None,
         }
     }
 
     /// The busy work the last command started (power-up, erase); reading it clears it.
     pub fn take_work(&mut self) -> CardWork {
-        core::mem::take(&mut self.work)
+        core::mem::take(&mut self.core.work)
     }
 
     /// The storage.
@@ -366,10 +351,7 @@ impl<'a> SdCard<'a> {
     /// (idle, ready, ident; §4.2), then 25 MHz (default speed), 50 MHz (high speed / SDR25,
     /// DDR50), 100 MHz (SDR50) or 208 MHz (SDR104) after CMD6.
     pub fn max_clock_hz(&self) -> u32 {
-        if matches!(
-            self.state,
-            CardState::Idle | CardState::Ready | CardState::Ident
-        ) {
+        if self.state.identifying() {
             return 400_000;
         }
         match self.access_mode {
@@ -384,21 +366,21 @@ impl<'a> SdCard<'a> {
     pub fn data_remaining(&self) -> usize {
         match self.data {
             DataPhase::None => 0,
-            DataPhase::Read { remaining, .. } | DataPhase::Write { remaining, .. } => {
-                remaining.unwrap_or(usize::MAX)
+            DataPhase::Read(blocks) | DataPhase::Write(blocks) => {
+                blocks.remaining().unwrap_or(usize::MAX)
             }
-            DataPhase::Register { sent, len } => len.saturating_sub(sent),
+            DataPhase::Register(readout) => readout.remaining(),
         }
     }
 
     /// Whether the card was put in the inactive state (unsupported voltage); it answers
     /// nothing until power cycled (a new model).
     pub fn inactive(&self) -> bool {
-        self.inactive
+        self.core.inactive
     }
 
     fn status(&self, state: CardState) -> u32 {
-        let mut s = CARD_STATUS::from_raw(self.pending).with_current_state(state);
+        let mut s = CARD_STATUS::from_raw(self.core.pending).with_current_state(state);
         if matches!(state, CardState::Tran | CardState::Rcv) || self.data == DataPhase::None {
             s = s.with_ready_for_data(true);
         }
@@ -411,12 +393,12 @@ impl<'a> SdCard<'a> {
     /// R1 for a command received in `state`; reported errors are cleared.
     fn r1(&mut self, state: CardState, extra: u32) -> Response {
         let s = self.status(state) | extra;
-        self.pending = 0;
+        self.core.pending = 0;
         Response::R1(s)
     }
 
     fn illegal(&mut self) -> Result<Response, NoResponse> {
-        self.pending |= status::ILLEGAL_COMMAND;
+        self.core.pending |= status::ILLEGAL_COMMAND;
         self.app_cmd = false;
         Err(NoResponse)
     }
@@ -425,43 +407,20 @@ impl<'a> SdCard<'a> {
         RCA_ARG::from_raw(arg).rca() == u32::from(self.rca) && self.rca != 0
     }
 
-    fn reset(&mut self) {
-        self.state = CardState::Idle;
-        self.rca = 0;
-        self.app_cmd = false;
-        self.pending = 0;
-        self.cmd8_seen = false;
-        self.acmd41_polls = 0;
-        self.s18a = false;
-        self.bus_width = 1;
-        self.access_mode = 0;
-        self.block_count = None;
-        self.block_len = BLOCK_SIZE as u32;
-        self.data = DataPhase::None;
-        self.erase_start = None;
-        self.erase_end = None;
-        // The signalling level survives CMD0 (§4.2.4.2): only a power cycle resets it.
-    }
-
     /// Handles one command. `Err(NoResponse)` means the card stays silent (illegal
     /// command, another card's RCA, or the inactive state): the host sees a timeout.
     pub fn command(&mut self, cmd: Command) -> Result<Response, NoResponse> {
-        self.work = CardWork::None;
-        if self.inactive {
-            return Err(NoResponse);
-        }
-        if cmd.index == 0 {
-            self.reset();
-            return Ok(Response::None);
-        }
-        if (self.erase_start.is_some() || self.erase_end.is_some())
-            && !matches!(cmd.index, 13 | 32 | 33 | 38)
-        {
-            // A command outside the erase sequence clears it (§4.3.5).
-            self.erase_start = None;
-            self.erase_end = None;
-            self.pending |= status::ERASE_RESET;
-        }
+        cards::command(self, cmd)
+    }
+}
+
+/// The SD card to the steps every command starts with ([`cards::command`]).
+impl CardModel for SdCard<'_> {
+    fn core(&mut self) -> &mut CardCore {
+        &mut self.core
+    }
+
+    fn handle(&mut self, cmd: Command) -> Result<Response, NoResponse> {
         if self.app_cmd && cmd.index != 55 {
             let handled = self.app_command(cmd);
             self.app_cmd = false;
@@ -473,6 +432,26 @@ impl<'a> SdCard<'a> {
         self.regular_command(cmd)
     }
 
+    /// CMD0: back to idle; the signalling level stays.
+    fn reset(&mut self) {
+        self.state = CardState::Idle;
+        self.rca = 0;
+        self.app_cmd = false;
+        self.core.pending = 0;
+        self.cmd8_seen = false;
+        self.acmd41_polls = 0;
+        self.s18a = false;
+        self.bus_width = 1;
+        self.access_mode = 0;
+        self.block_count = None;
+        self.block_len = BLOCK_SIZE as u32;
+        self.data = DataPhase::None;
+        self.core.erase.clear();
+        // The signalling level survives CMD0 (§4.2.4.2): only a power cycle resets it.
+    }
+}
+
+impl SdCard<'_> {
     fn regular_command(&mut self, cmd: Command) -> Result<Response, NoResponse> {
         let state = self.state;
         let arg = cmd.argument;
@@ -483,7 +462,7 @@ impl<'a> SdCard<'a> {
                     return Err(NoResponse);
                 }
                 self.cmd8_seen = true;
-                self.pending = 0;
+                self.core.pending = 0;
                 Ok(Response::R1(arg & SEND_IF_COND::ECHOED.raw()))
             }
             (55, CardState::Idle) => {
@@ -509,7 +488,7 @@ impl<'a> SdCard<'a> {
                 self.rca = self.config.rca;
                 self.state = CardState::Stby;
                 let s = CARD_STATUS::from_raw(self.status(state));
-                self.pending = 0;
+                self.core.pending = 0;
                 // An RCA always fits its 16-bit field.
                 let r6 = R6::from_raw(s.raw() & R6::SAME_POSITION.raw())
                     .with_com_crc_error(s.com_crc_error())
@@ -520,15 +499,9 @@ impl<'a> SdCard<'a> {
                 Ok(Response::R1(r6.raw()))
             }
             (9 | 10, CardState::Stby) => {
-                if !self.addressed(arg) {
-                    return Err(NoResponse);
-                }
-                self.pending = 0;
-                Ok(Response::R2(if cmd.index == 9 {
-                    self.csd()
-                } else {
-                    Self::cid()
-                }))
+                let (addressed, csd) = (self.addressed(arg), self.csd());
+                self.core
+                    .send_csd_or_cid(cmd.index, addressed, csd, Self::cid())
             }
             (7, CardState::Stby) => {
                 if !self.addressed(arg) {
@@ -552,12 +525,12 @@ impl<'a> SdCard<'a> {
                 }
                 Ok(self.r1(state, 0))
             }
-            (15, s) if !matches!(s, CardState::Idle | CardState::Ready | CardState::Ident) => {
+            (15, s) if !s.identifying() => {
                 if !self.addressed(arg) {
                     return Err(NoResponse);
                 }
                 self.state = CardState::Dis;
-                self.inactive = true;
+                self.core.inactive = true;
                 Err(NoResponse)
             }
             (12, CardState::Data | CardState::Rcv) => {
@@ -568,7 +541,7 @@ impl<'a> SdCard<'a> {
             }
             (16, CardState::Tran) => {
                 if arg == 0 || arg > BLOCK_SIZE as u32 {
-                    self.pending |= status::BLOCK_LEN_ERROR;
+                    self.core.pending |= status::BLOCK_LEN_ERROR;
                 } else {
                     self.block_len = arg;
                 }
@@ -595,7 +568,7 @@ impl<'a> SdCard<'a> {
 
     fn status_taken(&mut self, state: CardState) -> u32 {
         let s = self.status(state);
-        self.pending = 0;
+        self.core.pending = 0;
         s
     }
 
@@ -610,7 +583,7 @@ impl<'a> SdCard<'a> {
                     0 => self.bus_width = 1,
                     2 => self.bus_width = 4,
                     _ => {
-                        self.pending |= status::ERROR;
+                        self.core.pending |= status::ERROR;
                     }
                 }
                 Some(Ok(self.r1(state, 0)))
@@ -653,7 +626,7 @@ impl<'a> SdCard<'a> {
             return Ok(Response::R3(ocr.raw()));
         }
         if host.vdd_27_36() & ocr.vdd_27_36() == 0 {
-            self.inactive = true;
+            self.core.inactive = true;
             return Err(NoResponse);
         }
         // A high capacity card completes power-up only for a host that sent CMD8 and sets
@@ -661,7 +634,7 @@ impl<'a> SdCard<'a> {
         let hcs = host.ccs() && self.cmd8_seen;
         if hcs && self.acmd41_polls >= self.config.busy_polls {
             ocr = ocr.with_busy_done(true).with_ccs(true);
-            self.work = CardWork::PowerUp;
+            self.core.work = CardWork::PowerUp;
             if host.s18() && self.config.uhs && !self.signal_1v8 {
                 self.s18a = true;
                 ocr = ocr.with_s18(true);
@@ -674,7 +647,7 @@ impl<'a> SdCard<'a> {
     }
 
     fn start_register(&mut self, len: usize) {
-        self.data = DataPhase::Register { sent: 0, len };
+        self.data = DataPhase::Register(Readout::new(len));
         self.state = CardState::Data;
     }
 
@@ -688,19 +661,17 @@ impl<'a> SdCard<'a> {
             return Ok(self.r1(state, status::ADDRESS_ERROR));
         }
         let multi = matches!(cmd.index, 18 | 25);
-        let remaining = if multi {
-            self.block_count
-                .take()
-                .map(|n| (n as usize).saturating_mul(BLOCK_SIZE))
+        let count = if multi {
+            self.block_count.take()
         } else {
-            Some(BLOCK_SIZE)
+            Some(1)
         };
-        let offset = (start as usize).saturating_mul(BLOCK_SIZE);
+        let blocks = BlockData::new(start, count);
         if matches!(cmd.index, 17 | 18) {
-            self.data = DataPhase::Read { offset, remaining };
+            self.data = DataPhase::Read(blocks);
             self.state = CardState::Data;
         } else {
-            self.data = DataPhase::Write { offset, remaining };
+            self.data = DataPhase::Write(blocks);
             self.state = CardState::Rcv;
             self.written_blocks = 0;
         }
@@ -814,48 +785,29 @@ impl<'a> SdCard<'a> {
     /// CMD32/CMD33: the first and last write block of an erase.
     fn erase_bound(&mut self, cmd: Command) -> Response {
         let state = self.state;
-        if cmd.argument >= self.blocks() {
-            self.erase_start = None;
-            self.erase_end = None;
-            return self.r1(state, status::OUT_OF_RANGE);
+        let blocks = self.blocks();
+        match self.core.erase.set(cmd.index, cmd.argument, blocks) {
+            Ok(()) => self.r1(state, 0),
+            Err(EraseBoundError::OutOfRange) => self.r1(state, status::OUT_OF_RANGE),
+            Err(EraseBoundError::Sequence) => self.r1(state, status::ERASE_SEQ_ERROR),
         }
-        if cmd.index == 32 {
-            self.erase_start = Some(cmd.argument);
-            self.erase_end = None;
-        } else {
-            if self.erase_start.is_none() {
-                return self.r1(state, status::ERASE_SEQ_ERROR);
-            }
-            self.erase_end = Some(cmd.argument);
-        }
-        self.r1(state, 0)
     }
 
     /// CMD38: erases the blocks CMD32/CMD33 selected (function 0 only).
     fn erase(&mut self, function: u32) -> Response {
         let state = self.state;
-        let (Some(start), Some(end)) = (self.erase_start.take(), self.erase_end.take()) else {
-            self.erase_start = None;
-            self.erase_end = None;
+        let Some((start, end)) = self.core.erase.take() else {
             let s = self.status(state) | status::ERASE_SEQ_ERROR;
-            self.pending = 0;
+            self.core.pending = 0;
             return Response::R1b(s);
         };
         if function != 0 || end < start {
             let s = self.status(state) | status::ERASE_PARAM;
-            self.pending = 0;
+            self.core.pending = 0;
             return Response::R1b(s);
         }
         let s = self.status_taken(state);
-        let from = (start as usize).saturating_mul(BLOCK_SIZE);
-        let to = (end as usize).saturating_add(1).saturating_mul(BLOCK_SIZE);
-        // DATA_STAT_AFTER_ERASE = 0: erased blocks read 0x00.
-        if let Some(span) = self.storage.get_mut(from..to) {
-            span.fill(0);
-        }
-        self.work = CardWork::Erase {
-            blocks: u64::from(end.saturating_sub(start)) + 1,
-        };
+        self.core.work = erase_blocks(self.storage, start, end);
         Response::R1b(s)
     }
 
@@ -864,76 +816,38 @@ impl<'a> SdCard<'a> {
         self.state = CardState::Tran;
     }
 
-    /// Data phase, card to host: fills `buf` with the next bytes of the transfer.
+    /// Data phase, card to host: fills `buf` with the next bytes of the transfer. A
+    /// multiple block read that runs past the last block stops there (OUT_OF_RANGE next).
     pub fn read_data(&mut self, buf: &mut [u8]) -> Result<(), DataError> {
-        match self.data {
-            DataPhase::Read { offset, remaining } => {
-                if remaining.is_some_and(|r| buf.len() > r) {
-                    return Err(DataError::Overrun);
-                }
-                let end = offset.checked_add(buf.len()).ok_or(DataError::Overrun)?;
-                let Some(src) = self.storage.get(offset..end) else {
-                    // Ran past the last block: the card stops sending.
-                    self.pending |= status::OUT_OF_RANGE;
-                    return Err(DataError::Overrun);
-                };
-                buf.copy_from_slice(src);
-                match remaining.map(|r| r.saturating_sub(buf.len())) {
-                    Some(0) => self.end_data(),
-                    left => {
-                        self.data = DataPhase::Read {
-                            offset: end,
-                            remaining: left,
-                        }
-                    }
-                }
-                Ok(())
-            }
-            DataPhase::Register { sent, len } => {
-                let end = sent.checked_add(buf.len()).ok_or(DataError::Overrun)?;
-                if end > len {
-                    return Err(DataError::Overrun);
-                }
-                let src = self.register.get(sent..end).ok_or(DataError::Overrun)?;
-                buf.copy_from_slice(src);
-                if end == len {
-                    self.end_data();
-                } else {
-                    self.data = DataPhase::Register { sent: end, len };
-                }
-                Ok(())
-            }
-            _ => Err(DataError::NoTransfer),
+        let done = match &mut self.data {
+            DataPhase::Read(blocks) => blocks
+                .read(self.storage, buf)
+                .map_err(|e| e.report(&mut self.core.pending, status::OUT_OF_RANGE))?,
+            DataPhase::Register(readout) => readout.read(&self.register, buf)?,
+            _ => return Err(DataError::NoTransfer),
+        };
+        if done {
+            self.end_data();
         }
+        Ok(())
     }
 
     /// Data phase, host to card: stores `data` as the next bytes of the transfer.
     pub fn write_data(&mut self, data: &[u8]) -> Result<(), DataError> {
-        let DataPhase::Write { offset, remaining } = self.data else {
+        let DataPhase::Write(blocks) = &mut self.data else {
             return Err(DataError::NoTransfer);
         };
-        if remaining.is_some_and(|r| data.len() > r) {
-            return Err(DataError::Overrun);
-        }
-        let end = offset.checked_add(data.len()).ok_or(DataError::Overrun)?;
-        let Some(dst) = self.storage.get_mut(offset..end) else {
-            self.pending |= status::OUT_OF_RANGE;
-            return Err(DataError::Overrun);
-        };
-        dst.copy_from_slice(data);
+        let start = blocks.offset();
+        let done = blocks
+            .write(self.storage, data)
+            .map_err(|e| e.report(&mut self.core.pending, status::OUT_OF_RANGE))?;
         // A block counts once its last byte has arrived.
-        let blocks_done = end / BLOCK_SIZE - offset / BLOCK_SIZE;
+        let blocks_done = blocks.offset() / BLOCK_SIZE - start / BLOCK_SIZE;
         self.written_blocks = self
             .written_blocks
             .saturating_add(u32::try_from(blocks_done).unwrap_or(u32::MAX));
-        match remaining.map(|r| r.saturating_sub(data.len())) {
-            Some(0) => self.end_data(),
-            left => {
-                self.data = DataPhase::Write {
-                    offset: end,
-                    remaining: left,
-                }
-            }
+        if done {
+            self.end_data();
         }
         Ok(())
     }
