@@ -6,8 +6,8 @@
 //! descriptor checksums, bus width and clock mismatches, 32- and 36-bit DMA, and the clock
 //! settings of both divider layouts.
 
-use msdc::clock::Timing;
 use mmc_request::{Direction, ErrorKind, Request, RequestResult};
+use msdc::clock::Timing;
 use msdc::command::{Command, DataTransfer, ResponseType};
 use msdc::controller::{HostSetup, PadState, SignalVoltage};
 use msdc::regs::{InterruptSet, MSDC_DMA_CTRL, MSDC_INT, SDC_ACMD_RESP, SDC_ARG, SDC_BLK_NUM};
