@@ -135,6 +135,12 @@ fn flag_registers() {
     assert!(!errors.contains(Interrupts::RED.union(Interrupts::TCC)));
     assert!(errors.intersects(Interrupts::RED.union(Interrupts::TCC)));
     assert!(!errors.intersects(Interrupts::TCC));
+    // A union keeps what both sets hold (an XOR would drop it).
+    assert_eq!(
+        Interrupts::OPERATIONAL.union(errors),
+        Interrupts::OPERATIONAL
+    );
+    assert_eq!(Interrupts::TCC.union(Interrupts::TCC), Interrupts::TCC);
     assert_eq!(
         Interrupts::from_status(CQIS::from_raw(0x9)).status().raw(),
         0x9
@@ -248,6 +254,11 @@ fn task_error_info() {
     assert_eq!(none.dtetid().number(), 31);
     assert_eq!(none.rmeci(), 0x3F);
     assert_eq!(none.dteci(), 0x3F);
+    // Written the other way, for a model or a test that reports an error.
+    let named = CQTERRI::zeroed()
+        .with_rmetid(Tag::new(13).unwrap())
+        .with_dtetid(Tag::new(5).unwrap());
+    assert_eq!(named.raw(), 0x0500_0D00);
 }
 
 #[test]
