@@ -52,6 +52,10 @@ mod platform_driver;
 mod simhw;
 
 #[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
+#[macro_use]
+#[path = "../kunit/scenario_suite.rs"]
+mod scenario_suite;
+#[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
 #[path = "../kunit/cqhci.rs"]
 mod cqhci_kunit;
 #[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]

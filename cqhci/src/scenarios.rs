@@ -375,20 +375,35 @@ pub fn rig_size() -> usize {
 /// A named scenario.
 pub type Scenario = (&'static str, fn() -> Outcome);
 
-/// Every scenario, by name.
-pub const ALL: &[Scenario] = &[
-    ("one_task", one_task),
-    ("all_slots", all_slots),
-    ("dcmd_among_data", dcmd_among_data),
-    ("dma32_segments", dma32_segments),
-    ("fault_response_error", fault_response_error),
-    ("fault_queueing_error", fault_queueing_error),
-    ("fault_data_crc", fault_data_crc),
-    ("fault_timeout", fault_timeout),
-    ("fault_descriptor_error", fault_descriptor_error),
-    ("spurious_completion", spurious_completion),
-    ("software_timeout", software_timeout),
-    ("suspend_resume", suspend_resume),
-    ("coalescing", coalescing),
-    ("stuck_controller", stuck_controller),
-];
+/// Expands `$then!(ARGS... name, name, ...)` with the name of every scenario: the one list
+/// that [`ALL`], the host tests and the KUnit suite are made from.
+#[macro_export]
+macro_rules! cqhci_scenarios {
+    ($then:ident!($($args:tt)*)) => {
+        $then!($($args)*
+            one_task,
+            all_slots,
+            dcmd_among_data,
+            dma32_segments,
+            fault_response_error,
+            fault_queueing_error,
+            fault_data_crc,
+            fault_timeout,
+            fault_descriptor_error,
+            spurious_completion,
+            software_timeout,
+            suspend_resume,
+            coalescing,
+            stuck_controller,
+        );
+    };
+}
+
+macro_rules! scenario_table {
+    ($($name:ident,)*) => {
+        /// Every scenario, by name.
+        pub const ALL: &[Scenario] = &[$((stringify!($name), $name as fn() -> Outcome)),*];
+    };
+}
+
+cqhci_scenarios!(scenario_table!());

@@ -31,23 +31,38 @@ pub struct ScenarioError(pub &'static str);
 /// A scenario: `Ok` when every expectation held.
 pub type Scenario = fn() -> Result<(), ScenarioError>;
 
-/// Every scenario, by name.
-pub const ALL: &[(&str, Scenario)] = &[
-    ("fifo_dispatch", fifo_dispatch),
-    ("one_in_flight", one_in_flight),
-    ("depth_normal", depth_normal),
-    ("depth_performance", depth_performance),
-    ("disable_enable", disable_enable),
-    ("disable_waits_for_idle", disable_waits_for_idle),
-    ("suspend_resume", suspend_resume),
-    ("recovery_halt_resume", recovery_halt_resume),
-    ("wait_for_idle", wait_for_idle),
-    ("bad_tag_rejected", bad_tag_rejected),
-    ("double_submit_rejected", double_submit_rejected),
-    ("wrong_completion_rejected", wrong_completion_rejected),
-    ("host_busy_retry", host_busy_retry),
-    ("host_failure_does_not_stall", host_failure_does_not_stall),
-];
+/// Expands `$then!(ARGS... name, name, ...)` with the name of every scenario: the one list
+/// that [`ALL`], the host tests and the KUnit suite are made from.
+#[macro_export]
+macro_rules! hsq_scenarios {
+    ($then:ident!($($args:tt)*)) => {
+        $then!($($args)*
+            fifo_dispatch,
+            one_in_flight,
+            depth_normal,
+            depth_performance,
+            disable_enable,
+            disable_waits_for_idle,
+            suspend_resume,
+            recovery_halt_resume,
+            wait_for_idle,
+            bad_tag_rejected,
+            double_submit_rejected,
+            wrong_completion_rejected,
+            host_busy_retry,
+            host_failure_does_not_stall,
+        );
+    };
+}
+
+macro_rules! scenario_table {
+    ($($name:ident,)*) => {
+        /// Every scenario, by name.
+        pub const ALL: &[(&str, Scenario)] = &[$((stringify!($name), $name as Scenario)),*];
+    };
+}
+
+hsq_scenarios!(scenario_table!());
 
 /// Requests reach the host in arrival order, not tag order, each straight from the
 /// completion of the previous one.
