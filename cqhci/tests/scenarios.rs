@@ -31,7 +31,10 @@ crate::cqhci_scenarios!(host_tests!());
 #[test]
 fn all_listed() {
     for (i, (name, run)) in scenarios::ALL.iter().enumerate() {
-        assert!(!scenarios::ALL[..i].iter().any(|(other, _)| other == name), "{name} twice");
+        assert!(
+            !scenarios::ALL[..i].iter().any(|(other, _)| other == name),
+            "{name} twice"
+        );
         assert_eq!(run(), Ok(()), "{name}");
     }
 }

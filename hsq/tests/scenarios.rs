@@ -26,7 +26,10 @@ crate::hsq_scenarios!(host_tests!());
 #[test]
 fn all_lists_every_scenario_once() {
     for (i, (name, scenario)) in scenarios::ALL.iter().enumerate() {
-        assert!(!scenarios::ALL[..i].iter().any(|(other, _)| other == name), "{name} twice");
+        assert!(
+            !scenarios::ALL[..i].iter().any(|(other, _)| other == name),
+            "{name} twice"
+        );
         assert_eq!(scenario(), Ok(()), "scenario {name}");
     }
 }
