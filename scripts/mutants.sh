@@ -9,7 +9,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 if ! [[ -x $TOOLS/bin/cargo-mutants ]] ||
-	! "$TOOLS/bin/cargo-mutants" --version | grep -qF "$MUTANTS_VERSION"; then
+	! "$TOOLS/bin/cargo-mutants" mutants --version | grep -qF "$MUTANTS_VERSION"; then
 	log "installing cargo-mutants $MUTANTS_VERSION"
 	cargo install --quiet --locked --root "$TOOLS" "cargo-mutants@$MUTANTS_VERSION"
 fi
