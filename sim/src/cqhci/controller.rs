@@ -8,8 +8,9 @@
 
 use super::super::bus::{RegisterFile, Serves};
 use super::super::emmc::command::QUEUED_TASK_PARAMS;
-use super::super::emmc::{Card, Command, NoResponse, QueuedTask, Response};
+use super::super::emmc::{Command, NoResponse, QueuedTask, Response};
 use super::super::memory::{BusFault, BusMemory};
+use super::super::msdc::CardSlot;
 use super::super::windows::CqhciBlock;
 use super::desc::{
     crypto_requested, decode_data_desc, decode_data_task, decode_dcmd, Act, DataDesc, DataTaskDesc,
@@ -436,7 +437,7 @@ impl CqhciModel {
     /// Whether the interrupt line is asserted: a CQIS bit that CQISGE enables, or a
     /// host-detected error.
     pub fn interrupt_pending(&self) -> bool {
-        self.is.raw() & self.isge.signalled() != 0 || self.host_errors != HostErrors::default()
+        self.status_signalled() || self.host_errors != HostErrors::default()
     }
 
     /// Takes the host-detected errors (the host's own interrupt status).
@@ -457,6 +458,17 @@ impl CqhciModel {
     /// Whether the controller is halted.
     pub fn is_halted(&self) -> bool {
         self.halted
+    }
+
+    /// Whether command queueing is enabled (CQCFG.CQ_EN).
+    pub fn is_enabled(&self) -> bool {
+        self.enabled()
+    }
+
+    /// Whether a CQIS bit that CQISGE enables is set (the status part of
+    /// [`CqhciModel::interrupt_pending`], without the host-detected errors).
+    pub fn status_signalled(&self) -> bool {
+        self.is.raw() & self.isge.signalled() != 0
     }
 
     /// Whether the controller has nothing left to do.
@@ -514,8 +526,10 @@ impl CqhciModel {
         }
     }
 
-    /// Advances the model by one unit of work; returns whether anything happened.
-    pub fn step<M: BusMemory>(&mut self, card: &mut Card<'_>, mem: &mut M) -> bool {
+    /// Advances the model by one unit of work; returns whether anything happened. `card`
+    /// is any card on the bus (the MSDC model passes its slot): an eMMC `Card` with command
+    /// queueing enabled runs the tasks, a card without queueing refuses CMD44.
+    pub fn step<C: CardSlot + ?Sized, M: BusMemory>(&mut self, card: &mut C, mem: &mut M) -> bool {
         self.steps = self.steps.wrapping_add(1);
         self.tick_coalescing();
         if !self.enabled() {
@@ -567,7 +581,12 @@ impl CqhciModel {
 
     /// Sends a command for task `tag` and checks an R1 response against CQRMEM; false (and
     /// the engine stopped) on error.
-    fn send(&mut self, card: &mut Card<'_>, tag: u8, cmd: Command) -> Option<Response> {
+    fn send<C: CardSlot + ?Sized>(
+        &mut self,
+        card: &mut C,
+        tag: u8,
+        cmd: Command,
+    ) -> Option<Response> {
         if matches!(cmd.index, 46 | 47) && self.take_fault(|f| f == Fault::CommandTimeout { tag }) {
             self.stop_with_command_error(cmd.index, tag, Some(HostErrorKind::Timeout));
             return None;
@@ -625,7 +644,7 @@ impl CqhciModel {
 
     /// Fetches the oldest doorbell task: queues a data task on the card, or runs a direct
     /// command once the tasks before it have finished.
-    fn fetch<M: BusMemory>(&mut self, card: &mut Card<'_>, mem: &mut M) -> bool {
+    fn fetch<C: CardSlot + ?Sized, M: BusMemory>(&mut self, card: &mut C, mem: &mut M) -> bool {
         if self.order_len == 0 {
             return false;
         }
@@ -699,7 +718,7 @@ impl CqhciModel {
         self.order_len = self.order_len.saturating_sub(1);
     }
 
-    fn direct_command(&mut self, card: &mut Card<'_>, word0: u64) -> bool {
+    fn direct_command<C: CardSlot + ?Sized>(&mut self, card: &mut C, word0: u64) -> bool {
         let Some(desc) = self.task_descriptor(DCMD_TAG, decode_dcmd(word0)) else {
             return true;
         };
@@ -721,7 +740,7 @@ impl CqhciModel {
         true
     }
 
-    fn execute<M: BusMemory>(&mut self, card: &mut Card<'_>, mem: &mut M) -> bool {
+    fn execute<C: CardSlot + ?Sized, M: BusMemory>(&mut self, card: &mut C, mem: &mut M) -> bool {
         if self.dpt == 0 {
             return false;
         }
@@ -791,9 +810,9 @@ impl CqhciModel {
     /// Moves a task's data: follows task `tag`'s link descriptor through its transfer
     /// descriptors between the card and memory (a write whose data fails CRC, `crc`, never
     /// reaches the card). `Err` carries the violation to record, if any.
-    fn transfer<M: BusMemory>(
+    fn transfer<C: CardSlot + ?Sized, M: BusMemory>(
         &mut self,
-        card: &mut Card<'_>,
+        card: &mut C,
         mem: &mut M,
         tag: u8,
         desc: &DataTaskDesc,

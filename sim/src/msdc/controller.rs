@@ -47,20 +47,22 @@
 //! data, and a failed data phase is charged only the bus time it used.
 
 use super::super::bus::{RegisterFile, Serves};
+use super::super::cqhci::{self, CqhciModel, HostErrorKind};
 use super::super::emmc::{CardWork, Command, Response};
 use super::super::latency::{Latency, ResponseLength};
 use super::super::memory::BusMemory;
-use super::super::windows::MsdcBase;
+use super::super::windows::{CqhciBlock, MsdcBase};
 use super::desc::{checksum_sealed, Bd, Gpd};
 use super::regs::{
-    AutoCommand, BusWidth, ClockMode, DataType, ResponseType, DMA_SA_H4BIT, EMMC50_CFG0,
-    EMMC50_CFG1, EMMC50_CFG2, EMMC50_CFG3, EMMC51_CFG0, EMMC_IOCON, MSDC_CFG, MSDC_DMA_CFG,
-    MSDC_DMA_CTRL, MSDC_DMA_SA, MSDC_FIFOCS, MSDC_INT, MSDC_INTEN, MSDC_IOCON, MSDC_NEW_RX_CFG,
-    MSDC_PAD_TUNE, MSDC_PAD_TUNE0, MSDC_PAD_TUNE1, MSDC_PATCH_BIT, MSDC_PATCH_BIT1,
-    MSDC_PATCH_BIT2, MSDC_PS, PAD_CMD_TUNE, PAD_DS_TUNE, SDC_ACMD_RESP, SDC_ADV_CFG0, SDC_ARG,
-    SDC_BLK_NUM, SDC_CFG, SDC_CMD, SDC_RESP0, SDC_RESP1, SDC_RESP2, SDC_RESP3, SDC_STS,
+    AutoCommand, BusWidth, ClockMode, DataType, ResponseType, CQHCI_BASE, CQHCI_LEN, DMA_SA_H4BIT,
+    EMMC50_CFG0, EMMC50_CFG1, EMMC50_CFG2, EMMC50_CFG3, EMMC51_CFG0, EMMC_IOCON, MSDC_CFG,
+    MSDC_DMA_CFG, MSDC_DMA_CTRL, MSDC_DMA_SA, MSDC_FIFOCS, MSDC_INT, MSDC_INTEN, MSDC_IOCON,
+    MSDC_NEW_RX_CFG, MSDC_PAD_TUNE, MSDC_PAD_TUNE0, MSDC_PAD_TUNE1, MSDC_PATCH_BIT,
+    MSDC_PATCH_BIT1, MSDC_PATCH_BIT2, MSDC_PS, PAD_CMD_TUNE, PAD_DS_TUNE, SDC_ACMD_RESP,
+    SDC_ADV_CFG0, SDC_ARG, SDC_BLK_NUM, SDC_CFG, SDC_CMD, SDC_RESP0, SDC_RESP1, SDC_RESP2,
+    SDC_RESP3, SDC_STS,
 };
-use super::slot::CardSlot;
+use super::slot::{BusWork, CardSlot, Metered};
 use crate::registers::PartialFieldValue;
 
 /// Timing model: reads of `MSDC_CFG` (or `MSDC_FIFOCS`) for which a reset (or FIFO clear)
@@ -78,6 +80,9 @@ pub const MAX_BD_CHAIN: usize = 4096;
 
 /// Bytes moved between memory and card per transfer chunk.
 const CHUNK: usize = 64;
+
+/// The block length of the CQHCI block's transfers (queued tasks move 512-byte blocks).
+const BLOCK_LEN: u32 = 512;
 
 /// Registers that are plain storage (tuning, eMMC 5.x and pad configuration).
 const PLAIN_REGISTERS: [usize; 17] = [
@@ -175,6 +180,10 @@ pub enum Violation {
     BdChainTooLong,
     /// DMA to an address nothing is mapped at.
     Bus(u64),
+    /// `SDC_CMD` written while the CQHCI block owns the bus: command queueing enabled
+    /// (`CQCFG.CQ_EN`) and the block not halted. Upstream halts the block (`cqhci_off`)
+    /// before any command of its own; the model does not send the command (CMDTMO).
+    CommandWhileCqhciActive,
     /// The bus clock is faster than the card allows in its current mode.
     ClockTooFast {
         /// Bus clock from `MSDC_CFG` and [`ModelConfig::source_hz`].
@@ -216,6 +225,8 @@ struct RawCommand {
     word: SDC_CMD,
     response: Option<ResponseType>,
     auto: Option<AutoCommand>,
+    /// Written while the CQHCI block owned the bus: never sent.
+    refused: bool,
 }
 
 impl RawCommand {
@@ -224,6 +235,7 @@ impl RawCommand {
             word,
             response: ResponseType::try_from_bits(u64::from(word.rsptyp())),
             auto: AutoCommand::try_from_bits(u64::from(word.autocmd())),
+            refused: false,
         }
     }
 
@@ -269,10 +281,15 @@ enum Phase {
     Data(DataPhase),
 }
 
-/// The MSDC controller (base register window, below the CQHCI block at 0x800).
+/// The MSDC controller: the base register window and, on a controller built with
+/// [`MsdcModel::with_cqhci`], the CQHCI block at [`CQHCI_BASE`].
 #[derive(Debug)]
 pub struct MsdcModel {
     config: ModelConfig,
+    cqhci: Option<CqhciModel>,
+    /// `MSDC_INT.CMDQ` latched for a host-detected error of the CQHCI block (W1C); the bit
+    /// also reads set while the block signals a CQIS interrupt.
+    cmdq_error: bool,
     cfg: MSDC_CFG,
     ps: MSDC_PS,
     int: MSDC_INT,
@@ -302,10 +319,23 @@ pub struct MsdcModel {
 }
 
 impl MsdcModel {
-    /// A controller after power-on: everything zero, clock stable.
+    /// A controller after power-on without a CQHCI block: everything zero, clock stable.
     pub fn new(config: ModelConfig) -> Self {
+        Self::build(config, None)
+    }
+
+    /// A controller after power-on with a CQHCI block (MT8192, MT8195 and the other SoCs
+    /// whose device tree says `supports-cqe`), integrated as `cqhci` says; the block is
+    /// reset and disabled.
+    pub fn with_cqhci(config: ModelConfig, cqhci: cqhci::ModelConfig) -> Self {
+        Self::build(config, Some(CqhciModel::new(cqhci)))
+    }
+
+    fn build(config: ModelConfig, cqhci: Option<CqhciModel>) -> Self {
         Self {
             config,
+            cqhci,
+            cmdq_error: false,
             cfg: MSDC_CFG::zeroed(),
             ps: MSDC_PS::zeroed(),
             int: MSDC_INT::zeroed(),
@@ -333,6 +363,33 @@ impl MsdcModel {
             violation_count: 0,
             violations: [None; MAX_VIOLATIONS],
         }
+    }
+
+    /// The CQHCI block, if the controller has one (for a test to inspect it, or to inject
+    /// its faults through [`CqhciModel::inject`]).
+    pub fn cqhci(&self) -> Option<&CqhciModel> {
+        self.cqhci.as_ref()
+    }
+
+    /// The CQHCI block, mutably (see [`MsdcModel::cqhci`]).
+    pub fn cqhci_mut(&mut self) -> Option<&mut CqhciModel> {
+        self.cqhci.as_mut()
+    }
+
+    /// Whether the CQHCI block owns the bus: enabled and not halted (a halt still pending
+    /// does not count: the block may be running a task).
+    fn cqhci_owns_bus(&self) -> bool {
+        self.cqhci
+            .as_ref()
+            .is_some_and(|c| c.is_enabled() && !c.is_halted())
+    }
+
+    /// `MSDC_INT` as read: the latched events, and `CMDQ` while the CQHCI block signals an
+    /// interrupt (CQIS & CQISGE) or a host-detected error of the block is latched.
+    fn int_status(&self) -> MSDC_INT {
+        let signalled = self.cqhci.as_ref().is_some_and(|c| c.status_signalled());
+        self.int
+            .with_cmdq(self.int.cmdq() || self.cmdq_error || signalled)
     }
 
     /// Makes `fault` happen to the next command written to `SDC_CMD`.
@@ -407,6 +464,32 @@ impl MsdcModel {
         self.charge(ns);
     }
 
+    /// Charges what the CQHCI block did on the bus, at the clock and width `MSDC_CFG` and
+    /// `SDC_CFG` select: its commands (48-bit responses) and its data in 512-byte blocks,
+    /// each task's data as one access.
+    fn charge_bus_work(&mut self, seen: &BusWork) {
+        let (hz, width, ddr) = (
+            self.bus_clock_hz(),
+            self.host_bus_width(),
+            self.double_data_rate(),
+        );
+        let l = self.config.latency;
+        let blocks = |bytes: u64| bytes.div_ceil(u64::from(BLOCK_LEN));
+        let ns = l
+            .command_ns(ResponseLength::Short, hz)
+            .saturating_mul(seen.answered)
+            .saturating_add(
+                l.command_ns(ResponseLength::Missing, hz)
+                    .saturating_mul(seen.missing),
+            )
+            .saturating_add(l.read_ns(BLOCK_LEN, blocks(seen.read_bytes), width, ddr, hz))
+            .saturating_add(l.write_ns(BLOCK_LEN, blocks(seen.written_bytes), width, ddr, hz));
+        self.charge(ns);
+        for &work in &seen.work {
+            self.charge_work(work);
+        }
+    }
+
     /// The clock fields of `cfg` in the SoC's divider layout.
     fn clock_setting(&self, cfg: MSDC_CFG) -> ClockSetting {
         if self.config.divider_12bit {
@@ -432,9 +515,10 @@ impl MsdcModel {
         )
     }
 
-    /// `MSDC_INT & MSDC_INTEN != 0`: the interrupt line.
+    /// `MSDC_INT & MSDC_INTEN != 0`: the interrupt line (`MSDC_INT` as read, so with the
+    /// CQHCI block's `CMDQ`).
     pub fn interrupt_pending(&self) -> bool {
-        self.int.raw() & self.inten.raw() != 0
+        self.int_status().raw() & self.inten.raw() != 0
     }
 
     /// Whether a command or data phase is in progress.
@@ -498,6 +582,9 @@ impl MsdcModel {
     /// Reads the register at `offset`. Reads have the polling side effects of the hardware
     /// (self-clearing bits settle after a number of reads).
     pub fn read(&mut self, offset: usize) -> u32 {
+        if let Some((c, at)) = self.cqhci_register(offset) {
+            return RegisterFile::read(c, at);
+        }
         match offset {
             MSDC_CFG::OFFSET => {
                 let mut v = self.cfg;
@@ -517,7 +604,7 @@ impl MsdcModel {
                 // write protected.
                 self.ps.raw() | MSDC_PS::LINES_IDLE.raw()
             }
-            MSDC_INT::OFFSET => self.int.raw(),
+            MSDC_INT::OFFSET => self.int_status().raw(),
             MSDC_INTEN::OFFSET => self.inten.raw(),
             MSDC_FIFOCS::OFFSET => {
                 // The DMA empties the FIFO within a step, so both counts read zero.
@@ -560,6 +647,9 @@ impl MsdcModel {
 
     /// Writes `value` to the register at `offset`.
     pub fn write(&mut self, offset: usize, value: u32) {
+        if let Some((c, at)) = self.cqhci_register(offset) {
+            return RegisterFile::write(c, at, value);
+        }
         match offset {
             MSDC_CFG::OFFSET => {
                 let written = MSDC_CFG::from_raw(value);
@@ -576,9 +666,19 @@ impl MsdcModel {
                 }
             }
             MSDC_PS::OFFSET => self.ps = MSDC_PS::from_raw(value & MSDC_PS::WRITABLE.raw()),
-            MSDC_INT::OFFSET => self.int = MSDC_INT::from_raw(self.int.raw() & !value),
+            MSDC_INT::OFFSET => {
+                self.int = MSDC_INT::from_raw(self.int.raw() & !value);
+                if MSDC_INT::from_raw(value).cmdq() {
+                    self.cmdq_error = false;
+                }
+            }
             MSDC_INTEN::OFFSET => {
-                self.inten = MSDC_INTEN::from_raw(value & MSDC_INTEN::IMPLEMENTED.raw());
+                let implemented = if self.cqhci.is_some() {
+                    MSDC_INTEN::WITH_CQHCI
+                } else {
+                    MSDC_INTEN::IMPLEMENTED
+                };
+                self.inten = MSDC_INTEN::from_raw(value & implemented.raw());
             }
             MSDC_FIFOCS::OFFSET => {
                 if MSDC_FIFOCS::from_raw(value).clr() {
@@ -614,6 +714,15 @@ impl MsdcModel {
                 None => self.violation(Violation::UnknownRegister(offset)),
             },
         }
+    }
+
+    /// The CQHCI block and the offset in its register file that `offset` of the base
+    /// window reaches, if the controller has the block and `offset` lies in it.
+    fn cqhci_register(&mut self, offset: usize) -> Option<(&mut CqhciModel, usize)> {
+        let at = offset
+            .checked_sub(CQHCI_BASE)
+            .filter(|&at| at < CQHCI_LEN)?;
+        self.cqhci.as_mut().map(|c| (c, at))
     }
 
     fn write_dma_ctrl(&mut self, value: MSDC_DMA_CTRL) {
@@ -662,14 +771,19 @@ impl MsdcModel {
         if self.clock_reads > 0 {
             self.violation(Violation::ClockNotStable);
         }
-        self.phase = Phase::Command(c);
+        let refused = self.cqhci_owns_bus();
+        if refused {
+            self.violation(Violation::CommandWhileCqhciActive);
+        }
+        self.phase = Phase::Command(RawCommand { refused, ..c });
     }
 
     /// Advances the model by one unit of work: runs the pending command, or the pending
-    /// data phase once the DMA was started. Returns whether anything happened.
+    /// data phase once the DMA was started, or else one step of the CQHCI block (if the
+    /// controller has one) against the same card. Returns whether anything happened.
     pub fn step<C: CardSlot + ?Sized, M: BusMemory>(&mut self, card: &mut C, mem: &mut M) -> bool {
         match self.phase {
-            Phase::Idle => false,
+            Phase::Idle => self.step_cqhci(card, mem),
             Phase::Command(c) => {
                 self.run_command(c, card);
                 true
@@ -680,6 +794,38 @@ impl MsdcModel {
             }
             Phase::Data(_) => false,
         }
+    }
+
+    /// One step of the CQHCI block on the bus: its exchanges with the card are charged at
+    /// the MSDC's bus clock and width, and the host-detected errors it reports (the host's
+    /// own status on MediaTek) latch in `MSDC_INT` with `CMDQ`, as `msdc_cmdq_irq` reads
+    /// them (command: CMDTMO or RSPCRCERR; data: DATTMO or DATCRCERR).
+    fn step_cqhci<C: CardSlot + ?Sized, M: BusMemory>(
+        &mut self,
+        card: &mut C,
+        mem: &mut M,
+    ) -> bool {
+        let Some(cq) = self.cqhci.as_mut() else {
+            return false;
+        };
+        let mut metered = Metered::new(card);
+        let progressed = cq.step(&mut metered, mem);
+        let errors = cq.take_host_errors();
+        let seen = metered.seen();
+        self.charge_bus_work(&seen);
+        let command: Option<Event> = errors.command.map(|kind| match kind {
+            HostErrorKind::Crc => MSDC_INT::with_rspcrcerr as Event,
+            HostErrorKind::Timeout | HostErrorKind::Other => MSDC_INT::with_cmdtmo,
+        });
+        let data: Option<Event> = errors.data.map(|kind| match kind {
+            HostErrorKind::Crc => MSDC_INT::with_datcrcerr as Event,
+            HostErrorKind::Timeout | HostErrorKind::Other => MSDC_INT::with_dattmo,
+        });
+        for event in [command, data].into_iter().flatten() {
+            self.raise(event);
+            self.cmdq_error = true;
+        }
+        progressed
     }
 
     /// Runs `step` until it has nothing to do (at most `limit` times).
@@ -749,6 +895,11 @@ impl MsdcModel {
 
     fn run_command<C: CardSlot + ?Sized>(&mut self, raw: RawCommand, card: &mut C) {
         self.phase = Phase::Idle;
+        if raw.refused {
+            // Never on the bus: an injected fault waits for the next command.
+            self.raise(MSDC_INT::with_cmdtmo);
+            return;
+        }
         let fault = self.fault.take();
         let Some(c) = self.check_command(&raw) else {
             self.raise(MSDC_INT::with_cmdtmo);
@@ -1084,7 +1235,15 @@ impl RegisterFile for MsdcModel {
 }
 
 /// The base window starts the model's register space (the CQHCI block follows at
-/// [`super::regs::WINDOW`]).
+/// [`CQHCI_BASE`]).
 impl Serves<MsdcBase> for MsdcModel {
     const BASE: usize = 0;
+}
+
+/// The CQHCI block's registers are at [`CQHCI_BASE`] of the base window, so a
+/// [`Bus`](super::super::bus::Bus)`<MsdcModel>` is an `Io<CqhciBlock>` on the same register
+/// space; without the block (a model from [`MsdcModel::new`]) every access there is an
+/// unknown-register violation.
+impl Serves<CqhciBlock> for MsdcModel {
+    const BASE: usize = CQHCI_BASE;
 }

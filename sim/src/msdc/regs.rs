@@ -14,8 +14,17 @@
 
 use super::super::windows::MsdcBase;
 
-/// Size of the modelled register window in bytes (everything below the CQHCI block).
-pub const WINDOW: usize = 0x800;
+/// Where the CQHCI block's registers start in the base window (mtk-sd.c maps the CQHCI
+/// registers at `base + 0x800`).
+pub const CQHCI_BASE: usize = 0x800;
+
+/// Size of the CQHCI block's register file (CQVER at 0x00 to CQCRA at 0x5C).
+pub const CQHCI_LEN: usize = 0x60;
+
+/// Size of the modelled register window in bytes: the MSDC registers below [`CQHCI_BASE`],
+/// then the CQHCI block's (on a controller that has one; without it those offsets are
+/// unknown registers like any other).
+pub const WINDOW: usize = CQHCI_BASE + CQHCI_LEN;
 
 field_enum! {
     /// How `MSDC_CFG` derives the bus clock from the source clock (`CKMOD`).
@@ -186,7 +195,7 @@ register! {
     }
 
     /// Interrupt enable: one enable per `MSDC_INT` event, at the event's bit, for the events
-    /// up to `DMA_PROTECT` (see [`MSDC_INTEN::IMPLEMENTED`]).
+    /// up to `DMA_PROTECT` (see [`MSDC_INTEN::IMPLEMENTED`]), and `CMDQ` with a CQHCI block.
     pub MSDC_INTEN(u32) @ MsdcBase + 0x10 {}
 
     /// FIFO control and status.
@@ -381,7 +390,7 @@ impl MSDC_PS {
 
 impl MSDC_INTEN {
     /// The enables that exist: one for every `MSDC_INT` event from `MMCIRQ` to
-    /// `DMA_PROTECT` (`CMDQ` has none).
+    /// `DMA_PROTECT` (`CMDQ` has one only with a CQHCI block, [`MSDC_INTEN::WITH_CQHCI`]).
     pub const IMPLEMENTED: Self = Self::from_raw(
         MSDC_INT::zeroed()
             .with_mmcirq(true)
@@ -405,6 +414,11 @@ impl MSDC_INTEN {
             .with_dma_protect(true)
             .raw(),
     );
+
+    /// The enables of a controller with a CQHCI block: [`MSDC_INTEN::IMPLEMENTED`] and
+    /// `CMDQ` (mtk-sd.c's `msdc_cqe_enable` writes `MSDC_INT_CMDQ` to `MSDC_INTEN`).
+    pub const WITH_CQHCI: Self =
+        Self::from_raw(Self::IMPLEMENTED.raw() | MSDC_INT::zeroed().with_cmdq(true).raw());
 }
 
 impl SDC_CMD {

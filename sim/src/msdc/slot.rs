@@ -63,3 +63,83 @@ macro_rules! card_slot {
 }
 
 card_slot!(Card, SdCard);
+
+/// What work on the bus a [`Metered`] slot saw: the exchanges the CQHCI block made with the
+/// card, for the MSDC model to charge at its bus clock and width.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct BusWork {
+    /// Commands the card answered (every command the CQHCI block sends has a 48-bit
+    /// response).
+    pub(super) answered: u64,
+    /// Commands the card did not answer.
+    pub(super) missing: u64,
+    /// Bytes read from the card.
+    pub(super) read_bytes: u64,
+    /// Bytes written to the card.
+    pub(super) written_bytes: u64,
+    /// The card's busy work (switch, flush, erase from a direct command), one at most per
+    /// command, collected as it is reported.
+    pub(super) work: [CardWork; 4],
+}
+
+/// A card slot that forwards to a card and counts what passes, so that work another engine
+/// (the CQHCI block) does on the MSDC's bus is charged like the legacy engine's.
+pub(super) struct Metered<'c, C: ?Sized> {
+    card: &'c mut C,
+    seen: BusWork,
+}
+
+impl<'c, C: CardSlot + ?Sized> Metered<'c, C> {
+    /// Meters `card`.
+    pub(super) fn new(card: &'c mut C) -> Self {
+        Self {
+            card,
+            seen: BusWork::default(),
+        }
+    }
+
+    /// What passed.
+    pub(super) fn seen(&self) -> BusWork {
+        self.seen
+    }
+}
+
+impl<C: CardSlot + ?Sized> CardSlot for Metered<'_, C> {
+    fn command(&mut self, cmd: Command) -> Result<Response, NoResponse> {
+        let answer = self.card.command(cmd);
+        if answer.is_ok() {
+            self.seen.answered = self.seen.answered.saturating_add(1);
+        } else {
+            self.seen.missing = self.seen.missing.saturating_add(1);
+        }
+        let work = self.card.take_work();
+        if work != CardWork::None {
+            if let Some(slot) = self.seen.work.iter_mut().find(|w| **w == CardWork::None) {
+                *slot = work;
+            }
+        }
+        answer
+    }
+
+    fn read_data(&mut self, buf: &mut [u8]) -> Result<(), DataError> {
+        self.card.read_data(buf)?;
+        self.seen.read_bytes = self.seen.read_bytes.saturating_add(buf.len() as u64);
+        Ok(())
+    }
+
+    fn write_data(&mut self, data: &[u8]) -> Result<(), DataError> {
+        self.card.write_data(data)?;
+        self.seen.written_bytes = self.seen.written_bytes.saturating_add(data.len() as u64);
+        Ok(())
+    }
+
+    fn bus_width(&self) -> Option<u8> {
+        self.card.bus_width()
+    }
+
+    fn max_clock_hz(&self) -> Option<u32> {
+        self.card.max_clock_hz()
+    }
+
+    // The work was taken with each command and is in `seen`: nothing is left to report.
+}
