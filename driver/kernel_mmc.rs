@@ -82,25 +82,53 @@ pub mod caps {
     pub const SDIO_IRQ_NOTHREAD: u32 = b::MMC_CAP2_SDIO_IRQ_NOTHREAD;
 }
 
-/// Bus timing modes (`MMC_TIMING_*`), as in [`Ios::timing`].
-pub mod timing {
-    use super::bindings as b;
-
-    /// Legacy (default speed).
-    pub const LEGACY: u8 = b::MMC_TIMING_LEGACY as u8;
-    /// eMMC high speed.
-    pub const MMC_HS: u8 = b::MMC_TIMING_MMC_HS as u8;
-    /// SD high speed.
-    pub const SD_HS: u8 = b::MMC_TIMING_SD_HS as u8;
-    /// UHS-I DDR50.
-    pub const UHS_DDR50: u8 = b::MMC_TIMING_UHS_DDR50 as u8;
-    /// eMMC DDR52.
-    pub const MMC_DDR52: u8 = b::MMC_TIMING_MMC_DDR52 as u8;
-    /// eMMC HS200.
-    pub const MMC_HS200: u8 = b::MMC_TIMING_MMC_HS200 as u8;
-    /// eMMC HS400.
-    pub const MMC_HS400: u8 = b::MMC_TIMING_MMC_HS400 as u8;
+// The MMC core's constants that the no_std crates carry as numbers (`mmc_request`'s
+// flags, timings and opcodes) must be the kernel's: checked here, against the headers,
+// when the driver is built.
+macro_rules! same_as_headers {
+    ($($module:ident :: $name:ident),* $(,)?) => {
+        $(const _: () = assert!(
+            crate::mmc_request::$module::$name == bindings::$name,
+            concat!("mmc_request::", stringify!($module), "::", stringify!($name),
+                " differs from the kernel's")
+        );)*
+    };
 }
+
+same_as_headers!(
+    flags::MMC_RSP_PRESENT,
+    flags::MMC_RSP_136,
+    flags::MMC_RSP_CRC,
+    flags::MMC_RSP_BUSY,
+    flags::MMC_RSP_OPCODE,
+    flags::MMC_RSP_NONE,
+    flags::MMC_RSP_R1,
+    flags::MMC_RSP_R1B,
+    flags::MMC_RSP_R1B_NO_CRC,
+    flags::MMC_RSP_R2,
+    flags::MMC_RSP_R3,
+    flags::MMC_CMD_AC,
+    flags::MMC_CMD_ADTC,
+    flags::MMC_CMD_BC,
+    flags::MMC_CMD_BCR,
+    timing::MMC_TIMING_LEGACY,
+    timing::MMC_TIMING_MMC_HS,
+    timing::MMC_TIMING_SD_HS,
+    timing::MMC_TIMING_UHS_SDR12,
+    timing::MMC_TIMING_UHS_SDR25,
+    timing::MMC_TIMING_UHS_SDR50,
+    timing::MMC_TIMING_UHS_SDR104,
+    timing::MMC_TIMING_UHS_DDR50,
+    timing::MMC_TIMING_MMC_DDR52,
+    timing::MMC_TIMING_MMC_HS200,
+    timing::MMC_TIMING_MMC_HS400,
+    opcode::SD_SWITCH_VOLTAGE,
+    opcode::MMC_STOP_TRANSMISSION,
+    opcode::MMC_READ_MULTIPLE_BLOCK,
+    opcode::MMC_SET_BLOCK_COUNT,
+    opcode::MMC_WRITE_MULTIPLE_BLOCK,
+    opcode::MMC_GO_IRQ_STATE,
+);
 
 /// Signal voltages (`MMC_SIGNAL_VOLTAGE_*`), as in [`Ios::signal_voltage`].
 pub mod signal_voltage {

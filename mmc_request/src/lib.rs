@@ -59,6 +59,32 @@ pub mod flags {
     pub const MMC_DATA_WRITE: u32 = 1 << 8;
 }
 
+/// The bus timings of `mmc_ios.timing` (`MMC_TIMING_*` of `include/linux/mmc/host.h`).
+pub mod timing {
+    /// Legacy (default speed).
+    pub const MMC_TIMING_LEGACY: u32 = 0;
+    /// eMMC high speed.
+    pub const MMC_TIMING_MMC_HS: u32 = 1;
+    /// SD high speed.
+    pub const MMC_TIMING_SD_HS: u32 = 2;
+    /// UHS-I SDR12.
+    pub const MMC_TIMING_UHS_SDR12: u32 = 3;
+    /// UHS-I SDR25.
+    pub const MMC_TIMING_UHS_SDR25: u32 = 4;
+    /// UHS-I SDR50.
+    pub const MMC_TIMING_UHS_SDR50: u32 = 5;
+    /// UHS-I SDR104.
+    pub const MMC_TIMING_UHS_SDR104: u32 = 6;
+    /// UHS-I DDR50.
+    pub const MMC_TIMING_UHS_DDR50: u32 = 7;
+    /// eMMC DDR52.
+    pub const MMC_TIMING_MMC_DDR52: u32 = 8;
+    /// eMMC HS200.
+    pub const MMC_TIMING_MMC_HS200: u32 = 9;
+    /// eMMC HS400.
+    pub const MMC_TIMING_MMC_HS400: u32 = 10;
+}
+
 /// The command indices whose meaning a host driver needs to know.
 pub mod opcode {
     /// CMD11: SD voltage switch (`SD_SWITCH_VOLTAGE`).
