@@ -20,6 +20,7 @@ use msdc::regs::MsdcBase;
 use msdc::soc;
 use registers::{Io, PollLimit};
 use sim::bus::{Bus, RegisterFile, Serves};
+use sim::msdc::regs::{self, DataType};
 use sim::msdc::{CardSlot, Fault, ModelConfig, MsdcModel, Violation};
 use sim::Ram;
 
@@ -38,21 +39,23 @@ const MODEL_STEPS: u32 = 64;
 /// Interrupts one request may need before the bench calls it stuck.
 const MAX_INTERRUPTS: usize = 16;
 
-// `SDC_FIFO_CFG` is not in the model's register file (a sim gap): the bench keeps it.
-const SDC_FIFO_CFG: usize = 0x228;
-pub(crate) const MSDC_CFG: usize = 0x00;
-pub(crate) const MSDC_PS: usize = 0x08;
-const MSDC_INT: usize = 0x0C;
-pub(crate) const MSDC_INTEN: usize = 0x10;
-const SDC_CMD: usize = 0x34;
-const SDC_STS: usize = 0x3C;
-pub(crate) const MSDC_DMA_CTRL: usize = 0x98;
-pub(crate) const MSDC_DMA_CFG: usize = 0x9C;
-const CFG_RST: u32 = 1 << 2;
-pub(crate) const CFG_CKSTB: u32 = 1 << 7;
-const DMA_CTRL_START: u32 = 1 << 0;
-const DMA_CFG_STS: u32 = 1 << 0;
-const STS_CMDBUSY: u32 = 1 << 1;
+// Offsets and bits the bench acts on, from the model's own register definitions (the hardware
+// facts, not the driver's reading of them). `SDC_FIFO_CFG` is not in the model's register
+// file (a sim gap): the bench keeps it, at the driver's offset.
+const SDC_FIFO_CFG: usize = msdc::regs::SDC_FIFO_CFG::OFFSET;
+pub(crate) const MSDC_CFG: usize = regs::MSDC_CFG::OFFSET;
+pub(crate) const MSDC_PS: usize = regs::MSDC_PS::OFFSET;
+const MSDC_INT: usize = regs::MSDC_INT::OFFSET;
+pub(crate) const MSDC_INTEN: usize = regs::MSDC_INTEN::OFFSET;
+const SDC_CMD: usize = regs::SDC_CMD::OFFSET;
+const SDC_STS: usize = regs::SDC_STS::OFFSET;
+pub(crate) const MSDC_DMA_CTRL: usize = regs::MSDC_DMA_CTRL::OFFSET;
+pub(crate) const MSDC_DMA_CFG: usize = regs::MSDC_DMA_CFG::OFFSET;
+const CFG_RST: u32 = regs::MSDC_CFG::zeroed().with_rst(true).raw();
+pub(crate) const CFG_CKSTB: u32 = regs::MSDC_CFG::zeroed().with_ckstb(true).raw();
+const DMA_CTRL_START: u32 = regs::MSDC_DMA_CTRL::zeroed().with_start(true).raw();
+const DMA_CFG_STS: u32 = regs::MSDC_DMA_CFG::zeroed().with_sts(true).raw();
+const STS_CMDBUSY: u32 = regs::SDC_STS::zeroed().with_cmdbusy(true).raw();
 
 /// `mmc_command.flags` response and command types, by their short names.
 pub(crate) mod flags {
@@ -283,7 +286,7 @@ impl<C: CardSlot> Rig<C> {
             MSDC_INT => m.injected_events.set(m.injected_events.get() & !value),
             MSDC_DMA_CTRL if m.drop_dma_start.get() => value &= !DMA_CTRL_START,
             SDC_CMD => {
-                if (value >> 11) & 3 != 0 {
+                if regs::SDC_CMD::from_raw(value).dtype() != DataType::None {
                     if let Some(fault) = m.fault_on_data_command.take() {
                         self.model.borrow_mut().inject(fault);
                     }
