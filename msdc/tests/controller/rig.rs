@@ -95,6 +95,16 @@ pub(crate) fn with_auto_cmd23(config: HostSetup) -> HostSetup {
     }
 }
 
+/// The model of the controller `config` sets up, with the model's default timing.
+pub(crate) fn model_config(config: &HostSetup) -> ModelConfig {
+    ModelConfig {
+        support_64g: config.addressing == DmaAddressing::Bits36,
+        divider_12bit: config.soc.clock_divider == DividerWidth::Bits12,
+        source_hz: config.source_hz,
+        ..ModelConfig::default()
+    }
+}
+
 /// Misbehaviour the bench adds on top of the model.
 #[derive(Default)]
 pub(crate) struct Misbehaviour {
@@ -144,15 +154,9 @@ impl<C: CardSlot> Rig<C> {
     /// A bench for `config` with `card` in the slot.
     pub(crate) fn new(config: &HostSetup, card: C) -> Self {
         let support_64g = config.addressing == DmaAddressing::Bits36;
-        let model = MsdcModel::new(ModelConfig {
-            support_64g,
-            divider_12bit: config.soc.clock_divider == DividerWidth::Bits12,
-            source_hz: config.source_hz,
-            ..ModelConfig::default()
-        });
         Self {
             config: *config,
-            model: RefCell::new(model),
+            model: RefCell::new(MsdcModel::new(model_config(config))),
             card: RefCell::new(card),
             ram: RefCell::new(vec![0; RAM_LEN]),
             base: if support_64g {
@@ -486,7 +490,7 @@ impl<'r, C: CardSlot> Host<'r, C> {
     pub(crate) fn read_ok(&mut self, opcode: u32, arg: u32, block_size: u32, blocks: u32) {
         let req = Request {
             data: Some(read_data(block_size, blocks)),
-            ..request(command(opcode, arg, flags::R1 | flags::ADTC))
+            ..adtc_read(opcode, arg, block_size)
         };
         let result = self.run(&req, &[(0, block_size * blocks)]);
         assert_eq!(result.first_error(), None, "CMD{opcode}: {result:?}");
@@ -510,6 +514,15 @@ pub(crate) fn request(cmd: Command) -> Request {
         cmd,
         data: None,
         stop: None,
+    }
+}
+
+/// A single-block read of `block_size` bytes, as `mmc_send_adtc_data` and the SD register
+/// reads (`mmc_app_send_scr`, `mmc_read_ssr`, `mmc_sd_switch`) build it.
+pub(crate) fn adtc_read(opcode: u32, arg: u32, block_size: u32) -> Request {
+    Request {
+        data: Some(read_data(block_size, 1)),
+        ..request(command(opcode, arg, flags::R1 | flags::ADTC))
     }
 }
 

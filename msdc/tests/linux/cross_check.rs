@@ -16,9 +16,9 @@ use sim::emmc::{Card, CardState, ReadyOrder};
 use sim::msdc::{CardSlot, Fault, Violation};
 use sim::sd::{SdCard, SdConfig, ACMD41_BUSY_POLLS, BLOCK_SIZE, DEFAULT_RCA};
 
-use crate::replay::{adtc_read, Phase};
+use crate::replay::Phase;
 use crate::rig::flags::{AC, BC, BCR, NONE, R1, R1B, R2, R3};
-use crate::rig::{block_request, legacy_config, modern_config, pattern, Host, Rig};
+use crate::rig::{adtc_read, block_request, legacy_config, modern_config, patterned, Host, Rig};
 
 type SdHost<'r, 's> = Host<'r, SdCard<'s>>;
 
@@ -54,9 +54,7 @@ fn assert_data_fails<C: CardSlot>(h: &mut Host<'_, C>, req: &Request, error: Err
 /// `blocks` blocks, filled with the rig's pattern; `test` also gets the card's contents from
 /// before.
 fn at_sdr104(config: HostSetup, blocks: usize, test: impl FnOnce(&mut SdHost<'_, '_>, &[u8])) {
-    let mut storage = vec![0u8; blocks * BLOCK_SIZE];
-    pattern(&mut storage);
-    let expect = storage.clone();
+    let (mut storage, expect) = patterned(blocks * BLOCK_SIZE);
     let rig = Rig::new(&config, SdCard::new(&mut storage, SdConfig::default()));
     let mut h = Host::new(&rig, config);
     sd_init(&mut h);
@@ -67,9 +65,7 @@ fn at_sdr104(config: HostSetup, blocks: usize, test: impl FnOnce(&mut SdHost<'_,
 /// rig's pattern) put straight into the transfer state at RCA 1 and one bit; `test` also gets
 /// the card's contents from before.
 fn emmc_in_tran(test: impl FnOnce(&mut Host<'_, Card<'_>>, &[u8])) {
-    let mut storage = vec![0u8; 32 * 512];
-    pattern(&mut storage);
-    let expect = storage.clone();
+    let (mut storage, expect) = patterned(32 * 512);
     let mut card = Card::new(&mut storage, 8, ReadyOrder::Immediate);
     card.initialize(1, false).unwrap();
     let rig = Rig::new(&modern_config(), card);

@@ -12,9 +12,9 @@
 use msdc::clock::Timing;
 use sim::emmc::{Card, CardConfig, CardState, PARTITION_UNIT};
 
-use crate::replay::{adtc_read, open_ended, rw, unstuff_bits, Phase};
+use crate::replay::{open_ended, rw, unstuff_bits, Phase};
 use crate::rig::flags::{AC, BC, BCR, NONE, R1, R1B, R2, R3};
-use crate::rig::{modern_config, Host, Rig};
+use crate::rig::{adtc_read, modern_config, Host, Rig};
 
 const RCA: u16 = 1;
 const RCA_ARG: u32 = (RCA as u32) << 16;

@@ -4,16 +4,15 @@
 //! and card busy work at the clock and bus width the engine programmed. (The latency model's
 //! arithmetic on its own is tested in `sim`.)
 
-use msdc::clock::{DividerWidth, Timing};
-use msdc::dma::DmaAddressing;
+use msdc::clock::Timing;
 use sim::emmc::{Card, Command, ReadyOrder};
 use sim::latency::{Latency, ResponseLength};
 use sim::msdc::{CardSlot, ModelConfig, MsdcModel};
 use sim::sd::{SdCard, SdConfig, BLOCK_SIZE, DEFAULT_RCA};
 
-use crate::replay::{adtc_read, rw};
+use crate::replay::rw;
 use crate::rig::flags::{AC, BC, BCR, NONE, R1, R1B, R2, R3};
-use crate::rig::{modern_config, Host, Rig};
+use crate::rig::{adtc_read, model_config, modern_config, Host, Rig};
 
 const MS: u64 = 1_000_000;
 const EMMC_RCA_ARG: u32 = 1 << 16;
@@ -24,10 +23,8 @@ fn rig_with_latency<C: CardSlot>(card: C, latency: Latency) -> Rig<C> {
     let config = modern_config();
     let rig = Rig::new(&config, card);
     *rig.model() = MsdcModel::new(ModelConfig {
-        support_64g: config.addressing == DmaAddressing::Bits36,
-        divider_12bit: config.soc.clock_divider == DividerWidth::Bits12,
-        source_hz: config.source_hz,
         latency,
+        ..model_config(&config)
     });
     rig
 }

@@ -9,7 +9,7 @@
 use mmc_request::{ErrorKind, Request, RequestResult};
 use sim::msdc::CardSlot;
 
-use crate::rig::{block_request, command, flags, read_data, request, stop_command, Host, Rig};
+use crate::rig::{block_request, command, flags, set_block_count, stop_command, Host, Rig};
 
 /// R1 `SWITCH_ERROR` (JESD84-B51 §6.13).
 const SWITCH_ERROR: u32 = 1 << 7;
@@ -214,15 +214,6 @@ fn pages_keeping(len: u32, kept: u32) -> Vec<(u64, u32)> {
         .collect()
 }
 
-/// A single-block read of `block_size` bytes, as `mmc_send_adtc_data` and the SD register
-/// reads (`mmc_app_send_scr`, `mmc_read_ssr`, `mmc_sd_switch`) build it.
-pub(crate) fn adtc_read(opcode: u32, arg: u32, block_size: u32) -> Request {
-    Request {
-        data: Some(read_data(block_size, 1)),
-        ..request(command(opcode, arg, flags::R1 | flags::ADTC))
-    }
-}
-
 /// A block layer read or write of `blocks` sectors at `sector` as `mmc_blk_rw_rq_prep` builds
 /// it on a host with `MMC_CAP_CMD23`: CMD17/CMD24 for one block, otherwise CMD18/CMD25 with
 /// `sbc` and `stop` (R1 after a read, R1b after a write). A `reliable` write (REQ_FUA on a
@@ -230,7 +221,7 @@ pub(crate) fn adtc_read(opcode: u32, arg: u32, block_size: u32) -> Request {
 pub(crate) fn rw(write: bool, sector: u32, blocks: u32, reliable: bool) -> Request {
     let mut req = block_request(write, sector, blocks, true);
     if reliable {
-        req.sbc = Some(command(23, (1 << 31) | blocks, flags::R1 | flags::AC));
+        req.sbc = Some(set_block_count((1 << 31) | blocks));
         req.cmd.opcode = 25;
         req.stop = Some(stop_command());
     }

@@ -13,9 +13,9 @@ use msdc::clock::Timing;
 use sim::emmc::CardState;
 use sim::sd::{SdCard, SdConfig, BLOCK_SIZE};
 
-use crate::replay::{adtc_read, open_ended, rw, unstuff_bits};
+use crate::replay::{open_ended, rw, unstuff_bits};
 use crate::rig::flags::{AC, BC, BCR, NONE, R1, R1B, R2, R3};
-use crate::rig::{modern_config, Host, Rig};
+use crate::rig::{adtc_read, modern_config, Host, Rig};
 
 const HOST_OCR: u32 = 0x0030_0000;
 const SD_OCR_CCS: u32 = 1 << 30;
