@@ -392,9 +392,7 @@ impl<'a> SdCard<'a> {
 
     /// R1 for a command received in `state`; reported errors are cleared.
     fn r1(&mut self, state: CardState, extra: u32) -> Response {
-        let s = self.status(state) | extra;
-        self.core.pending = 0;
-        Response::R1(s)
+        Response::R1(self.status_taken(state) | extra)
     }
 
     fn illegal(&mut self) -> Result<Response, NoResponse> {
@@ -487,8 +485,7 @@ impl SdCard<'_> {
             (3, CardState::Ident | CardState::Stby) => {
                 self.rca = self.config.rca;
                 self.state = CardState::Stby;
-                let s = CARD_STATUS::from_raw(self.status(state));
-                self.core.pending = 0;
+                let s = CARD_STATUS::from_raw(self.status_taken(state));
                 // An RCA always fits its 16-bit field.
                 let r6 = R6::from_raw(s.raw() & R6::SAME_POSITION.raw())
                     .with_com_crc_error(s.com_crc_error())
@@ -797,14 +794,10 @@ impl SdCard<'_> {
     fn erase(&mut self, function: u32) -> Response {
         let state = self.state;
         let Some((start, end)) = self.core.erase.take() else {
-            let s = self.status(state) | status::ERASE_SEQ_ERROR;
-            self.core.pending = 0;
-            return Response::R1b(s);
+            return Response::R1b(self.status_taken(state) | status::ERASE_SEQ_ERROR);
         };
         if function != 0 || end < start {
-            let s = self.status(state) | status::ERASE_PARAM;
-            self.core.pending = 0;
-            return Response::R1b(s);
+            return Response::R1b(self.status_taken(state) | status::ERASE_PARAM);
         }
         let s = self.status_taken(state);
         self.core.work = erase_blocks(self.storage, start, end);
