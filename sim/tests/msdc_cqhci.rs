@@ -5,7 +5,7 @@
 //! built with the model's own CQHCI definitions (JESD84-B51 CQHCI); the one number checked
 //! against the hardware is the block's place at `base + 0x800` (mtk-sd.c).
 
-use registers::Io;
+use registers::{Io, PollLimit};
 use sim::bus::Bus;
 use sim::cqhci::desc::{Act, DATA_DESC, DATA_DESC_HI, DESC_ATTRIBUTES, TASK_DESC};
 use sim::cqhci::regs::{
@@ -14,6 +14,7 @@ use sim::cqhci::regs::{
 use sim::cqhci::Fault as CqFault;
 use sim::emmc::{Card, ReadyOrder};
 use sim::latency::Latency;
+use sim::msdc::controller::CLOCK_STABLE_POLLS;
 use sim::msdc::regs::{ResponseType, MSDC_CFG, MSDC_INT, MSDC_INTEN, SDC_ARG, SDC_CMD, SDC_RESP0};
 use sim::msdc::{ModelConfig, MsdcModel, Violation};
 use sim::{BusMemory, Ram};
@@ -48,10 +49,11 @@ fn joined() -> Bus<MsdcModel> {
 /// SD mode, 25 MHz (200 MHz / (4 × 2)): within the initialised card's 26 MHz.
 fn legacy_setup(bus: &Bus<MsdcModel>) {
     bus.write(MSDC_CFG::zeroed().with_mode(true).with_const_ckdiv::<2>());
-    // Let CKSTB settle.
-    for _ in 0..4 {
-        let _ = bus.read::<MSDC_CFG>();
-    }
+    let limit = PollLimit {
+        attempts: CLOCK_STABLE_POLLS + 1,
+        interval_us: 1,
+    };
+    bus.poll::<MSDC_CFG>(MSDC_CFG::ckstb, limit).unwrap();
 }
 
 /// CMD13 with the card's RCA through the legacy registers, stepped to completion; the
