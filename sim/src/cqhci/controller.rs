@@ -7,7 +7,7 @@
 //! including its data transfer). Halt therefore takes effect between tasks.
 
 use super::super::bus::{RegisterFile, Serves};
-use super::super::emmc::command::QUEUED_TASK_PARAMS;
+use super::super::emmc::command::{QUEUED_TASK_PARAMS, RCA_ARG, TASK_ARG};
 use super::super::emmc::{Command, NoResponse, QueuedTask, Response};
 use super::super::memory::{BusFault, BusMemory};
 use super::super::msdc::CardSlot;
@@ -19,7 +19,7 @@ use super::desc::{
 use super::regs::{
     CQCAP, CQCFG, CQCRA, CQCRDCT, CQCRI, CQCTL, CQDPT, CQDQS, CQIC, CQIS, CQISGE, CQISTE, CQRMEM,
     CQRMEM_RESET, CQSSC1, CQSSC1_RESET, CQSSC2, CQTCLR, CQTCN, CQTDBR, CQTDLBA, CQTDLBAU, CQTDPE,
-    CQTERRI, CQVER, EXECUTE_TASK_ARG, SEND_STATUS_ARG,
+    CQTERRI, CQVER,
 };
 use crate::registers::FieldOverflow;
 
@@ -746,10 +746,10 @@ impl CqhciModel {
         }
         let ready = self.dqs & self.dpt;
         if ready == 0 {
-            let arg = SEND_STATUS_ARG::zeroed()
+            let arg = RCA_ARG::zeroed()
                 .with_sqs(true)
                 .try_with_rca(self.ssc2.rca());
-            let arg = self.checked(arg, SEND_STATUS_ARG::zeroed()).raw();
+            let arg = self.checked(arg, RCA_ARG::zeroed()).raw();
             match card.command(Command::new(13, arg)) {
                 Ok(Response::QueueStatus(qsr)) => self.dqs = qsr & !self.stalled,
                 _ => {
@@ -766,8 +766,8 @@ impl CqhciModel {
             return true;
         };
         let index = if desc.read { 46 } else { 47 };
-        let arg = EXECUTE_TASK_ARG::zeroed().try_with_task_id(u32::from(tag));
-        let arg = self.checked(arg, EXECUTE_TASK_ARG::zeroed()).raw();
+        let arg = TASK_ARG::zeroed().try_with_task_id(u32::from(tag));
+        let arg = self.checked(arg, TASK_ARG::zeroed()).raw();
         if self.send(card, tag, Command::new(index, arg)).is_none() {
             return true;
         }

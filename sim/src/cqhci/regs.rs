@@ -193,20 +193,6 @@ register! {
         /// The last response's bits 39:8.
         31:0 argument;
     }
-
-    /// The argument of SEND_STATUS (CMD13) when the controller polls the queue status.
-    pub SEND_STATUS_ARG(u32) {
-        /// Send queue status (SQS): answer with the queue status register.
-        15:15 sqs => bool;
-        /// The card's RCA.
-        31:16 rca;
-    }
-
-    /// The argument of EXECUTE_READ_TASK and EXECUTE_WRITE_TASK (CMD46, CMD47).
-    pub EXECUTE_TASK_ARG(u32) {
-        /// The task to run.
-        20:16 task_id;
-    }
 }
 
 /// CQSSC1 after reset: poll every 0x1000 timer clocks, one block before the end.
