@@ -107,18 +107,19 @@ pub enum Timing {
 impl Timing {
     /// Maps an `MMC_TIMING_*` value; SD Express and UHS-II timings have no MSDC clock mode.
     pub const fn from_mmc(timing: u32) -> Option<Self> {
+        use crate::mmc_request::timing::*;
         Some(match timing {
-            0 => Self::Legacy,
-            1 => Self::MmcHighSpeed,
-            2 => Self::SdHighSpeed,
-            3 => Self::UhsSdr12,
-            4 => Self::UhsSdr25,
-            5 => Self::UhsSdr50,
-            6 => Self::UhsSdr104,
-            7 => Self::UhsDdr50,
-            8 => Self::MmcDdr52,
-            9 => Self::MmcHs200,
-            10 => Self::MmcHs400,
+            MMC_TIMING_LEGACY => Self::Legacy,
+            MMC_TIMING_MMC_HS => Self::MmcHighSpeed,
+            MMC_TIMING_SD_HS => Self::SdHighSpeed,
+            MMC_TIMING_UHS_SDR12 => Self::UhsSdr12,
+            MMC_TIMING_UHS_SDR25 => Self::UhsSdr25,
+            MMC_TIMING_UHS_SDR50 => Self::UhsSdr50,
+            MMC_TIMING_UHS_SDR104 => Self::UhsSdr104,
+            MMC_TIMING_UHS_DDR50 => Self::UhsDdr50,
+            MMC_TIMING_MMC_DDR52 => Self::MmcDdr52,
+            MMC_TIMING_MMC_HS200 => Self::MmcHs200,
+            MMC_TIMING_MMC_HS400 => Self::MmcHs400,
             _ => return None,
         })
     }
