@@ -26,12 +26,21 @@
 //!
 //! 1. [`Controller::sdio_irq_event`], and signals the SDIO interrupt if it returns true;
 //! 2. [`Controller::card_detect_event`], and schedules card detection if it returns true;
-//! 3. [`Controller::handle_interrupt`], and completes the request it gets back on
+//! 3. on a slot with a CQHCI block, [`Controller::command_queue_event`], and passes the
+//!    errors it returns to the CQHCI engine's interrupt handler (`Cqhci::irq`);
+//! 4. [`Controller::handle_interrupt`], and completes the request it gets back on
 //!    [`Progress::Done`].
 //!
 //! Each of them acknowledges only the `MSDC_INT` events it consumes, so none of them can
-//! swallow another's event, and an event the legacy engine does not own (the command queue
-//! engine's `CMDQ`) is left for its owner.
+//! swallow another's event: [`Controller::handle_interrupt`] leaves the command queue's
+//! `CMDQ` alone, and [`Controller::command_queue_event`] runs only while no legacy request
+//! is in flight (`CMDQ` is enabled only while the CQHCI block owns the bus).
+//!
+//! While the CQHCI block owns the bus the engine's hooks ([`CqeHooks`], from
+//! [`Controller::cqe_hooks`]) program the MSDC registers the block depends on, and
+//! [`Controller::absorb_cqe`] takes over what they did (see the `cqe` module). The
+//! controller stays the one owner of the standing interrupts in `MSDC_INTEN`: the hooks
+//! keep them as the controller has them.
 //!
 //! # Request flow
 //!
@@ -78,10 +87,11 @@ use super::command::{
     plan_set_block_count, response_words, AutoCommand, Command, CommandError, DataTransfer,
     ResponseType, SetBlockCountPlan,
 };
+use super::cqe::{self, CqeAftermath, CqeEvent, CqeHooks, HookReset};
 use super::dma::{self, ChainStart, DescriptorArea, DmaAddressing, DmaError};
 use super::errors::{
-    auto_command_outcome, command_outcome, data_outcome, Outcome, COMMAND_INTERRUPTS,
-    DATA_INTERRUPTS,
+    auto_command_outcome, command_outcome, command_queue_errors, data_outcome,
+    is_command_queue_event, Outcome, COMMAND_INTERRUPTS, DATA_INTERRUPTS,
 };
 use super::regs::{
     BusWidth, InterruptSet, MsdcBase, EMMC50_CFG0, EMMC50_CFG2, EMMC_IOCON, MSDC_CFG, MSDC_DMA_CFG,
@@ -91,6 +101,8 @@ use super::regs::{
 };
 use super::soc::SocData;
 use super::timeout::{Counter, TimeoutRequest, INITIAL_DATA_TIMEOUT_COUNT, INITIAL_TIMEOUT_CLOCKS};
+use crate::cqhci::regs::CQSSC1;
+use crate::cqhci::HostError;
 use crate::mmc_request::{
     self, CommandResult, DataResult, ErrorKind, Request, RequestResult, Segment,
 };
@@ -133,7 +145,7 @@ const ASYNC_FIFO_STATUS_DELAY: u32 = 2;
 
 /// `MSDC_INT` events that belong to the legacy request path: everything but card detect,
 /// the SDIO card interrupt, the read-only card status and the command queue engine's bit.
-const REQUEST_EVENTS: InterruptSet = COMMAND_INTERRUPTS
+pub(super) const REQUEST_EVENTS: InterruptSet = COMMAND_INTERRUPTS
     .union(DATA_INTERRUPTS)
     .union(InterruptSet::MMCIRQ)
     .union(InterruptSet::DMAQ_EMPTY)
@@ -141,8 +153,9 @@ const REQUEST_EVENTS: InterruptSet = COMMAND_INTERRUPTS
     .union(InterruptSet::ACMD19_DONE);
 
 /// Events a controller reset clears: all but the card-detect and SDIO events, which wait
-/// for [`Controller::card_detect_event`] and [`Controller::sdio_irq_event`].
-const RESET_CLEARS: InterruptSet = InterruptSet::ALL
+/// for [`Controller::card_detect_event`] and [`Controller::sdio_irq_event`] (and the
+/// read-only card status).
+pub(super) const RESET_CLEARS: InterruptSet = InterruptSet::ALL
     .difference(InterruptSet::CDSC)
     .difference(InterruptSet::SDIOIRQ)
     .difference(InterruptSet::CSTA);
@@ -844,6 +857,73 @@ impl<R> Controller<R> {
         Ok(pads)
     }
 
+    /// The hooks for one call of the CQHCI engine on this controller, whose MSDC registers
+    /// are `base` (see the `cqe` module): they keep the standing card-detect and SDIO
+    /// interrupts enabled, program the queue's timeouts for the bus clock now running, and
+    /// write `idle_timer` (from [`cqe::send_status_idle_timer`]) to `CQSSC1`.
+    ///
+    /// The hooks borrow the controller, so nothing changes its state during the engine call;
+    /// give what they did back with [`Controller::absorb_cqe`].
+    pub fn cqe_hooks<'a, B: Io<MsdcBase>>(
+        &'a self,
+        base: &'a B,
+        idle_timer: CQSSC1,
+    ) -> CqeHooks<'a, B> {
+        CqeHooks::new(
+            base,
+            self.standing_interrupts,
+            !self.setup.soc.busy_check,
+            self.clock.timeout_clock(),
+            idle_timer,
+        )
+    }
+
+    /// Takes over what the CQHCI hooks did ([`CqeHooks::finish`]): the data timeout they
+    /// programmed becomes the one a clock change rescales (every legacy data command
+    /// programs its own), a reset they completed settles a reset left pending, one whose
+    /// poll timed out is retried by the next [`Controller::start`], and a poll that timed
+    /// out is kept for [`Controller::take_hardware_fault`].
+    pub fn absorb_cqe(&mut self, aftermath: CqeAftermath) {
+        if aftermath.timeouts_written {
+            self.data_timeout = cqe::READ_TIMEOUT;
+        }
+        match aftermath.reset {
+            HookReset::NotRun => {}
+            HookReset::Done => self.reset_pending = false,
+            HookReset::Failed => self.reset_pending = true,
+        }
+        if let Some(fault) = aftermath.fault {
+            self.hardware_fault = Some(fault);
+        }
+    }
+
+    /// Consumes a pending, enabled command queue interrupt (`MSDC_INT.CMDQ`), which the
+    /// hooks enable while the CQHCI block owns the bus, with the errors the MSDC latched
+    /// for the queue's commands and data (`msdc_cmdq_irq`): a response CRC error, else a
+    /// command timeout, is the command error; a data CRC error, else a data timeout, the
+    /// data error. The glue passes them to [`Cqhci::irq`](crate::cqhci::Cqhci::irq).
+    ///
+    /// Acknowledges `CMDQ` and the request events read with it, never card detect or SDIO.
+    /// The acknowledgement comes before the engine reads `CQIS`, so an interrupt the block
+    /// raises meanwhile latches again. `None`, touching nothing, without a `CMDQ` event or
+    /// while a legacy request is in flight (whose events these would be).
+    pub fn command_queue_event(&mut self, base: &impl Io<MsdcBase>) -> Option<CqeEvent> {
+        if self.request.is_some() {
+            return None;
+        }
+        let int = base.read::<MSDC_INT>();
+        if !is_command_queue_event(InterruptSet::pending_enabled(int, base.read())) {
+            return None;
+        }
+        let events = InterruptSet::from_bits_retain(int.raw());
+        base.write((InterruptSet::CMDQ | (events & REQUEST_EVENTS)).as_acknowledge());
+        let errors = command_queue_errors(events);
+        Some(CqeEvent {
+            cmd_error: errors.command.map(host_error),
+            data_error: errors.data.map(host_error),
+        })
+    }
+
     /// Validates `req` with its `chain`, programs the data timeout and issues the first
     /// command.
     fn launch(
@@ -1056,13 +1136,7 @@ impl<R> Controller<R> {
 
     fn reset_controller(&mut self, r: &impl Io<MsdcBase>) -> Result<(), HwError> {
         self.reset_pending = true;
-        r.write(writable_cfg(r.read()).with_rst(true));
-        r.poll::<MSDC_CFG>(|cfg| !cfg.rst(), POLL)
-            .map_err(|_| HwError::ResetTimeout)?;
-        r.update::<MSDC_FIFOCS>(|fifo| fifo.with_clr(true));
-        r.poll::<MSDC_FIFOCS>(|fifo| !fifo.clr(), POLL)
-            .map_err(|_| HwError::FifoClearTimeout)?;
-        r.write(RESET_CLEARS.as_acknowledge());
+        reset_hardware(r)?;
         self.reset_pending = false;
         Ok(())
     }
@@ -1089,12 +1163,8 @@ impl<R> Controller<R> {
 
     /// Stops the DMA and waits for it to go idle; a DMA that does not is reset.
     fn stop_dma(&mut self, r: &impl Io<MsdcBase>) {
-        let ctrl = dma_ctrl_settings(r.read());
-        r.write(ctrl.with_stop(true));
-        let stopped = r.poll::<MSDC_DMA_CTRL>(|ctrl| !ctrl.stop(), POLL).is_ok()
-            && r.poll::<MSDC_DMA_CFG>(|cfg| !cfg.sts(), POLL).is_ok();
-        if !stopped {
-            self.hardware_fault = Some(HwError::DmaStopTimeout);
+        if let Err(e) = halt_dma(r) {
+            self.hardware_fault = Some(e);
             self.recover(r);
         }
     }
@@ -1312,6 +1382,42 @@ fn modify_cfg(r: &impl Io<MsdcBase>, change: impl FnOnce(MSDC_CFG) -> MSDC_CFG) 
 /// `cfg` without the reset trigger and the read-only status bits.
 fn writable_cfg(cfg: MSDC_CFG) -> MSDC_CFG {
     cfg.with_rst(false).with_ckstb(false).with_bv18pss(false)
+}
+
+/// Resets the controller and clears its FIFO (`msdc_reset_hw`), each wait bounded, then
+/// acknowledges every event but card detect and SDIO ([`RESET_CLEARS`]).
+pub(super) fn reset_hardware(r: &impl Io<MsdcBase>) -> Result<(), HwError> {
+    r.write(writable_cfg(r.read()).with_rst(true));
+    r.poll::<MSDC_CFG>(|cfg| !cfg.rst(), POLL)
+        .map_err(|_| HwError::ResetTimeout)?;
+    r.update::<MSDC_FIFOCS>(|fifo| fifo.with_clr(true));
+    r.poll::<MSDC_FIFOCS>(|fifo| !fifo.clr(), POLL)
+        .map_err(|_| HwError::FifoClearTimeout)?;
+    r.write(RESET_CLEARS.as_acknowledge());
+    Ok(())
+}
+
+/// Stops the DMA (`MSDC_DMA_CTRL.STOP`) and waits, bounded, for the stop to take effect and
+/// for `MSDC_DMA_CFG.STS` to report the engine idle.
+pub(super) fn halt_dma(r: &impl Io<MsdcBase>) -> Result<(), HwError> {
+    let ctrl = dma_ctrl_settings(r.read());
+    r.write(ctrl.with_stop(true));
+    let stopped = r.poll::<MSDC_DMA_CTRL>(|ctrl| !ctrl.stop(), POLL).is_ok()
+        && r.poll::<MSDC_DMA_CFG>(|cfg| !cfg.sts(), POLL).is_ok();
+    if stopped {
+        Ok(())
+    } else {
+        Err(HwError::DmaStopTimeout)
+    }
+}
+
+/// The CQHCI engine's class of an error the MSDC detected.
+const fn host_error(error: ErrorKind) -> HostError {
+    match error {
+        ErrorKind::BadCrc => HostError::Crc,
+        ErrorKind::TimedOut => HostError::Timeout,
+        ErrorKind::DmaFault => HostError::Other,
+    }
 }
 
 /// W1C of every pending event.

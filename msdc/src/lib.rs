@@ -19,11 +19,15 @@ extern crate registers;
 // The request types, likewise: `crate::mmc_request` in both builds.
 #[cfg(not(CONFIG_RUST))]
 extern crate mmc_request;
+// The CQHCI engine, whose vendor hooks the `cqe` module implements: `crate::cqhci` in both.
+#[cfg(not(CONFIG_RUST))]
+extern crate cqhci;
 
 pub mod arith;
 pub mod clock;
 pub mod command;
 pub mod controller;
+pub mod cqe;
 pub mod dma;
 pub mod errors;
 pub mod regs;

@@ -114,7 +114,13 @@ impl Counter {
         clock: Option<TimeoutClock>,
         request: TimeoutRequest,
     ) -> SDC_CFG {
-        let value = self.count(clock, request).value;
+        self.apply(cfg, self.count(clock, request))
+    }
+
+    /// Returns `cfg` with this counter set to `count`, a value [`Counter::count`] computed
+    /// earlier.
+    pub fn apply(self, cfg: SDC_CFG, count: TimeoutCount) -> SDC_CFG {
+        let value = count.value;
         // The count saturates at the field maximum; a value the field refused would saturate
         // the same way, never leave the old count.
         match self {

@@ -6,6 +6,7 @@
 //! self-clearing bits never clear. Register values in the assertions are written out from
 //! the bit definitions, not produced by the code under test.
 
+mod cqe;
 mod emmc;
 mod faults;
 mod hardware;

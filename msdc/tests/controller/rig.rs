@@ -9,16 +9,22 @@
 //! The bench can also misbehave on purpose, like an [`Io`] wrapper would: pin a
 //! self-clearing bit, inject `MSDC_INT` events, override pin levels, drop the DMA start or
 //! hide interrupts.
+//!
+//! A bench built with [`Rig::with_cqhci`] has the CQHCI block at its place in the window
+//! and is also an [`Io`]`<`[`CqhciBlock`]`>`. There the model does not run while the CQHCI
+//! engine holds RAM (its descriptor memory) but right after, as hardware would run the
+//! doorbell it was just given.
 
 use std::cell::{Cell, RefCell, RefMut};
 
+use cqhci::regs::CqhciBlock;
 use mmc_request::{Command, CommandResult, Data, Direction, Request, RequestResult, Segment};
 use msdc::clock::{DividerWidth, Timing};
 use msdc::controller::{Controller, DmaChain, HostSetup, Progress, StartError};
 use msdc::dma::{self, DmaAddressing, MAX_SEGMENTS};
 use msdc::regs::MsdcBase;
 use msdc::soc;
-use registers::{Io, PollLimit};
+use registers::{Io, PollLimit, Window};
 use sim::bus::{Bus, RegisterFile, Serves};
 use sim::msdc::regs::{self, DataType};
 use sim::msdc::{CardSlot, Fault, ModelConfig, MsdcModel, Violation};
@@ -54,6 +60,7 @@ pub(crate) const MSDC_DMA_CFG: usize = regs::MSDC_DMA_CFG::OFFSET;
 const CFG_RST: u32 = regs::MSDC_CFG::zeroed().with_rst(true).raw();
 pub(crate) const CFG_CKSTB: u32 = regs::MSDC_CFG::zeroed().with_ckstb(true).raw();
 const DMA_CTRL_START: u32 = regs::MSDC_DMA_CTRL::zeroed().with_start(true).raw();
+const DMA_CTRL_STOP: u32 = regs::MSDC_DMA_CTRL::zeroed().with_stop(true).raw();
 const DMA_CFG_STS: u32 = regs::MSDC_DMA_CFG::zeroed().with_sts(true).raw();
 const STS_CMDBUSY: u32 = regs::SDC_STS::zeroed().with_cmdbusy(true).raw();
 
@@ -148,15 +155,34 @@ pub(crate) struct Rig<C: CardSlot> {
     pub(crate) seen_events: Cell<u32>,
     /// Microseconds of busy-waiting asked for so far.
     pub(crate) delayed_us: Cell<u64>,
+    /// Controller resets started so far (`MSDC_CFG` written with `RST`).
+    pub(crate) resets: Cell<u32>,
+    /// DMA stops asked for so far (`MSDC_DMA_CTRL` written with `STOP`).
+    pub(crate) dma_stops: Cell<u32>,
+    /// The model waits while RAM is borrowed instead of running without memory.
+    defer_while_borrowed: bool,
+    /// The model has work it was not allowed to run yet.
+    deferred: Cell<bool>,
 }
 
 impl<C: CardSlot> Rig<C> {
     /// A bench for `config` with `card` in the slot.
     pub(crate) fn new(config: &HostSetup, card: C) -> Self {
+        Self::build(config, MsdcModel::new(model_config(config)), card, false)
+    }
+
+    /// A bench for `config` whose controller has a MediaTek CQHCI block, with `card` in the
+    /// slot.
+    pub(crate) fn with_cqhci(config: &HostSetup, card: C) -> Self {
+        let model = MsdcModel::with_cqhci(model_config(config), sim::cqhci::ModelConfig::MEDIATEK);
+        Self::build(config, model, card, true)
+    }
+
+    fn build(config: &HostSetup, model: MsdcModel, card: C, defer_while_borrowed: bool) -> Self {
         let support_64g = config.addressing == DmaAddressing::Bits36;
         Self {
             config: *config,
-            model: RefCell::new(MsdcModel::new(model_config(config))),
+            model: RefCell::new(model),
             card: RefCell::new(card),
             ram: RefCell::new(vec![0; RAM_LEN]),
             base: if support_64g {
@@ -170,6 +196,10 @@ impl<C: CardSlot> Rig<C> {
             writes: Cell::new(0),
             seen_events: Cell::new(0),
             delayed_us: Cell::new(0),
+            resets: Cell::new(0),
+            dma_stops: Cell::new(0),
+            defer_while_borrowed,
+            deferred: Cell::new(false),
         }
     }
 
@@ -195,6 +225,7 @@ impl<C: CardSlot> Rig<C> {
 
     /// The interrupt line: an enabled event is pending.
     pub(crate) fn interrupt_line(&self) -> bool {
+        self.settle();
         let misbehave = &self.misbehave;
         if misbehave.hide_interrupts.get() {
             return false;
@@ -221,16 +252,36 @@ impl<C: CardSlot> Rig<C> {
         self.ram.borrow_mut()[offset] ^= 0x5A;
     }
 
+    /// Lends the data window (RAM from [`DATA_OFFSET`]) to `f`, e.g. as the CQHCI engine's
+    /// descriptor memory; the model runs what it was given meanwhile once `f` returns.
+    pub(crate) fn with_data_window<T>(&self, f: impl FnOnce(&mut [u8]) -> T) -> T {
+        let result = {
+            let mut ram = self.ram.borrow_mut();
+            f(&mut ram[DATA_OFFSET as usize..])
+        };
+        self.settle();
+        result
+    }
+
+    /// Runs the model if it has work it was not allowed to run while RAM was borrowed.
+    pub(crate) fn settle(&self) {
+        if self.deferred.take() {
+            self.run_model();
+        }
+    }
+
     fn run_model(&self) {
         let mut model = self.model.borrow_mut();
         let mut card = self.card.borrow_mut();
         // While `Controller::start` holds the descriptor area, RAM is borrowed: the model
         // then gets no memory at all, and any DMA it tried would show up as a violation.
+        // A CQHCI bench waits instead (see the module documentation).
         match self.ram.try_borrow_mut() {
             Ok(mut ram) => {
                 let mut mem = Ram::new(self.base, &mut ram);
                 model.run(&mut *card, &mut mem, MODEL_STEPS);
             }
+            Err(_) if self.defer_while_borrowed => self.deferred.set(true),
             Err(_) => {
                 let mut nothing = [0u8; 0];
                 let mut mem = Ram::new(self.base, &mut nothing);
@@ -288,7 +339,15 @@ impl<C: CardSlot> Rig<C> {
         let mut value = value;
         match offset {
             MSDC_INT => m.injected_events.set(m.injected_events.get() & !value),
-            MSDC_DMA_CTRL if m.drop_dma_start.get() => value &= !DMA_CTRL_START,
+            MSDC_CFG if value & CFG_RST != 0 => self.resets.set(self.resets.get() + 1),
+            MSDC_DMA_CTRL => {
+                if value & DMA_CTRL_STOP != 0 {
+                    self.dma_stops.set(self.dma_stops.get() + 1);
+                }
+                if m.drop_dma_start.get() {
+                    value &= !DMA_CTRL_START;
+                }
+            }
             SDC_CMD => {
                 if regs::SDC_CMD::from_raw(value).dtype() != DataType::None {
                     if let Some(fault) = m.fault_on_data_command.take() {
@@ -313,7 +372,7 @@ impl<C: CardSlot> Rig<C> {
 ///
 /// The port stands in for the model until the model serves the `MsdcBase` window itself
 /// (`RegisterFile` + `Serves<MsdcBase>`); the misbehaviour then wraps the model's accesses.
-struct Port<'r, C: CardSlot>(&'r Rig<C>);
+pub(crate) struct Port<'r, C: CardSlot>(&'r Rig<C>);
 
 impl<C: CardSlot> RegisterFile for Port<'_, C> {
     fn read(&mut self, offset: usize) -> u32 {
@@ -334,13 +393,23 @@ impl<C: CardSlot> Serves<MsdcBase> for Port<'_, C> {
     const BASE: usize = 0;
 }
 
-impl<C: CardSlot> Io<MsdcBase> for Rig<C> {
+/// The CQHCI block where the model puts it (a bench without one has no registers there).
+impl<C: CardSlot> Serves<CqhciBlock> for Port<'_, C> {
+    const BASE: usize = regs::CQHCI_BASE;
+}
+
+/// The bench is an [`Io`] of every window its port serves: the base window, and the CQHCI
+/// block where the model has one.
+impl<C: CardSlot, W: Window> Io<W> for Rig<C>
+where
+    for<'r> Port<'r, C>: Serves<W>,
+{
     fn read32(&self, offset: usize) -> u32 {
-        Io::<MsdcBase>::read32(&self.bus(), offset)
+        Io::<W>::read32(&self.bus(), offset)
     }
 
     fn write32(&self, offset: usize, value: u32) {
-        Io::<MsdcBase>::write32(&self.bus(), offset, value);
+        Io::<W>::write32(&self.bus(), offset, value);
     }
 
     fn poll32(
@@ -349,7 +418,7 @@ impl<C: CardSlot> Io<MsdcBase> for Rig<C> {
         done: impl FnMut(u32) -> bool,
         limit: PollLimit,
     ) -> Result<u32, u32> {
-        Io::<MsdcBase>::poll32(&self.bus(), offset, done, limit)
+        Io::<W>::poll32(&self.bus(), offset, done, limit)
     }
 }
 

@@ -7,6 +7,7 @@
 mod arith;
 mod clock;
 mod command;
+mod cqe;
 mod dma;
 mod errors;
 mod regs;

@@ -1,0 +1,843 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The CQHCI engine (`cqhci::Cqhci`) driving the MSDC model's CQHCI block through the
+//! controller's hooks (`msdc::cqe`), with an eMMC brought up and switched to command queueing
+//! by the legacy path: enable and disable on the MSDC side, queued transfers, a direct
+//! command, host-detected errors through `Controller::command_queue_event`, the MMC core's
+//! recovery with its legacy CMD12 and CMD48, and handing the bus back to the legacy path.
+//!
+//! Register values are written out from upstream's bit definitions (mtk-sd.c) or read with
+//! the model's own register types, never produced by the code under test.
+
+use cqhci::regs::{Tag, CQCRDCT, CQSSC1};
+use cqhci::{
+    CardInfo, CompletionStatus, Completions, Config, Cqhci, DataTask, DcmdResponse,
+    DescriptorMemory, DirectCommand, Direction, DmaWidth, HostError, Segment, Step,
+    TaskDescriptorSize, TaskError, TaskFlags,
+};
+use msdc::clock::Timing;
+use msdc::controller::{CardDetect, HostSetup, HwError, Progress};
+use msdc::cqe::{send_status_idle_timer, CqeAftermath, CqeEvent, CqeHooks, SEND_STATUS_IDLE_NS};
+use msdc::dma::DmaAddressing;
+use msdc::soc;
+use registers::Io;
+use sim::cqhci::Fault as CqFault;
+use sim::emmc::{Card, CardState, ReadyOrder};
+use sim::msdc::regs as model;
+use sim::msdc::Violation;
+
+use crate::emmc::emmc_init;
+use crate::rig::{
+    block_request, command, flags, patterned, request, Host, Rig, DATA_OFFSET, SOURCE_HZ,
+};
+
+/// The RCA the MMC core gives the eMMC.
+const RCA: u32 = 1;
+/// The MSDC bus clock the block's timer runs on (the glue reads it from `h_clk`).
+const HCLK_HZ: u32 = 273_000_000;
+/// Card size: 256 sectors.
+const SECTORS: usize = 256;
+/// Blocks of each task in these tests, and the data buffer per slot.
+const TASK_BLOCKS: u16 = 8;
+const TASK_LEN: usize = TASK_BLOCKS as usize * 512;
+/// Where the engine's descriptor memory lies in the data window, after 32 task buffers.
+const TRANSFERS_AT: usize = 0x2_0000;
+const TDL_AT: usize = 0x3_0000;
+const WINDOW_LEN: usize = 0x4_0000;
+/// SWITCH (CMD6) writing 1 to EXT_CSD FLUSH_CACHE (byte 32): a cache flush.
+const FLUSH_ARGUMENT: u32 = 3 << 24 | 32 << 16 | 1 << 8;
+/// SWITCH (CMD6) writing 1 to EXT_CSD CMDQ_MODE_EN (byte 15).
+const ENABLE_QUEUE_ARGUMENT: u32 = 3 << 24 | 15 << 16 | 1 << 8;
+/// CMD48 CMDQ_TASK_MGMT argument: discard the whole queue.
+const DISCARD_QUEUE: u32 = 1;
+
+/// Bits of mtk-sd.c: `MSDC_INT_CMDQ`, `MSDC_INT_CDSC`, `MSDC_INT_SDIOIRQ`, and
+/// `MSDC_PB1_BUSY_CHECK_SEL` (`MSDC_PATCH_BIT1` bit 7).
+const INT_CMDQ: u32 = 1 << 28;
+const INT_CDSC: u32 = 1 << 1;
+const INT_SDIOIRQ: u32 = 1 << 7;
+const INT_CMDRDY: u32 = 1 << 8;
+const INT_CMDTMO: u32 = 1 << 9;
+const INT_RSPCRCERR: u32 = 1 << 10;
+const INT_DATTMO: u32 = 1 << 14;
+const INT_DATCRCERR: u32 = 1 << 15;
+const BUSY_CHECK_SEL: u32 = 1 << 7;
+
+/// Register offsets, from the model's definitions.
+const MSDC_INT: usize = model::MSDC_INT::OFFSET;
+const MSDC_INTEN: usize = model::MSDC_INTEN::OFFSET;
+const MSDC_PATCH_BIT1: usize = model::MSDC_PATCH_BIT1::OFFSET;
+const SDC_CFG: usize = model::SDC_CFG::OFFSET;
+const CQCFG: usize = model::CQHCI_BASE + sim::cqhci::regs::CQCFG::OFFSET;
+const CQSSC1_AT: usize = model::CQHCI_BASE + sim::cqhci::regs::CQSSC1::OFFSET;
+
+/// `SDC_CFG` timeout counters at the 50 MHz high-speed clock (20 ns), by upstream's
+/// `msdc_timeout_cal`: 1 s is 5e7 clocks, 48 units of 2^20, so DTOC 47; 20 s is 1e9 clocks,
+/// 954 units, so WRDTOC 953; a 100 ms legacy read is 5e6 clocks, 5 units, DTOC 4.
+const DTOC_1S_AT_50MHZ: u32 = 47;
+const WRDTOC_20S_AT_50MHZ: u32 = 953;
+const DTOC_100MS_AT_50MHZ: u32 = 4;
+
+/// The SoC generation with a CQHCI block (MT8183, and MT8192/MT8195 through the DT fallback).
+fn cqe_config() -> HostSetup {
+    HostSetup {
+        soc: &soc::MT8183,
+        source_hz: SOURCE_HZ,
+        addressing: DmaAddressing::Bits36,
+        auto_cmd23: true,
+    }
+}
+
+/// MediaTek's engine configuration (mtk-sd.c probe).
+fn engine_config() -> Config {
+    Config {
+        task_descriptor: TaskDescriptorSize::Bits128,
+        dma: DmaWidth::Bits64,
+        short_transfer_descriptor: false,
+        direct_commands: true,
+        max_segments: 128,
+        coalescing: None,
+    }
+}
+
+/// A card with `SECTORS` sectors filled with a pattern, and a copy of it.
+fn storage() -> (Vec<u8>, Vec<u8>) {
+    patterned(SECTORS * 512)
+}
+
+fn rig<'s>(storage: &'s mut [u8]) -> Rig<Card<'s>> {
+    Rig::with_cqhci(&cqe_config(), Card::new(storage, 32, ReadyOrder::Immediate))
+}
+
+fn field(value: u32, hi: u32, lo: u32) -> u32 {
+    (value >> lo) & ((1 << (hi - lo + 1)) - 1)
+}
+
+/// A recognisable buffer for task `tag`.
+fn task_pattern(tag: u32) -> Vec<u8> {
+    (0..TASK_LEN)
+        .map(|i| (i as u32 * 13 + tag * 101 + 7) as u8)
+        .collect()
+}
+
+/// The controller's hooks on the bench.
+type Hooks<'h, 's> = CqeHooks<'h, Rig<Card<'s>>>;
+
+/// The glue of a queueing slot: the legacy host, the CQHCI engine, and what came back.
+struct Queue<'r, 's> {
+    host: Host<'r, Card<'s>>,
+    engine: Cqhci,
+    idle_timer: CQSSC1,
+    /// The last completion status per slot.
+    status: [Option<CompletionStatus>; 32],
+    /// Completions so far.
+    completions: u32,
+    /// What `command_queue_event` returned, in order.
+    events: Vec<CqeEvent>,
+    /// The slot whose request's recovery notifier ran.
+    notified: Option<Tag>,
+    /// What the hooks of the last engine call did.
+    aftermath: Option<CqeAftermath>,
+}
+
+impl<'r, 's> Queue<'r, 's> {
+    /// Brings the eMMC up through the legacy path (8-bit, 50 MHz), enables its command
+    /// queue with CMD6, and makes the engine; not enabled yet.
+    fn new(rig: &'r Rig<Card<'s>>) -> Self {
+        let mut host = Host::new(rig, rig.config);
+        emmc_init(&mut host);
+        host.ok(6, ENABLE_QUEUE_ARGUMENT, flags::R1B | flags::AC);
+        assert!(rig.card().ext_csd().cmdq_enabled());
+        let cap = rig.read::<cqhci::regs::CQCAP>();
+        let idle_timer = send_status_idle_timer(HCLK_HZ, cap, SEND_STATUS_IDLE_NS);
+        let engine = Cqhci::new(engine_config()).expect("engine");
+        let layout = engine.layout();
+        assert!(layout.transfer_area_len() <= TDL_AT - TRANSFERS_AT);
+        assert!(TDL_AT + layout.tdl_len() <= WINDOW_LEN);
+        Self {
+            host,
+            engine,
+            idle_timer,
+            status: [None; 32],
+            completions: 0,
+            events: Vec::new(),
+            notified: None,
+            aftermath: None,
+        }
+    }
+
+    fn rig(&self) -> &'r Rig<Card<'s>> {
+        self.host.rig
+    }
+
+    /// Runs `f` with the engine and the controller's hooks, then lets the controller absorb
+    /// what the hooks did, as the glue does around every engine call.
+    fn with_hooks<T>(
+        &mut self,
+        f: impl FnOnce(&mut Cqhci, &Hooks<'_, 's>, &'r Rig<Card<'s>>) -> T,
+    ) -> T {
+        let rig = self.host.rig;
+        let hooks = self.host.ctrl.cqe_hooks(rig, self.idle_timer);
+        let result = f(&mut self.engine, &hooks, rig);
+        let aftermath = hooks.finish();
+        self.aftermath = Some(aftermath);
+        self.host.ctrl.absorb_cqe(aftermath);
+        result
+    }
+
+    /// `cqe_enable`.
+    fn enable(&mut self) {
+        self.with_hooks(|engine, hooks, rig| {
+            lend(rig, |mem| {
+                let card = CardInfo {
+                    command_queue_enabled: true,
+                    rca: RCA as u16,
+                };
+                engine.enable(rig, hooks, card, mem)
+            })
+        })
+        .expect("cqe_enable");
+    }
+
+    /// Issues one data task of `TASK_BLOCKS` blocks per `(slot, direction)`, all before the
+    /// model runs, each buffer in two segments.
+    fn issue(&mut self, tasks: &[(u32, Direction)]) {
+        self.with_hooks(|engine, hooks, rig| {
+            lend(rig, |mem| {
+                for &(slot, direction) in tasks {
+                    let task = DataTask {
+                        direction,
+                        block_count: TASK_BLOCKS,
+                        block_address: lba(slot),
+                        flags: TaskFlags::default(),
+                        context: 0,
+                    };
+                    let half = TASK_LEN as u32 / 2;
+                    let bus = buffer_bus(rig, slot);
+                    let segments = [
+                        Segment {
+                            address: bus,
+                            length: half,
+                        },
+                        Segment {
+                            address: bus + u64::from(half),
+                            length: half,
+                        },
+                    ];
+                    engine
+                        .issue_data(rig, hooks, mem, tag(slot), &task, segments)
+                        .expect("issue_data");
+                }
+            })
+        });
+    }
+
+    /// Issues a direct command.
+    fn issue_dcmd(&mut self, command: DirectCommand) {
+        self.with_hooks(|engine, hooks, rig| {
+            lend(rig, |mem| engine.issue_dcmd(rig, hooks, mem, &command))
+        })
+        .expect("issue_dcmd");
+    }
+
+    fn record(&mut self, completions: &Completions) {
+        for completion in completions.iter() {
+            let slot = &mut self.status[completion.tag.index()];
+            *slot = Some(completion.status);
+            self.completions += 1;
+        }
+    }
+
+    /// One run of the glue's interrupt handler, in the controller's order; false if the
+    /// line is low.
+    fn interrupt(&mut self) -> bool {
+        let rig = self.rig();
+        if !rig.interrupt_line() {
+            return false;
+        }
+        let ctrl = &mut self.host.ctrl;
+        assert!(!ctrl.sdio_irq_event(rig));
+        assert!(!ctrl.card_detect_event(rig));
+        if let Some(event) = ctrl.command_queue_event(rig) {
+            self.events.push(event);
+            let outcome = self.engine.irq(rig, event.cmd_error, event.data_error);
+            if let Some(tag) = outcome.notify_recovery {
+                self.notified = Some(tag);
+            }
+            self.record(&outcome.completed);
+        }
+        assert!(matches!(
+            self.host.ctrl.handle_interrupt(rig),
+            Progress::Pending
+        ));
+        true
+    }
+
+    /// Services interrupts until the line stays low.
+    fn pump(&mut self) {
+        for _ in 0..64 {
+            if !self.interrupt() {
+                return;
+            }
+        }
+        panic!("interrupt line stuck");
+    }
+
+    /// Runs `first`, the start of an engine operation, to its end with bounded polls.
+    fn drive(&mut self, first: impl FnOnce(&mut Cqhci, &Hooks<'_, 's>, &'r Rig<Card<'s>>) -> Step) {
+        let finished = self.with_hooks(|engine, hooks, rig| {
+            let step = first(engine, hooks, rig);
+            engine.drive(rig, hooks, step, |wait| {
+                assert!(wait.poll(rig, 1), "{wait:?} never met");
+            })
+        });
+        assert!(finished.warnings.is_empty(), "{:?}", finished.warnings);
+        self.record(&finished.completions);
+    }
+
+    /// `cqe_off`.
+    fn off(&mut self) {
+        self.drive(|engine, hooks, rig| engine.off(rig, hooks));
+    }
+
+    /// `cqe_recovery_start`.
+    fn recovery_start(&mut self) {
+        self.drive(|engine, hooks, rig| engine.recovery_start(rig, hooks));
+    }
+
+    /// `cqe_recovery_finish`.
+    fn recovery_finish(&mut self) {
+        self.drive(|engine, _, rig| engine.recovery_finish(rig));
+    }
+
+    /// The core's CMD12 of recovery, through the legacy path; its error is ignored (the
+    /// card may have no transfer to stop).
+    fn stop_transmission(&mut self) {
+        self.host.command(12, 0, flags::R1B_NO_CRC | flags::AC);
+    }
+
+    /// CMD13 through the legacy path, which must find the card in the transfer state.
+    fn assert_card_in_tran(&mut self) {
+        let status = self.host.ok(13, RCA << 16, flags::R1 | flags::AC)[0];
+        assert_eq!(field(status, 12, 9), 4, "tran: {status:#x}");
+    }
+
+    /// The core's CMD48 of recovery, through the legacy path: the card discards its queue.
+    fn discard_queue(&mut self) {
+        let discards = self.rig().card().stats().discards;
+        let discard = self
+            .host
+            .command(48, DISCARD_QUEUE, flags::R1B_NO_CRC | flags::AC);
+        assert_eq!(discard.error, None);
+        assert_eq!(self.rig().card().stats().discards, discards + 1);
+    }
+
+    /// `mmc_cqe_recovery`: recovery start, CMD12, the busy poll with CMD13, CMD48,
+    /// recovery finish.
+    fn recover(&mut self) {
+        self.recovery_start();
+        self.stop_transmission();
+        self.assert_card_in_tran();
+        self.discard_queue();
+        self.recovery_finish();
+    }
+
+    fn status(&self, slot: u32) -> Option<CompletionStatus> {
+        self.status[slot as usize]
+    }
+
+    /// Enables the queue, arms `fault` in the CQHCI model and runs `tasks` into it, which
+    /// puts the engine into recovery.
+    fn fail(&mut self, fault: CqFault, tasks: &[(u32, Direction)]) {
+        self.enable();
+        assert!(self.rig().model().cqhci_mut().unwrap().inject(fault));
+        self.issue(tasks);
+        self.pump();
+        assert!(self.engine.recovery_pending());
+    }
+
+    /// Asserts that neither model saw a violation.
+    fn assert_clean(&self) {
+        let rig = self.rig();
+        rig.assert_no_violations();
+        assert_eq!(rig.model().cqhci().unwrap().violations(), (0, None));
+    }
+}
+
+fn tag(slot: u32) -> Tag {
+    Tag::new(slot).expect("slot")
+}
+
+/// The first sector of task `slot`.
+fn lba(slot: u32) -> u32 {
+    slot * u32::from(TASK_BLOCKS)
+}
+
+/// The data window offset of slot `slot`'s buffer.
+fn buffer(slot: u32) -> u64 {
+    u64::from(slot) * TASK_LEN as u64
+}
+
+fn buffer_bus(rig: &Rig<Card<'_>>, slot: u32) -> u64 {
+    rig.base + DATA_OFFSET + buffer(slot)
+}
+
+/// Lends the engine its descriptor memory in the data window.
+fn lend<T>(rig: &Rig<Card<'_>>, f: impl FnOnce(&mut DescriptorMemory<'_>) -> T) -> T {
+    let window_bus = rig.base + DATA_OFFSET;
+    rig.with_data_window(|window| {
+        let (_, rest) = window.split_at_mut(TRANSFERS_AT);
+        let (transfers, tdl) = rest.split_at_mut(TDL_AT - TRANSFERS_AT);
+        f(&mut DescriptorMemory {
+            tdl,
+            tdl_bus: window_bus + TDL_AT as u64,
+            transfers,
+            transfers_bus: window_bus + TRANSFERS_AT as u64,
+        })
+    })
+}
+
+fn sectors(storage: &[u8], slot: u32) -> &[u8] {
+    let at = lba(slot) as usize * 512;
+    &storage[at..at + TASK_LEN]
+}
+
+#[test]
+fn enable_gives_the_queue_the_msdc_side_and_disable_takes_it_back() {
+    let (mut storage, _) = storage();
+    let rig = rig(&mut storage);
+    let mut queue = Queue::new(&rig);
+    // Standing interrupts the controller owns; they must survive the queue.
+    queue.host.ctrl.set_card_detect(&rig, CardDetect::Internal);
+    queue.host.ctrl.enable_sdio_irq(&rig, true);
+    assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC | INT_SDIOIRQ);
+    // MT8183 has busy_check: initialisation leaves BUSY_CHECK_SEL clear.
+    assert_eq!(rig.peek(MSDC_PATCH_BIT1) & BUSY_CHECK_SEL, 0);
+    assert_eq!(field(rig.peek(SDC_CFG), 31, 24), DTOC_100MS_AT_50MHZ);
+
+    queue.enable();
+    assert_eq!(rig.peek(MSDC_INTEN), INT_CMDQ | INT_CDSC | INT_SDIOIRQ);
+    assert_ne!(rig.peek(MSDC_PATCH_BIT1) & BUSY_CHECK_SEL, 0);
+    let sdc_cfg = rig.peek(SDC_CFG);
+    assert_eq!(field(sdc_cfg, 31, 24), DTOC_1S_AT_50MHZ);
+    assert_eq!(field(sdc_cfg, 14, 2), WRDTOC_20S_AT_50MHZ);
+    // The model's CQCAP says ITCFMUL 3: 273 MHz × 2.35 µs = 641 clocks, CBC 0.
+    assert_eq!(rig.peek(CQSSC1_AT), 641);
+    assert_eq!(rig.peek(CQCFG) & 1, 1, "CQ_EN");
+    assert_eq!(queue.aftermath.unwrap().fault, None);
+    assert_eq!(queue.host.ctrl.take_hardware_fault(), None);
+
+    queue.drive(|engine, hooks, rig| engine.disable(rig, hooks));
+    assert!(!queue.engine.is_enabled());
+    assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC | INT_SDIOIRQ);
+    assert_eq!(rig.peek(MSDC_PATCH_BIT1) & BUSY_CHECK_SEL, 0);
+    assert_eq!(rig.peek(CQCFG) & 1, 0, "CQ_EN");
+    queue.assert_clean();
+}
+
+#[test]
+fn queued_writes_and_reads_are_byte_exact() {
+    let (mut storage, _) = storage();
+    let rig = rig(&mut storage);
+    let mut queue = Queue::new(&rig);
+    queue.enable();
+    for slot in 0..4 {
+        rig.fill(buffer(slot), &task_pattern(slot));
+    }
+    queue.issue(&[
+        (0, Direction::Write),
+        (1, Direction::Write),
+        (2, Direction::Write),
+        (3, Direction::Write),
+    ]);
+    queue.pump();
+    for slot in 0..4 {
+        assert_eq!(queue.status(slot), Some(CompletionStatus::Done), "{slot}");
+        assert_eq!(
+            sectors(rig.card().storage(), slot),
+            task_pattern(slot).as_slice(),
+            "{slot}"
+        );
+    }
+
+    // Read them back into other slots' buffers, which start out zeroed.
+    queue.issue(&[(8, Direction::Read), (9, Direction::Read)]);
+    queue.pump();
+    for slot in 8..10 {
+        assert_eq!(queue.status(slot), Some(CompletionStatus::Done), "{slot}");
+        assert_eq!(
+            rig.data(buffer(slot), TASK_LEN),
+            sectors(rig.card().storage(), slot),
+            "{slot}"
+        );
+    }
+    assert_eq!(queue.completions, 6);
+    assert!(queue.events.iter().all(|e| *e == CqeEvent::default()));
+    assert_eq!(rig.model().cqhci().unwrap().completions(), 6);
+    assert_eq!(rig.card().stats().tasks_completed, 6);
+    // Every event was acknowledged: the line is low and nothing is latched.
+    assert_eq!(rig.peek(MSDC_INT), 0);
+    queue.assert_clean();
+}
+
+#[test]
+fn a_cache_flush_runs_as_a_direct_command() {
+    let (mut storage, _) = storage();
+    let rig = rig(&mut storage);
+    let mut queue = Queue::new(&rig);
+    queue.enable();
+    let flushes = rig.card().stats().flushes;
+    queue.issue_dcmd(DirectCommand {
+        opcode: 6,
+        argument: FLUSH_ARGUMENT,
+        response: DcmdResponse::ShortBusy,
+    });
+    queue.pump();
+    assert_eq!(queue.status(31), Some(CompletionStatus::Done));
+    assert_eq!(rig.card().stats().flushes, flushes + 1);
+    // The R1b card status: transfer state (bits 12:9), no error.
+    let response = rig.read::<CQCRDCT>().raw();
+    assert_eq!(field(response, 12, 9), 4, "{response:#x}");
+    queue.assert_clean();
+}
+
+#[test]
+fn a_data_crc_error_reaches_the_engine_and_recovery_completes_every_task() {
+    let (mut storage, expect) = storage();
+    let rig = rig(&mut storage);
+    let mut queue = Queue::new(&rig);
+    // Both are queued on the card before the first one runs into the error.
+    queue.fail(
+        CqFault::DataCrc { tag: 0 },
+        &[(0, Direction::Read), (1, Direction::Read)],
+    );
+    assert_eq!(
+        queue.events.first(),
+        Some(&CqeEvent {
+            cmd_error: None,
+            data_error: Some(HostError::Crc),
+        })
+    );
+    assert_eq!(queue.notified, Some(tag(0)));
+    assert!(queue.engine.recovery_pending());
+    assert_eq!(queue.completions, 0, "nothing completes before recovery");
+    assert_eq!(rig.peek(MSDC_INT) & INT_DATCRCERR, 0, "acknowledged");
+
+    let (resets, stops) = (rig.resets.get(), rig.dma_stops.get());
+    queue.recovery_start();
+    assert_eq!(rig.dma_stops.get(), stops + 1, "DMA stopped");
+    assert_eq!(rig.resets.get(), resets + 1, "controller reset");
+    assert_eq!(rig.peek(MSDC_INTEN) & INT_CMDQ, 0);
+    assert_eq!(queue.aftermath.unwrap().fault, None);
+    // The core's legacy commands, through the controller's request path.
+    queue.stop_transmission();
+    queue.discard_queue();
+    queue.recovery_finish();
+    assert_eq!(
+        queue.status(0),
+        Some(CompletionStatus::Failed(TaskError::Crc))
+    );
+    assert_eq!(queue.status(1), Some(CompletionStatus::Requeue));
+    assert_eq!(queue.completions, 2);
+    assert!(!queue.engine.recovery_pending());
+    assert!(queue.engine.in_flight().is_empty());
+
+    // The block layer retries both; the queue runs again.
+    queue.issue(&[(0, Direction::Read), (1, Direction::Read)]);
+    assert_eq!(rig.peek(MSDC_INTEN) & INT_CMDQ, INT_CMDQ);
+    queue.pump();
+    for slot in 0..2 {
+        assert_eq!(queue.status(slot), Some(CompletionStatus::Done));
+        assert_eq!(rig.data(buffer(slot), TASK_LEN), sectors(&expect, slot));
+    }
+    queue.assert_clean();
+}
+
+#[test]
+fn a_command_timeout_reaches_the_engine_as_a_command_error() {
+    let (mut storage, expect) = storage();
+    let rig = rig(&mut storage);
+    let mut queue = Queue::new(&rig);
+    queue.fail(CqFault::CommandTimeout { tag: 2 }, &[(2, Direction::Read)]);
+    assert_eq!(
+        queue.events.first(),
+        Some(&CqeEvent {
+            cmd_error: Some(HostError::Timeout),
+            data_error: None,
+        })
+    );
+    assert_eq!(queue.notified, Some(tag(2)));
+    // The card still holds the task CMD46 never reached: CMD48 discards it.
+    queue.recover();
+    assert_eq!(
+        queue.status(2),
+        Some(CompletionStatus::Failed(TaskError::Timeout))
+    );
+    queue.issue(&[(2, Direction::Read)]);
+    queue.pump();
+    assert_eq!(queue.status(2), Some(CompletionStatus::Done));
+    assert_eq!(rig.data(buffer(2), TASK_LEN), sectors(&expect, 2));
+    queue.assert_clean();
+}
+
+#[test]
+fn command_queue_event_decodes_and_acknowledges_only_its_own_events() {
+    let (mut storage, _) = storage();
+    let rig = rig(&mut storage);
+    let mut queue = Queue::new(&rig);
+    queue.host.ctrl.set_card_detect(&rig, CardDetect::Internal);
+    queue.enable();
+    let injected = &rig.misbehave.injected_events;
+    let ctrl = &mut queue.host.ctrl;
+
+    // Both CRC errors win over the timeouts; card detect and SDIO stay pending.
+    injected.set(
+        INT_CMDQ
+            | INT_RSPCRCERR
+            | INT_CMDTMO
+            | INT_DATCRCERR
+            | INT_DATTMO
+            | INT_CMDRDY
+            | INT_CDSC
+            | INT_SDIOIRQ,
+    );
+    assert_eq!(
+        ctrl.command_queue_event(&rig),
+        Some(CqeEvent {
+            cmd_error: Some(HostError::Crc),
+            data_error: Some(HostError::Crc),
+        })
+    );
+    assert_eq!(injected.get(), INT_CDSC | INT_SDIOIRQ);
+
+    injected.set(INT_CMDQ | INT_CMDTMO | INT_DATTMO);
+    assert_eq!(
+        ctrl.command_queue_event(&rig),
+        Some(CqeEvent {
+            cmd_error: Some(HostError::Timeout),
+            data_error: Some(HostError::Timeout),
+        })
+    );
+    assert_eq!(injected.get(), 0);
+
+    // Without CMDQ nothing is consumed, not even its error bits.
+    injected.set(INT_DATCRCERR | INT_CDSC);
+    let writes = rig.writes.get();
+    assert_eq!(ctrl.command_queue_event(&rig), None);
+    assert_eq!(rig.writes.get(), writes);
+    assert_eq!(injected.get(), INT_DATCRCERR | INT_CDSC);
+    // Card detect is the controller's.
+    assert!(ctrl.card_detect_event(&rig));
+    injected.set(0);
+    queue.assert_clean();
+}
+
+#[test]
+fn command_queue_event_leaves_the_legacy_path_alone() {
+    let (mut storage, _) = storage();
+    let rig = rig(&mut storage);
+    let mut queue = Queue::new(&rig);
+    // CMDQ pending but not enabled (the queue is off): nothing to do.
+    rig.misbehave.injected_events.set(INT_CMDQ | INT_DATCRCERR);
+    let writes = rig.writes.get();
+    assert_eq!(queue.host.ctrl.command_queue_event(&rig), None);
+    assert_eq!(rig.writes.get(), writes);
+    rig.misbehave.injected_events.set(0);
+
+    // A legacy request in flight whose events would look like the queue's, were CMDQ
+    // enabled by mistake: they stay the request's.
+    queue
+        .host
+        .start(&request(command(13, RCA << 16, flags::R1 | flags::AC)), &[])
+        .expect("start");
+    {
+        let mut model = rig.model();
+        let inten = model.read(MSDC_INTEN);
+        model.write(MSDC_INTEN, inten | INT_CMDQ);
+    }
+    rig.misbehave.injected_events.set(INT_CMDQ);
+    assert_eq!(queue.host.ctrl.command_queue_event(&rig), None);
+    assert_ne!(rig.peek(MSDC_INT) & INT_CMDRDY, 0, "left for the request");
+    rig.misbehave.injected_events.set(0);
+    let result = queue.host.wait().expect("the request completes");
+    assert_eq!(result.cmd.error, None);
+    assert_eq!(field(result.cmd.response[0], 12, 9), 4);
+    queue.assert_clean();
+}
+
+#[test]
+fn off_hands_the_bus_back_to_the_legacy_path() {
+    let (mut storage, expect) = storage();
+    let rig = rig(&mut storage);
+    let mut queue = Queue::new(&rig);
+    queue.enable();
+    for round in 0..2 {
+        queue.issue(&[(round, Direction::Read)]);
+        queue.pump();
+        assert_eq!(queue.status(round), Some(CompletionStatus::Done));
+        assert_eq!(rig.data(buffer(round), TASK_LEN), sectors(&expect, round));
+        queue.off();
+        assert!(!queue.engine.is_on());
+        assert_eq!(rig.peek(CQCFG) & 1, 0, "CQ_EN");
+        assert_eq!(rig.peek(MSDC_INTEN) & INT_CMDQ, 0);
+        // A legacy command now reaches the card.
+        queue.assert_card_in_tran();
+        let (count, first) = {
+            let model = rig.model();
+            let (count, first) = model.violations();
+            (count, *first)
+        };
+        assert!(
+            !first.contains(&Some(Violation::CommandWhileCqhciActive)),
+            "{first:?}"
+        );
+        assert_eq!(count, 0);
+    }
+    assert_eq!(rig.card().state(), CardState::Tran);
+    queue.assert_clean();
+}
+
+#[test]
+fn absorbing_the_hooks_keeps_the_data_timeout_right() {
+    let (mut storage, _) = storage();
+    let rig = rig(&mut storage);
+    let mut queue = Queue::new(&rig);
+    let dtoc = || field(rig.peek(SDC_CFG), 31, 24);
+    queue.host.read_ok(8, 0, 512, 1);
+    assert_eq!(dtoc(), DTOC_100MS_AT_50MHZ);
+    queue.enable();
+    assert_eq!(dtoc(), DTOC_1S_AT_50MHZ);
+    queue.off();
+
+    // The next legacy data command programs its own timeout again.
+    queue.host.read_ok(8, 0, 512, 1);
+    assert_eq!(dtoc(), DTOC_100MS_AT_50MHZ);
+
+    // After the queue ran, a clock change rescales the timeout the hooks left: 1 s at
+    // 25 MHz (40 ns) is 2.5e7 clocks, 24 units, DTOC 23 (the legacy 100 ms would be 2).
+    queue.issue(&[(0, Direction::Read)]);
+    queue.pump();
+    queue.off();
+    assert_eq!(dtoc(), DTOC_1S_AT_50MHZ);
+    assert_eq!(
+        queue.host.clock(25_000_000, Timing::MmcHighSpeed),
+        25_000_000
+    );
+    assert_eq!(dtoc(), 23);
+    queue.host.read_ok(8, 0, 512, 1);
+    // 100 ms at 25 MHz: 2.5e6 clocks, 3 units, DTOC 2.
+    assert_eq!(dtoc(), 2);
+    queue.assert_clean();
+}
+
+#[test]
+fn a_dma_that_does_not_stop_in_recovery_is_reported_and_reset() {
+    let (mut storage, _) = storage();
+    let rig = rig(&mut storage);
+    let mut queue = Queue::new(&rig);
+    queue.fail(CqFault::DataCrc { tag: 3 }, &[(3, Direction::Read)]);
+    rig.misbehave.pin_dma_active.set(true);
+    let resets = rig.resets.get();
+    queue.recovery_start();
+    assert_eq!(
+        queue.aftermath.unwrap().fault,
+        Some(HwError::DmaStopTimeout)
+    );
+    assert_eq!(rig.resets.get(), resets + 1, "reset anyway");
+    assert_eq!(
+        queue.host.ctrl.take_hardware_fault(),
+        Some(HwError::DmaStopTimeout)
+    );
+    rig.misbehave.pin_dma_active.set(false);
+    queue.stop_transmission();
+    queue.discard_queue();
+    queue.recovery_finish();
+    assert_eq!(
+        queue.status(3),
+        Some(CompletionStatus::Failed(TaskError::Crc))
+    );
+    queue.assert_clean();
+}
+
+#[test]
+fn a_reset_that_fails_in_recovery_is_retried_by_the_next_start() {
+    let (mut storage, _) = storage();
+    let rig = rig(&mut storage);
+    let mut queue = Queue::new(&rig);
+    queue.fail(CqFault::DataCrc { tag: 5 }, &[(5, Direction::Read)]);
+    rig.misbehave.pin_reset.set(true);
+    queue.recovery_start();
+    assert_eq!(queue.aftermath.unwrap().fault, Some(HwError::ResetTimeout));
+    assert_eq!(
+        queue.host.ctrl.take_hardware_fault(),
+        Some(HwError::ResetTimeout)
+    );
+    rig.misbehave.pin_reset.set(false);
+    // The next legacy command resets first.
+    let resets = rig.resets.get();
+    queue.assert_card_in_tran();
+    assert_eq!(rig.resets.get(), resets + 1);
+    queue.discard_queue();
+    queue.recovery_finish();
+    assert_eq!(
+        queue.status(5),
+        Some(CompletionStatus::Failed(TaskError::Crc))
+    );
+    queue.assert_clean();
+}
+
+#[test]
+fn a_reset_done_in_recovery_settles_one_left_pending() {
+    let (mut storage, _) = storage();
+    let rig = rig(&mut storage);
+    let mut queue = Queue::new(&rig);
+    // A reset that timed out leaves one pending for the next start.
+    rig.misbehave.pin_reset.set(true);
+    assert_eq!(queue.host.ctrl.reset(&rig), Err(HwError::ResetTimeout));
+    rig.misbehave.pin_reset.set(false);
+    queue.fail(CqFault::DataCrc { tag: 5 }, &[(5, Direction::Read)]);
+    queue.recovery_start();
+    assert_eq!(queue.aftermath.unwrap().fault, None);
+    // The hooks' reset did it: the next legacy command goes straight out.
+    let resets = rig.resets.get();
+    queue.assert_card_in_tran();
+    assert_eq!(rig.resets.get(), resets);
+    queue.discard_queue();
+    queue.recovery_finish();
+    queue.assert_clean();
+}
+
+#[test]
+fn a_legacy_read_after_the_queue_uses_the_legacy_data_path() {
+    let (mut storage, expect) = storage();
+    let rig = rig(&mut storage);
+    let mut queue = Queue::new(&rig);
+    queue.enable();
+    queue.issue(&[(4, Direction::Read)]);
+    queue.pump();
+    queue.off();
+    // A multi-block read with auto-CMD23 through the controller, as after `cqe_off`.
+    let req = block_request(false, 16, 4, true);
+    let result = queue.host.run(&req, &[(0x1_0000, 2048)]);
+    assert_eq!(result.first_error(), None, "{result:?}");
+    assert_eq!(rig.data(0x1_0000, 2048), expect[16 * 512..20 * 512]);
+    queue.assert_clean();
+}
+
+#[test]
+fn off_clears_events_left_from_the_queue_but_not_card_detect() {
+    let (mut storage, _) = storage();
+    let rig = rig(&mut storage);
+    let mut queue = Queue::new(&rig);
+    queue.host.ctrl.set_card_detect(&rig, CardDetect::Internal);
+    queue.enable();
+    // Error and command events the queue's commands latched without CMDQ, and a card
+    // detect change.
+    let injected = &rig.misbehave.injected_events;
+    injected.set(INT_DATCRCERR | INT_CMDRDY | INT_CDSC);
+    queue.off();
+    assert_eq!(injected.get(), INT_CDSC);
+    assert!(queue.host.ctrl.card_detect_event(&rig));
+    assert_eq!(injected.get(), 0);
+    queue.assert_clean();
+}
