@@ -61,10 +61,10 @@ show() {
 }
 
 # TCG only: /dev/kvm can exist and still hang the boot here. The guest reboots
-# when done, which -no-reboot turns into QEMU's exit. 2 GiB of RAM: the board's
-# storage is vmalloc'ed in the guest (3 × 64 MiB plus 4 × 4 MiB of eMMC boot
-# partitions, about 210 MiB, and its KASAN shadow) next to the 80 MiB initramfs
-# and fio's buffers (32 × 512 KiB per queued job).
+# when done, which -no-reboot turns into QEMU's exit. 2 GiB of RAM is plenty: the
+# board's storage is vmalloc'ed in the guest (3 × 64 MiB plus 4 × 4 MiB of eMMC
+# boot partitions, about 210 MiB) next to the 80 MiB initramfs and fio's buffers
+# (32 × 512 KiB for the queued sequential job).
 log "booting x86_64 under QEMU TCG, end-to-end $MODE (log: $LOG)"
 start=$SECONDS
 status=0
