@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The simulated test board (`CONFIG_MMC_MTK_RUST_SIM`, never in production kernels):
-//! two MSDC controllers modelled at register level by `sim`, one with an eMMC card (two
-//! boot partitions, RPMB, a cache) and one with an SD card, their storage in memory.
+//! three MSDC controllers modelled at register level by `sim`, their storage in memory:
+//! one with the CQHCI block and an eMMC card that supports command queueing (so the
+//! driver runs CQHCI), one without the block and the same kind of eMMC (HSQ), and one
+//! with an SD card (HSQ). Each eMMC has two boot partitions, RPMB and a cache.
 //!
 //! The board is a device tree overlay (`dts/msdc-sim.dtso`) with real MSDC nodes, fixed
 //! clocks and supplies, so the driver probes them exactly as it probes hardware. The one
@@ -11,10 +13,18 @@
 //! from the kernel's interrupt simulator, so the driver's handler runs in hard-IRQ
 //! context as with a real interrupt line.
 //!
-//! Simulated controllers work next to the CPU: a register write that starts a command or
-//! a DMA transfer queues the model's run in a work item; the run moves the data, and the
-//! interrupt follows after the time the latency model gives the work. The line is
-//! level-like: it is raised whenever `MSDC_INT & MSDC_INTEN` becomes non-zero.
+//! Simulated controllers work next to the CPU: every register write queues the model's
+//! run in a work item; the run executes what the registers started (a command, a DMA
+//! transfer, CQHCI tasks) for at most [`STEPS_PER_RUN`] steps, and the interrupt follows
+//! after the time the latency model gives that work. A run that stops at its step limit
+//! is resumed when that time is up, so the CQHCI block, which works through its tasks
+//! (CMD44/45, CMD13 polls, CMD46/47 with data) with no register write in between, keeps
+//! going without ever holding the worker for long. A halt or CLEAR ALL TASKS of the
+//! CQHCI block completes when the driver next reads the block, as hardware completes it
+//! within the microseconds a driver busy-waits for it with its lock held (when the worker
+//! cannot run). The line is level-like: it is raised whenever `MSDC_INT & MSDC_INTEN`
+//! (with `CMDQ` for the CQHCI block) becomes non-zero. The first protocol violation each
+//! model records is reported once, with `pr_err`, for the end-to-end check to find.
 
 mod ffi;
 
@@ -38,6 +48,7 @@ use kernel::{
 };
 
 use crate::sim::{
+    cqhci::{ModelConfig as CqhciConfig, Violation as CqhciViolation},
     emmc::{
         card::{Card, CardConfig, DataError, ReadyOrder},
         command::{CardWork, Command, NoResponse, Response},
@@ -46,15 +57,19 @@ use crate::sim::{
     memory::{BusFault, BusMemory},
     msdc::{
         controller::{ModelConfig, MsdcModel},
+        regs::{CQHCI_BASE, CQHCI_LEN},
         slot::CardSlot,
+        Violation as MsdcViolation,
     },
     sd::card::{SdCard, SdConfig},
 };
 
 /// Bytes of storage of each simulated card.
 const CARD_BYTES: usize = 64 << 20;
-/// Steps a model may take per run (a command, then its data phase).
-const STEPS_PER_RUN: u32 = 4;
+/// Steps a model may take per run. A command and its data phase take one each; a CQHCI
+/// task about three (CMD44/45, a CMD13 poll, CMD46/47 with the data), so a run moves
+/// two or three tasks before the worker is given back and the simulated time elapses.
+const STEPS_PER_RUN: u32 = 8;
 /// Bytes of each of the eMMC's two boot partitions (a multiple of 128 KiB).
 const EMMC_BOOT_BYTES: usize = 4 << 20;
 /// eMMC command queue depth the card advertises in EXT_CSD.
@@ -74,24 +89,36 @@ enum CardKind {
     Sd,
 }
 
-/// One slot of the board: register window address, interrupt line, card.
+/// One slot of the board: register window address, interrupt line, card, and whether
+/// the controller has the CQHCI block (at base + 0x800, as the node's `supports-cqe`
+/// promises).
 struct SlotSpec {
     base: u64,
     hwirq: u32,
     card: CardKind,
+    cqhci: bool,
 }
 
-/// The board as `dts/msdc-sim.dtso` describes it.
-const SLOTS: [SlotSpec; 2] = [
+/// The board as `dts/msdc-sim.dtso` describes it: an eMMC with CQHCI, an eMMC without
+/// (HSQ), an SD card (HSQ).
+const SLOTS: [SlotSpec; 3] = [
     SlotSpec {
         base: 0x10_11f6_0000,
         hwirq: 0,
         card: CardKind::Emmc,
+        cqhci: true,
     },
     SlotSpec {
         base: 0x10_11f7_0000,
         hwirq: 1,
+        card: CardKind::Emmc,
+        cqhci: false,
+    },
+    SlotSpec {
+        base: 0x10_11f8_0000,
+        hwirq: 2,
         card: CardKind::Sd,
+        cqhci: false,
     },
 ];
 
@@ -170,16 +197,70 @@ impl BusMemory for SystemRam {
 struct SimState {
     model: MsdcModel,
     card: SimCard,
-    /// The interrupt waiting for the simulated time of the work that raised it.
+    /// The interrupt waiting for the simulated time of the work that raised it, and the
+    /// resumption of a run that stopped at its step limit.
     irq_timer: Option<ArcHrTimerHandle<SimulatedMsdc>>,
+    /// The last run stopped at [`STEPS_PER_RUN`] and may have left work: the timer's
+    /// expiry queues the next run.
+    resume: bool,
+    /// The controller model's violations have been reported.
+    msdc_reported: bool,
+    /// The CQHCI block's violations have been reported.
+    cqhci_reported: bool,
+}
+
+/// Violations a run found that were not reported yet: count and first one of the
+/// controller model, count and last one of its CQHCI block (which keeps only the last).
+#[derive(Default)]
+struct NewViolations {
+    msdc: Option<(u32, Option<MsdcViolation>)>,
+    cqhci: Option<(u32, Option<CqhciViolation>)>,
+}
+
+impl SimState {
+    /// Lets the CQHCI block carry out a pending halt or CLEAR ALL TASKS while the driver
+    /// polls its registers for it. Hardware finishes either within microseconds, and
+    /// drivers busy-wait for that with their IRQ-safe lock held (upstream's `cqhci_off`
+    /// polls for 100 µs), when the worker cannot run. Such a step takes no bus time and
+    /// runs no task (`CqhciModel::control_pending`); returns whether it was taken.
+    fn settle_cqhci_control(&mut self) -> bool {
+        let pending = self.model.cqhci().is_some_and(|c| c.control_pending());
+        // A legacy command or data phase in progress would be the model's next step.
+        pending && !self.model.busy() && self.model.step(&mut self.card, &mut SystemRam)
+    }
+
+    /// The models' violations, each model's only the first time it has any (so that a
+    /// misbehaving driver gets one line per slot, not one per run).
+    fn unreported_violations(&mut self) -> NewViolations {
+        let mut new = NewViolations::default();
+        let (count, list) = self.model.violations();
+        let first = list.iter().flatten().next().copied();
+        if count > 0 && !self.msdc_reported {
+            self.msdc_reported = true;
+            new.msdc = Some((count, first));
+        }
+        if let Some((count, last)) = self.model.cqhci().map(|c| c.violations()) {
+            if count > 0 && !self.cqhci_reported {
+                self.cqhci_reported = true;
+                new.cqhci = Some((count, last));
+            }
+        }
+        new
+    }
 }
 
 /// A simulated MSDC controller with its card, as the driver's register backend.
 ///
 /// Register reads and writes act on the model's register file at once. The work a write
-/// starts (a command, a DMA transfer) runs afterwards in a work item, as hardware runs
-/// next to the CPU; when it finishes, the interrupt is raised after the time the latency
-/// model says the work takes on a real bus and card (`sim::latency`).
+/// starts (a command, a DMA transfer, CQHCI tasks) runs afterwards in a work item, as
+/// hardware runs next to the CPU; the interrupt is raised after the time the latency model
+/// says the work takes on a real bus and card (`sim::latency`), and work left over when a
+/// run reaches its step limit resumes at that time.
+///
+/// Lock order: the driver calls [`read`](Self::read) and [`write`](Self::write) with its
+/// own IRQ-safe lock held, so `state` nests inside the driver's lock and nothing here
+/// takes a driver lock; the interrupt is raised and the work queued only after `state`
+/// is released.
 #[pin_data]
 pub(crate) struct SimulatedMsdc {
     base: u64,
@@ -203,7 +284,9 @@ impl_has_hr_timer! {
     }
 }
 
-/// Simulated work shorter than this raises its interrupt at once (timer overhead).
+/// Simulated work shorter than this raises its interrupt at once (timer overhead). A run
+/// resumes after at least this long, so a model that charges no time for its steps still
+/// gives the CPU back between runs.
 const MIN_LATENCY_NS: u64 = 1_000;
 
 impl SimulatedMsdc {
@@ -221,7 +304,8 @@ impl SimulatedMsdc {
             CardKind::Sd => SimCard::Sd(SdCard::new(storage::<CARD_BYTES>()?, SdConfig::default())),
         };
         // MT8192 (the overlay's compatible): 12-bit divider, 36-bit DMA, a 200 MHz
-        // source clock as the overlay's fixed clock says.
+        // source clock as the overlay's fixed clock says; the CQHCI block as MediaTek
+        // integrates it (64-bit descriptors).
         let config = ModelConfig {
             support_64g: true,
             divider_12bit: true,
@@ -231,15 +315,23 @@ impl SimulatedMsdc {
                 CardKind::Sd => Latency::SD,
             },
         };
+        let model = if spec.cqhci {
+            MsdcModel::with_cqhci(config, CqhciConfig::MEDIATEK)
+        } else {
+            MsdcModel::new(config)
+        };
         Arc::pin_init(
             pin_init!(Self {
                 base: spec.base,
                 hwirq: spec.hwirq,
                 claimed: AtomicBool::new(false),
                 state <- new_spinlock_irq!(SimState {
-                    model: MsdcModel::new(config),
+                    model,
                     card,
                     irq_timer: None,
+                    resume: false,
+                    msdc_reported: false,
+                    cqhci_reported: false,
                 }),
                 work <- new_work!("SimulatedMsdc::work"),
                 timer <- HrTimer::new(),
@@ -248,9 +340,25 @@ impl SimulatedMsdc {
         )
     }
 
-    /// A register read.
+    /// A register read. A read of the CQHCI block while a halt or clear is pending lets
+    /// the block carry it out first (see [`SimState::settle_cqhci_control`]) and raises
+    /// the interrupt that may signal.
     pub(crate) fn read(&self, offset: usize) -> u32 {
-        self.state.lock().model.read(offset)
+        if !(CQHCI_BASE..CQHCI_BASE + CQHCI_LEN).contains(&offset) {
+            return self.state.lock().model.read(offset);
+        }
+        let (value, pending) = {
+            let mut state = self.state.lock();
+            let settled = state.settle_cqhci_control();
+            (
+                state.model.read(offset),
+                settled && state.model.interrupt_pending(),
+            )
+        };
+        if pending {
+            self.raise();
+        }
+        value
     }
 
     /// A register write. The interrupt line follows `MSDC_INT & MSDC_INTEN` (enabling an
@@ -276,35 +384,60 @@ impl SimulatedMsdc {
         }
     }
 
-    /// Runs what the registers started, then raises the interrupt when its time is up.
+    /// Prints the violations a run found (outside the state lock: printing is slow).
+    fn report(&self, new: NewViolations) {
+        if let Some((count, first)) = new.msdc {
+            pr_err!(
+                "simulated controller {:#x}: {} model violation(s), the first: {:?}\n",
+                self.base,
+                count,
+                first
+            );
+        }
+        if let Some((count, last)) = new.cqhci {
+            pr_err!(
+                "simulated controller {:#x}: {} CQHCI model violation(s), the last: {:?}\n",
+                self.base,
+                count,
+                last
+            );
+        }
+    }
+
+    /// Runs what the registers started, then raises the interrupt when its time is up; a
+    /// run that stopped at its step limit is resumed at that time too.
     fn run_model(self: Arc<Self>) {
-        let (pending, elapsed_ns) = {
+        let (ran, pending, elapsed_ns, violations) = {
             let mut state = self.state.lock();
             let state = &mut *state;
-            if state
+            let ran = state
                 .model
-                .run(&mut state.card, &mut SystemRam, STEPS_PER_RUN)
-                == 0
-            {
-                return;
-            }
+                .run(&mut state.card, &mut SystemRam, STEPS_PER_RUN);
+            state.resume = ran == STEPS_PER_RUN;
             (
+                ran,
                 state.model.interrupt_pending(),
                 state.model.take_elapsed_ns(),
+                state.unreported_violations(),
             )
         };
-        if !pending {
+        self.report(violations);
+        let resume = ran == STEPS_PER_RUN;
+        if ran == 0 || !(pending || resume) {
             return;
         }
-        if elapsed_ns < MIN_LATENCY_NS {
+        if elapsed_ns < MIN_LATENCY_NS && !resume {
             self.raise();
             return;
         }
         // All handles name the one timer: retire the old one before starting it again. It
-        // has fired by now (its work ran first); if not, the new expiry raises the line.
+        // has usually fired by now (its work ran first). If not, this run did that work:
+        // the new expiry raises the line instead, and resumes the model only if this run
+        // left work (`resume` was just set from it).
         let previous = self.state.lock().irq_timer.take();
         drop(previous);
-        let delay = Delta::from_nanos(i64::try_from(elapsed_ns).unwrap_or(i64::MAX));
+        let delay = elapsed_ns.max(MIN_LATENCY_NS);
+        let delay = Delta::from_nanos(i64::try_from(delay).unwrap_or(i64::MAX));
         let handle = self.clone().start(delay);
         self.state.lock().irq_timer = Some(handle);
     }
@@ -322,8 +455,19 @@ impl HrTimerCallback for SimulatedMsdc {
     type Pointer<'a> = Arc<Self>;
 
     fn run(this: ArcBorrow<'_, Self>, _ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
-        if this.state.lock().model.interrupt_pending() {
+        let (pending, resume) = {
+            let mut state = this.state.lock();
+            (
+                state.model.interrupt_pending(),
+                core::mem::take(&mut state.resume),
+            )
+        };
+        if pending {
             this.raise();
+        }
+        if resume {
+            // Already queued is fine: the queued run goes on where the last one stopped.
+            let _ = ffi::default_queue().enqueue(Arc::from(this));
         }
         HrTimerRestart::NoRestart
     }
@@ -355,11 +499,11 @@ pub(crate) fn install() -> Result {
         slots,
         irqs: SetOnce::new(),
     }) {
-        pr_err!("mtk_sd_rust: the simulated board is already installed\n");
+        pr_err!("the simulated board is already installed\n");
         return Err(EBUSY);
     }
     let board = BOARD.as_ref().ok_or(EINVAL)?;
-    ffi::apply_overlay().inspect_err(|e| pr_err!("mtk_sd_rust: board overlay: {:?}\n", e))?;
+    ffi::apply_overlay().inspect_err(|e| pr_err!("board overlay: {:?}\n", e))?;
     let irq_node = ffi::Node::find(IRQ_NODE_PATH).ok_or(ENOENT)?;
     let irqs = ffi::SimIrqDomain::new(&irq_node, SLOTS.len() as u32)?;
     irq_node.mark_initialized();
@@ -367,9 +511,9 @@ pub(crate) fn install() -> Result {
     let board_node = ffi::Node::find(BOARD_PATH).ok_or(ENOENT)?;
     board_node
         .populate_children()
-        .inspect_err(|e| pr_err!("mtk_sd_rust: board devices: {:?}\n", e))?;
+        .inspect_err(|e| pr_err!("board devices: {:?}\n", e))?;
     pr_info!(
-        "mtk_sd_rust: simulated board: eMMC and SD slots, {} MiB each\n",
+        "simulated board: eMMC (CQHCI), eMMC and SD slots, {} MiB each\n",
         CARD_BYTES >> 20
     );
     Ok(())

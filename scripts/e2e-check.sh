@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Judges a guest console log of scripts/run.sh: passes only if the guest's fio run
-# ended with "e2e: result PASS", the driver registered, an eMMC and an SD card came
-# up (when the run was on the disks), and the kernel reported no
-# warning, crash, lockdep, KASAN/UBSAN, RCU or hung-task problem anywhere in it.
+# ended with "e2e: result PASS", the driver registered, the kernel reported no
+# warning, crash, lockdep, KASAN/UBSAN, RCU or hung-task problem anywhere in it,
+# and no simulated controller reported a model violation. On the disks of the
+# simulated board (driver/simhw.rs) it also wants what the board has: two eMMC
+# cards and one SD card; the MMC core's "Command Queue Engine enabled" for one
+# host and "Host Software Queue enabled" for two; one "e2e: mode" line per disk,
+# one disk in cqe mode with at least CQE_MIN_IN_FLIGHT requests in flight at
+# once, two in hsq mode with at least HSQ_MIN_IN_FLIGHT, each mode matching what
+# the core said of the disk's host, and no driver-counted error on any.
 # Separate from run.sh so that a saved log can be checked again.
 #
 # usage: scripts/e2e-check.sh GUEST.log
@@ -19,6 +25,11 @@ KERNEL_PROBLEMS='WARNING:|BUG:|Oops|[Kk]ernel panic|Call Trace:|possible circula
 KERNEL_PROBLEMS+='|possible recursive locking|inconsistent lock state|suspicious RCU usage'
 KERNEL_PROBLEMS+='|INFO: |KASAN:|UBSAN:|general protection fault|hung_task|blocked for more than'
 
+# The least max_in_flight a disk must reach: CQHCI gets up to its queue depth from
+# the 32-deep fio jobs; HSQ holds up to hsq_depth + 1 (3) from the MMC core.
+CQE_MIN_IN_FLIGHT=8
+HSQ_MIN_IN_FLIGHT=2
+
 # The serial console ends lines with CR LF.
 text=$(tr -d '\r' <"$LOG")
 failed=0
@@ -30,19 +41,98 @@ if [[ -n $problems ]]; then
 	failed=1
 fi
 
+# driver/simhw.rs reports each model's first protocol violation once per slot.
+violations=$(grep -nE 'simulated controller 0x[0-9a-f]+: [0-9]+ (CQHCI )?model violation' \
+	<<<"$text" || true)
+if [[ -n $violations ]]; then
+	echo "e2e-check: the driver broke the simulated hardware's rules:" >&2
+	sed 's/^/  /' <<<"$violations" >&2
+	failed=1
+fi
+
 if ! grep -q '^guest: platform driver mtk_sd_rust registered' <<<"$text"; then
 	echo "e2e-check: mtk_sd_rust did not register with the platform bus" >&2
 	failed=1
 fi
 
-# On the simulated board, both kinds of card must have come up through the driver.
+# The distinct hosts (mmcN) for which the MMC core logged "$1" (anywhere in a line:
+# the guest's output can share a console line with the kernel's).
+core_hosts() {
+	{ grep -oE "mmc[0-9]+: $1" <<<"$text" || true; } | cut -d: -f1 | sort -u
+}
+
+# On the simulated board: every card through the driver, the queueing engine each
+# slot's device tree node asks for, and the driver's statistics of each disk.
 if grep -qE '^e2e: fio-.*target disks' <<<"$text"; then
-	for type in MMC SD; do
-		grep -qE "^e2e:   mmc[0-9]+: card .* type=$type " <<<"$text" || {
-			echo "e2e-check: no $type card was initialised" >&2
+	for want in MMC:2 SD:1; do
+		type=${want%:*} n=${want#*:}
+		got=$(grep -cE "^e2e:   mmc[0-9]+: card .* type=$type " <<<"$text" || true)
+		if [[ $got -ne $n ]]; then
+			echo "e2e-check: $got $type card(s) initialised; the board has $n" >&2
 			failed=1
-		}
+		fi
 	done
+
+	cqe_hosts=$(core_hosts 'Command Queue Engine enabled')
+	hsq_hosts=$(core_hosts 'Host Software Queue enabled')
+	# usage: engine_hosts WHAT COUNT HOSTS: the core enabled WHAT on COUNT hosts.
+	engine_hosts() {
+		local got
+		got=$(wc -w <<<"$3")
+		if [[ $got -ne $2 ]]; then
+			echo "e2e-check: the MMC core enabled the $1 on $got host(s)" \
+				"(${3//$'\n'/ }); the board has $2" >&2
+			failed=1
+		fi
+	}
+	engine_hosts "Command Queue Engine" 1 "$cqe_hosts"
+	engine_hosts "Host Software Queue" 2 "$hsq_hosts"
+
+	# The disks the guest tested, from its "N disks after S s: mmcblk0 ..." line.
+	disks=$(sed -nE 's/^e2e: [0-9]+ disks after [0-9]+ s: //p' <<<"$text" | tail -n 1)
+	[[ -n $disks ]] || { echo "e2e-check: the guest listed no disks" >&2; failed=1; }
+	declare -A modes=()
+	mode_re='^e2e: mode (mmcblk[0-9]+) (cqe|hsq|legacy) max_in_flight=([0-9]+) errors=([0-9]+) recoveries=([0-9]+)$'
+	for d in $disks; do
+		lines=$(grep -E "^e2e: mode $d " <<<"$text" || true)
+		if [[ -z $lines || $lines == *$'\n'* ]]; then
+			echo "e2e-check: $d: $(grep -c . <<<"$lines" || true) \"e2e: mode\" lines, not one" >&2
+			failed=1
+			continue
+		fi
+		if ! [[ $lines =~ $mode_re ]]; then
+			echo "e2e-check: $d: malformed statistics line: $lines" >&2
+			failed=1
+			continue
+		fi
+		mode=${BASH_REMATCH[2]} in_flight=${BASH_REMATCH[3]} errors=${BASH_REMATCH[4]}
+		modes[$mode]=$((${modes[$mode]:-0} + 1))
+		if [[ $errors -ne 0 ]]; then
+			echo "e2e-check: $d ($mode): the driver counted $errors error(s): $lines" >&2
+			failed=1
+		fi
+		case $mode in
+		cqe) least=$CQE_MIN_IN_FLIGHT hosts=$cqe_hosts ;;
+		hsq) least=$HSQ_MIN_IN_FLIGHT hosts=$hsq_hosts ;;
+		*) least=0 hosts="" ;;
+		esac
+		if [[ $in_flight -lt $least ]]; then
+			echo "e2e-check: $d ($mode): at most $in_flight request(s) in flight, want $least or more" >&2
+			failed=1
+		fi
+		# The guest's report names the host of each disk ("e2e:   mmcM: disk mmcblkN").
+		host=$(sed -nE "s/^e2e:   (mmc[0-9]+): disk $d .*/\1/p" <<<"$text" | tail -n 1)
+		if [[ $mode != legacy ]] && ! grep -qx "${host:-none}" <<<"$hosts"; then
+			echo "e2e-check: $d on ${host:-an unknown host} is in $mode mode, but the MMC core" \
+				"did not enable that engine on its host" >&2
+			failed=1
+		fi
+	done
+	if [[ ${modes[cqe]:-0} -ne 1 || ${modes[hsq]:-0} -ne 2 ]]; then
+		echo "e2e-check: disks by mode: cqe ${modes[cqe]:-0}, hsq ${modes[hsq]:-0}," \
+			"legacy ${modes[legacy]:-0}; the board has one cqe and two hsq" >&2
+		failed=1
+	fi
 fi
 
 if grep -q '^e2e: result PASS' <<<"$text"; then
@@ -62,5 +152,5 @@ if [[ $failed -ne 0 ]]; then
 	echo "e2e-check: FAIL; log: $LOG" >&2
 	exit 1
 fi
-grep -E '^e2e: (PASS|fio jobs took)' <<<"$text" || true
+grep -E '^e2e: (PASS|fio jobs took|mode )' <<<"$text" || true
 echo "e2e-check: PASS ($(grep -c '^e2e: PASS' <<<"$text") fio jobs); log: $LOG"

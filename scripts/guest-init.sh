@@ -5,9 +5,14 @@
 # driver's state, runs the end-to-end fio test on the MMC disks, prints lines that
 # scripts/e2e-check.sh parses, and reboots (ending QEMU).
 #
+# On each disk: two jobs one request at a time (psync), then three queued jobs
+# (libaio, 32 requests in flight, O_DIRECT), each writing its region and reading
+# it back with every block's crc32c checked; then one line per disk with how the
+# driver queued (CQHCI, HSQ or one at a time) from its debugfs statistics.
+#
 # Kernel command-line parameters (scripts/run.sh sets them):
 #   msdc_e2e=short|full      fio size per job: 2 or 16 MiB; absent: report only
-#   msdc_e2e_disks=N         whole-disk mmcblk devices to wait for (default 2)
+#   msdc_e2e_disks=N         whole-disk mmcblk devices to wait for (default 3)
 #   msdc_e2e_wait=S          how long to wait for them (default 60 s)
 #   msdc_e2e_size=MiB        overrides the size per job
 #   msdc_e2e_target=file     test hook: the same jobs on a file in tmpfs
@@ -21,6 +26,8 @@ export PATH=/bin:/usr/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
+# The driver's per-host statistics (CONFIG_DEBUG_FS; without it the directory is absent).
+[ -d /sys/kernel/debug ] && mount -t debugfs debugfs /sys/kernel/debug
 
 # The last NAME=value of the kernel command line, or $2.
 param() {
@@ -48,7 +55,7 @@ fi
 echo "guest: mmc hosts: $(names /sys/class/mmc_host/*)"
 
 MODE=$(param msdc_e2e "")
-NDISKS=$(param msdc_e2e_disks 2)
+NDISKS=$(param msdc_e2e_disks 3)
 WAIT=$(param msdc_e2e_wait 60)
 TARGET=$(param msdc_e2e_target disks)
 FAULT=$(param msdc_e2e_fault none)
@@ -119,15 +126,17 @@ wait_for_disks() {
 	report
 }
 
-# One fio job on one target: write the region, then read it back and check every
-# block's crc32c (verify_fatal stops at the first bad block). One line per job.
+# One fio job on one target: write its region, then read it back and check every
+# written block's crc32c (verify_fatal stops at the first bad block; in a randrw job
+# the reads of the mixed phase are not checked, the verify phase reads back every
+# write). The caller gives engine, region and pattern. One line per job, whatever
+# its numjobs (group_reporting sums them; any thread's error fails the job).
 run_job() {
 	local label=$1 job=$2 file=$3 out=/tmp/fio-$1-$2
 	shift 3
-	set -- --name="$job" --filename="$file" --size="${SIZE}M" --offset=0 \
-		--ioengine=psync --direct="$DIRECT" --thread=1 \
+	set -- --name="$job" --filename="$file" --direct="$DIRECT" --thread=1 \
 		--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0 \
-		--output-format=terse --terse-version=3 "$@"
+		--group_reporting=1 --output-format=terse --terse-version=3 "$@"
 	local rc=0
 	if [ "$FAULT" = corrupt ]; then
 		# Write only, zero one block behind fio's back, then verify what is there.
@@ -140,16 +149,69 @@ run_job() {
 	fi
 	# terse v3: 5 error, 7/8 read (verify) KiB/s and IOPS, 47/48/49 write KiB, KiB/s, IOPS
 	local terse err
-	terse=$(grep '^3;' "$out" | tail -n 1)
-	err=$(echo "$terse" | cut -d';' -f5)
+	terse=$(grep '^3;' "$out")
+	err=none
+	[ -n "$terse" ] && err=$(echo "$terse" | awk -F';' '$5 != 0 && e == "" { e = $5 }
+		END { print (e == "" ? 0 : e) }')
 	if [ "$rc" -eq 0 ] && [ "$err" = 0 ]; then
-		echo "$terse" | awk -F';' -v d="$label" -v j="$job" '{
+		echo "$terse" | tail -n 1 | awk -F';' -v d="$label" -v j="$job" '{
 			printf "e2e: PASS %s %s write=%dKiB bw=%dKiB/s iops=%d verify bw=%dKiB/s iops=%d\n",
 				d, j, $47, $48, $49, $7, $8 }'
 	else
-		fail "$label $job fio exit=$rc error=${err:-none}"
+		fail "$label $job fio exit=$rc error=$err"
 		grep -v '^3;' "$out" | head -n 20 | sed 's/^/e2e:   /'
 	fi
+}
+
+# A job one request at a time on the first SIZE MiB: the block layer never has two
+# requests on the host.
+sync_job() {
+	local label=$1 job=$2 file=$3
+	shift 3
+	run_job "$label" "$job" "$file" --ioengine=psync --size="${SIZE}M" --offset=0 "$@"
+}
+
+# A queued job: up to 32 requests in flight, submitted 8 per io_submit, so that the
+# host gets several before the first completes (the MMC core then hands CQHCI up to
+# its queue depth, HSQ up to hsq_depth + 1). The caller gives the region.
+queued_job() {
+	local label=$1 job=$2 file=$3
+	shift 3
+	run_job "$label" "$job" "$file" --ioengine=libaio --iodepth=32 --iodepth_batch_submit=8 "$@"
+}
+
+# The MMC host (mmcM) whose card holds disk $1: /sys/block/mmcblkN/device is the
+# card, mmcM:RCA, a child of that host.
+disk_host() {
+	local card
+	card=$(readlink -f "/sys/block/$1/device") || return 1
+	card=${card##*/}
+	case $card in mmc[0-9]*:*) echo "${card%%:*}" ;; *) return 1 ;; esac
+}
+
+# Exactly one line per disk, "e2e: mode <disk> <cqe|hsq|legacy> max_in_flight=N
+# errors=N recoveries=N", from the driver's statistics of the disk's host in
+# debugfs (mtk_sd_rust/mmcM/), then the other counters indented for the log.
+mode_lines() {
+	local d host dir f more
+	for d in "$@"; do
+		if ! host=$(disk_host "$d"); then
+			fail "$d: no MMC card behind /sys/block/$d/device"
+			continue
+		fi
+		dir=/sys/kernel/debug/mtk_sd_rust/$host
+		if [ ! -r "$dir/mode" ]; then
+			fail "$d: no driver statistics in $dir (debugfs, CONFIG_DEBUG_FS)"
+			continue
+		fi
+		echo "e2e: mode $d $(cat "$dir/mode") max_in_flight=$(cat "$dir/max_in_flight")" \
+			"errors=$(cat "$dir/errors") recoveries=$(cat "$dir/recoveries")"
+		more=""
+		for f in queue_depth issued completed errors_crc errors_timeout errors_other; do
+			more="$more $f=$(cat "$dir/$f" 2>/dev/null || echo '?')"
+		done
+		echo "e2e:   $d on $host:$more"
+	done
 }
 
 e2e() {
@@ -168,6 +230,11 @@ e2e() {
 	fi
 	if ! fio --version >/tmp/fio-version 2>&1; then
 		fail "fio does not run in the guest: $(cat /tmp/fio-version)"
+		return
+	fi
+	# Debian's fio links libaio (initramfs.sh copies what ldd lists); the kernel needs AIO.
+	if ! fio --enghelp=libaio >/tmp/fio-libaio 2>&1; then
+		fail "fio in the guest has no libaio engine: $(cat /tmp/fio-libaio)"
 		return
 	fi
 	echo "e2e: $(cat /tmp/fio-version), mode $MODE, ${SIZE} MiB per job, target $TARGET, fault $FAULT"
@@ -193,16 +260,30 @@ e2e() {
 
 	t0=$(uptime_s)
 	for t in $targets; do
-		local file=/dev/$t
+		local file=/dev/$t t1 tq
 		[ "$t" = file ] && file=/mnt/e2e/disk.img
 		if [ "$t" != file ] && [ $(($(cat "/sys/block/$t/size") / 2048)) -lt "$SIZE" ]; then
 			fail "$t is smaller than the $SIZE MiB a job writes"
 			continue
 		fi
-		run_job "$t" randwrite-4k "$file" --rw=randwrite --bs=4k
-		run_job "$t" seqwrite-512k "$file" --rw=write --bs=512k
+		t1=$(uptime_s)
+		sync_job "$t" randwrite-4k "$file" --rw=randwrite --bs=4k
+		sync_job "$t" seqwrite-512k "$file" --rw=write --bs=512k
+		tq=$(uptime_s)
+		queued_job "$t" q-randrw-4k "$file" --size="${SIZE}M" --offset=0 --rw=randrw --bs=4k
+		queued_job "$t" q-seqwrite-512k "$file" --size="${SIZE}M" --offset=0 \
+			--rw=write --bs=512k
+		# Four threads, each on its own quarter of the SIZE MiB, so that no thread
+		# verifies blocks another wrote.
+		queued_job "$t" q-randrw-4k-x4 "$file" --numjobs=4 --size=$((SIZE * 256))k \
+			--offset=0 --offset_increment=$((SIZE * 256))k --rw=randrw --bs=4k
+		echo "e2e: $t: jobs took $(echo "$t1 $tq $(uptime_s)" |
+			awk '{ printf "%.1f s, the queued ones %.1f s", $3 - $1, $3 - $2 }')"
 	done
 	echo "e2e: fio jobs took $(echo "$t0 $(uptime_s)" | awk '{ printf "%.1f", $2 - $1 }') s"
+	# One word per disk: the list splits on purpose.
+	# shellcheck disable=SC2086
+	[ "$TARGET" = disks ] && mode_lines $targets
 }
 
 if [ -n "$MODE" ]; then

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Packs the x86_64 guest's initramfs: Debian's static busybox as the shell, fio
 # with the shared libraries it links (copied from the host, which is x86_64 like
-# the guest) and
+# the guest; among them libaio, for the queued jobs' libaio engine) and
 # /init (scripts/guest-init.sh). Repacks only when one of these inputs changed,
 # judged by a hash of their contents kept beside the output.
 #
@@ -29,6 +29,8 @@ ldd_out=$(ldd "$FIO") || die "ldd $FIO failed"
 if grep -q 'not found' <<<"$ldd_out"; then
 	die "fio's libraries are incomplete on this host:"$'\n'"$(grep 'not found' <<<"$ldd_out")"
 fi
+# The queued jobs need fio's libaio engine, which Debian's fio links rather than loads.
+grep -q 'libaio\.so' <<<"$ldd_out" || die "$FIO does not link libaio; the guest's queued jobs need it"
 mapfile -t LIBS < <(awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' \
 	<<<"$ldd_out" | sort -u)
 [[ ${#LIBS[@]} -gt 0 ]] || die "ldd listed no libraries for $FIO"

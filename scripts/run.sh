@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Boots the x86_64 kernel with the driver built in under QEMU (TCG) with the
-# project's initramfs (busybox, fio). The guest waits for the simulated MSDC
-# disks, writes and verifies each with fio (scripts/guest-init.sh), and
-# scripts/e2e-check.sh then judges the console log.
+# project's initramfs (busybox, fio). The guest waits for the three simulated
+# MSDC disks (eMMC with CQHCI, eMMC with HSQ, SD with HSQ), writes and verifies
+# each with fio, one request at a time and 32 deep (scripts/guest-init.sh), and
+# prints the driver's queueing statistics per disk; scripts/e2e-check.sh then
+# judges the console log.
 #
 # usage: scripts/run.sh [full|short]
 #   full  (make run):  16 MiB per fio job, the whole console on the terminal
@@ -12,13 +14,13 @@
 # environment:
 #   E2E_KERNEL=PATH    boot this bzImage; implies E2E_NO_BUILD=1 and no lock
 #   E2E_NO_BUILD=1     skip scripts/kernel.sh and boot the cached image as it is
-#   E2E_DISKS=N        whole-disk mmcblk devices the guest waits for (2)
+#   E2E_DISKS=N        whole-disk mmcblk devices the guest waits for (3)
 #   E2E_WAIT=S         how long it waits for them (60)
 #   E2E_SIZE=MiB       fio size per job instead of the mode's
 #   E2E_TARGET=file    test hook: the same jobs on a tmpfs file, not the disks
 #   E2E_FAULT=corrupt  test hook: zero a block between writing and verifying
 #   E2E_LOG=PATH       the console log (default $CACHE/run-x86_64[-short].log)
-#   RUN_TIMEOUT=S      QEMU's time limit (900)
+#   RUN_TIMEOUT=S      QEMU's time limit (1200)
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -49,7 +51,7 @@ fi
 # kunit.enable=0: the suites are built in but this run is about the disks. Unknown
 # msdc_e2e* parameters are left to /init, which reads them from /proc/cmdline.
 CMDLINE="console=ttyS0 kunit.enable=0 panic=-1 rdinit=/init msdc_e2e=$MODE"
-CMDLINE+=" msdc_e2e_disks=${E2E_DISKS:-2} msdc_e2e_wait=${E2E_WAIT:-60}"
+CMDLINE+=" msdc_e2e_disks=${E2E_DISKS:-3} msdc_e2e_wait=${E2E_WAIT:-60}"
 CMDLINE+=" msdc_e2e_target=${E2E_TARGET:-disks}"
 [[ -z ${E2E_SIZE:-} ]] || CMDLINE+=" msdc_e2e_size=$E2E_SIZE"
 [[ -z ${E2E_FAULT:-} ]] || CMDLINE+=" msdc_e2e_fault=$E2E_FAULT"
@@ -59,11 +61,14 @@ show() {
 }
 
 # TCG only: /dev/kvm can exist and still hang the boot here. The guest reboots
-# when done, which -no-reboot turns into QEMU's exit.
+# when done, which -no-reboot turns into QEMU's exit. 2 GiB of RAM is plenty: the
+# board's storage is vmalloc'ed in the guest (3 × 64 MiB plus 4 × 4 MiB of eMMC
+# boot partitions, about 210 MiB) next to the 80 MiB initramfs and fio's buffers
+# (32 × 512 KiB for the queued sequential job).
 log "booting x86_64 under QEMU TCG, end-to-end $MODE (log: $LOG)"
 start=$SECONDS
 status=0
-timeout "${RUN_TIMEOUT:-900}" qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m 2048 \
+timeout "${RUN_TIMEOUT:-1200}" qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m 2048 \
 	-nodefaults -display none -no-reboot -serial stdio \
 	-kernel "$KERNEL" -initrd "$INITRAMFS" -append "$CMDLINE" </dev/null 2>&1 |
 	tee "$LOG" | tr -d '\r' | show || status=$?
@@ -74,7 +79,7 @@ checked=0
 "$REPO/scripts/e2e-check.sh" "$LOG" || checked=$?
 case $status in
 0) ;;
-124) die "QEMU timed out after ${RUN_TIMEOUT:-900} s (RUN_TIMEOUT); log: $LOG" ;;
+124) die "QEMU timed out after ${RUN_TIMEOUT:-1200} s (RUN_TIMEOUT); log: $LOG" ;;
 *) die "QEMU exited with status $status; log: $LOG" ;;
 esac
 [[ $checked -eq 0 ]] || die "end-to-end $MODE run failed; log: $LOG"

@@ -308,6 +308,40 @@ fn a_legacy_command_needs_the_cqhci_block_halted() {
 }
 
 #[test]
+fn a_pending_halt_or_clear_is_the_next_step_and_runs_no_task() {
+    with_rig(|bus, card, ram| {
+        enable_cqhci(bus);
+        put_task(ram, 0, true);
+        bus.write(CQTDBR::zeroed().try_with_dbr(1).unwrap());
+        let cq = |bus: &Bus<MsdcModel>| bus.model().cqhci().unwrap().control_pending();
+        assert!(!cq(bus), "a task waiting is not a control request");
+        let commands = bus.model().commands();
+        let _ = bus.model().take_elapsed_ns();
+        bus.write(CQCTL::zeroed().with_halt(true));
+        assert!(cq(bus));
+        assert!(bus.model().step(card, ram));
+        assert!(bus.read::<CQCTL>().halt());
+        assert!(!cq(bus));
+        assert_eq!(bus.read::<CQTDBR>().dbr(), 1, "the task still waits");
+        assert_eq!(bus.read::<CQTCN>().tcn(), 0);
+        bus.write(CQCTL::zeroed().with_halt(true).with_clr_all_tasks(true));
+        assert!(cq(bus));
+        assert!(bus.model().step(card, ram));
+        assert!(!cq(bus));
+        assert_eq!(bus.read::<CQTDBR>().dbr(), 0, "cleared, never run");
+        assert!(bus.read::<CQIS>().tcl());
+        let mut model = bus.model();
+        assert_eq!(model.commands(), commands);
+        assert_eq!(model.cqhci().unwrap().completions(), 0);
+        assert_eq!(model.take_elapsed_ns(), 0, "no bus time");
+    });
+    // Disabled, nothing is pending whatever was written.
+    let bus = joined();
+    bus.write(CQCTL::zeroed().with_halt(true));
+    assert!(!bus.model().cqhci().unwrap().control_pending());
+}
+
+#[test]
 fn without_the_block_the_model_is_as_before() {
     let bus = Bus::new(MsdcModel::new(config()));
     assert!(bus.model().cqhci().is_none());

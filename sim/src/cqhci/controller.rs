@@ -471,6 +471,17 @@ impl CqhciModel {
         self.is.raw() & self.isge.signalled() != 0
     }
 
+    /// Whether the next [`CqhciModel::step`] carries out a control request and nothing
+    /// else: a halt not taken yet, or the CLEAR ALL TASKS of the halted controller. Such a
+    /// step takes no bus time and runs no task (tasks run whole within one step, so the
+    /// request always falls between two); hardware finishes it within microseconds, which
+    /// drivers busy-wait for (upstream's `cqhci_off`).
+    pub fn control_pending(&self) -> bool {
+        self.enabled()
+            && ((self.clear_requested && self.halted && !self.clear_stuck)
+                || (self.halt_requested && !self.halted))
+    }
+
     /// Whether the controller has nothing left to do.
     pub fn is_idle(&self) -> bool {
         self.tdbr == 0 || !self.enabled() || self.halted || self.error_stop
