@@ -1,15 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! One MSDC slot serving the MMC core: requests in, interrupts, the request watchdog.
+//! One MSDC slot serving the MMC core: requests in (one at a time, through the host software
+//! queue, or as tasks of the CQHCI command queue engine), interrupts, and time limits.
 //!
-//! The request engine (`msdc::controller`) decides every register access; this module
-//! owns the locking, the DMA mapping, the interrupt line and the clock of time.
+//! The engines decide every register access and every queueing decision: `msdc::controller`
+//! runs one request on the bus, `hsq` orders the requests of a software queue, `cqhci` runs
+//! the hardware queue. This module owns what they leave to their caller: the one lock around
+//! them, the MMC requests themselves, the DMA memory, the interrupt line, the waits and the
+//! clock of time.
+//!
+//! # Contexts
+//!
+//! The interrupt handler decodes, completes, and issues the next request of a software
+//! queue straight from the completion. Anything that waits for more than a few
+//! microseconds runs in process context: the request watchdog's timer only queues a work
+//! item, which aborts the request; the CQHCI halts and clears of `cqe_off`, recovery and
+//! `cqe_disable` sleep between register checks with the lock released.
+
+mod counters;
+mod cqe_ops;
+mod hardware_queue;
+mod software_queue;
 
 use kernel::{
     device::Device,
-    impl_has_hr_timer,
+    impl_has_hr_timer, impl_has_work, new_condvar, new_work,
     prelude::*,
-    sync::{aref::ARef, new_spinlock_irq, Arc, ArcBorrow, SpinLockIrq},
+    sync::{aref::ARef, new_spinlock_irq, Arc, ArcBorrow, CondVar, SpinLockIrq},
     time::{
         delay::{fsleep, udelay},
         hrtimer::{
@@ -18,19 +35,27 @@ use kernel::{
         },
         Delta, Instant, Monotonic,
     },
+    workqueue::{Work, WorkItem},
 };
+
+use counters::result_errors;
+pub(crate) use counters::Counters;
+use hardware_queue::HardwareQueue;
+use software_queue::SoftwareQueue;
 
 use crate::{
     backend::RegisterWindow,
+    cqhci,
     kernel_mmc::{
-        signal_voltage, DescriptorMemory, Host, HostOps, Ios, PinState, Pins, PowerMode, Request,
+        self, signal_voltage, DescriptorMemory, Host, HostOps, Ios, PinState, Pins, PowerMode,
+        PreparedData, QueuedRequest, Request,
     },
     mmc_request::RequestResult,
     msdc::{
         clock::Timing,
         controller::{
             CardDetect, Controller, DmaChain, HostSetup, PadState, Progress, SignalVoltage,
-            StartError, WrittenChain,
+            StartError,
         },
         dma,
     },
@@ -42,21 +67,71 @@ pub(crate) const REQUEST_TIMEOUT_MS: i64 = 5_000;
 const CARD_DETECT_DELAY_MS: u32 = 20;
 /// Wait after an eMMC hardware reset before the card takes commands (tRSCA is 200 µs).
 const CARD_RESET_RECOVERY_US: i64 = 500;
+/// The longest `cqe_wait_for_idle` waits: past the block layer's 60 s request timeout, after
+/// which a hung CQHCI task turns into recovery (and the wait ends with `-EBUSY`).
+const IDLE_WAIT_LIMIT_MS: i64 = 70_000;
+/// How often a sleeping wait re-checks its condition when no wake-up comes.
+const WAIT_RECHECK_MS: u32 = 10;
+/// Sleep between two register checks of a CQHCI halt or clear.
+const CQHCI_WAIT_STEP_US: i64 = 20;
+
+/// The work items of a slot.
+const WATCHDOG_WORK: u64 = 0;
+
+/// Where a request in flight came from, and so how it goes back.
+enum Owner {
+    /// The core's `request` callback (one at a time, or a command outside the queue).
+    Core(Request),
+    /// The host software queue, which dispatched it under `tag`.
+    Queue { request: QueuedRequest, tag: u8 },
+}
 
 /// The engine's token for the request it is working on: the request itself and what the
 /// watchdog and the error messages need.
 struct InFlight {
-    request: Request,
+    owner: Owner,
     opcode: u32,
     started: Instant<Monotonic>,
 }
 
-/// Everything the request lock protects. The engine owns the slot's state, the request in
-/// flight included; the glue adds the memory and the timer it does not know of.
+/// How the slot queues requests: chosen at probe from the device tree.
+enum Queue {
+    /// One request at a time (a slot that may hold an SDIO card).
+    OneAtATime,
+    /// The host software queue (eMMC and SD slots without a command queue engine).
+    Software(KBox<SoftwareQueue>),
+    /// The CQHCI command queue engine (`supports-cqe`).
+    Hardware(KBox<HardwareQueue>),
+}
+
+/// What the probe chose for the slot.
+pub(crate) enum QueueChoice {
+    /// One request at a time.
+    OneAtATime,
+    /// The host software queue.
+    Software,
+    /// The CQHCI engine with its configuration, descriptor memory and idle timer.
+    Hardware {
+        /// The engine's fixed properties.
+        config: cqhci::Config,
+        /// Task descriptor list and transfer descriptors, as `config`'s layout needs.
+        memory: DescriptorMemory,
+        /// `CQSSC1` from the `hclk` rate and `CQCAP`.
+        idle_timer: cqhci::regs::CQSSC1,
+    },
+}
+
+/// Everything the request lock protects. The engines own the slot's state (the request in
+/// flight included); the glue adds the requests they refer to by tag, the memory and the
+/// timer they do not know of.
 struct State {
     controller: Controller<InFlight>,
     descriptors: DescriptorMemory,
+    queue: Queue,
     watchdog: Option<ArcHrTimerHandle<Msdc>>,
+    /// The watchdog timer is running or its work is queued: it will look at whatever is in
+    /// flight then.
+    watchdog_armed: bool,
 }
 
 /// One MSDC controller and its slot.
@@ -66,16 +141,26 @@ pub(crate) struct Msdc {
     host: ARef<Host>,
     regs: RegisterWindow,
     pins: Pins,
+    pub(crate) counters: Counters,
     #[pin]
     state: SpinLockIrq<State>,
+    /// Woken when a queue may have become idle, or recovery started.
+    #[pin]
+    idle: CondVar,
     #[pin]
     timer: HrTimer<Msdc>,
+    #[pin]
+    watchdog_work: Work<Msdc, WATCHDOG_WORK>,
 }
 
 impl_has_hr_timer! {
     impl HasHrTimer<Self> for Msdc {
         mode: RelativeMode<Monotonic>, field: self.timer
     }
+}
+
+impl_has_work! {
+    impl HasWork<Self, WATCHDOG_WORK> for Msdc { self.watchdog_work }
 }
 
 /// What a slot is made of, gathered by the probe.
@@ -96,7 +181,11 @@ pub(crate) struct SlotParts {
 
 impl Msdc {
     /// Sets the controller up (reset, interrupts off, clock gated) and returns the slot.
-    pub(crate) fn new(parts: SlotParts, setup: HostSetup) -> Result<Arc<Self>> {
+    pub(crate) fn new(
+        parts: SlotParts,
+        setup: HostSetup,
+        choice: QueueChoice,
+    ) -> Result<Arc<Self>> {
         let SlotParts {
             dev,
             host,
@@ -111,103 +200,44 @@ impl Msdc {
             EIO
         })?;
         controller.set_card_detect(&regs, card_detect);
+        let queue = match choice {
+            QueueChoice::OneAtATime => Queue::OneAtATime,
+            QueueChoice::Software => Queue::Software(KBox::new(SoftwareQueue::new(), GFP_KERNEL)?),
+            QueueChoice::Hardware {
+                config,
+                memory,
+                idle_timer,
+            } => {
+                let queue = HardwareQueue::new(config, memory, idle_timer).map_err(|e| {
+                    dev_err!(dev, "CQHCI configuration refused: {:?}\n", e);
+                    EINVAL
+                })?;
+                Queue::Hardware(KBox::new(queue, GFP_KERNEL)?)
+            }
+        };
         Arc::pin_init(
             try_pin_init!(Self {
                 dev,
                 host,
                 regs,
                 pins,
+                counters: Counters::default(),
                 state <- new_spinlock_irq!(State {
                     controller,
                     descriptors,
+                    queue,
                     watchdog: None,
+                    watchdog_armed: false,
                 }),
+                idle <- new_condvar!("Msdc::idle"),
                 timer <- HrTimer::new(),
+                watchdog_work <- new_work!("Msdc::watchdog_work"),
             }? Error),
             GFP_KERNEL,
         )
     }
 
-    /// Completes the request the engine handed back with `result`, logging failures the
-    /// core will not explain.
-    fn finish(&self, in_flight: InFlight, result: &RequestResult) {
-        if let Some(data) = &result.data {
-            if let Some(kind) = data.error {
-                dev_dbg!(
-                    self.dev,
-                    "CMD{} data phase failed: {:?}\n",
-                    in_flight.opcode,
-                    kind
-                );
-            }
-        }
-        in_flight.request.complete(result);
-    }
-
-    /// The interrupt handler's work: consume events, finish the request if it is done.
-    pub(crate) fn handle_interrupt(&self) -> bool {
-        let (sdio, card_changed, done, watchdog) = {
-            let mut state = self.state.lock();
-            let state = &mut *state;
-            // The engine's order: each call acknowledges only what it consumes, and
-            // consumes only what it has enabled.
-            let sdio = state.controller.sdio_irq_event(&self.regs);
-            let card_changed = state.controller.card_detect_event(&self.regs);
-            match state.controller.handle_interrupt(&self.regs) {
-                Progress::Pending => (sdio, card_changed, None, None),
-                Progress::Done(in_flight, result) => (
-                    sdio,
-                    card_changed,
-                    Some((in_flight, result)),
-                    state.watchdog.take(),
-                ),
-            }
-        };
-        // Cancelling the watchdog waits for a running callback, which takes the lock:
-        // only ever with the lock released.
-        drop(watchdog);
-        let handled = done.is_some() || card_changed || sdio;
-        if let Some((in_flight, result)) = done {
-            self.finish(in_flight, &result);
-        }
-        if card_changed {
-            self.host.detect_change(CARD_DETECT_DELAY_MS);
-        }
-        if sdio {
-            self.host.signal_sdio_irq();
-        }
-        handled
-    }
-
-    /// The watchdog fired: abort the request if it is still the one that ran too long.
-    fn watchdog_expired(&self) {
-        let timed_out = {
-            let mut state = self.state.lock();
-            let expired = state.controller.in_flight().is_some_and(|in_flight| {
-                in_flight.started.elapsed() >= Delta::from_millis(REQUEST_TIMEOUT_MS)
-            });
-            if expired {
-                state.controller.abort(&self.regs)
-            } else {
-                None
-            }
-        };
-        if let Some((in_flight, result)) = timed_out {
-            dev_err!(
-                self.dev,
-                "CMD{} did not complete in {} ms; controller reset\n",
-                in_flight.opcode,
-                REQUEST_TIMEOUT_MS
-            );
-            self.finish(in_flight, &result);
-        }
-    }
-
-    /// Stops the watchdog for good (the slot is going away).
-    pub(crate) fn shutdown(&self) {
-        let watchdog = self.state.lock().watchdog.take();
-        drop(watchdog);
-    }
+    // ---- Requests on the bus ----------------------------------------------------------
 
     /// The error a request that could not start completes with.
     fn start_failed(&self, opcode: u32, error: StartError) -> Error {
@@ -226,83 +256,239 @@ impl Msdc {
         }
     }
 
-    /// Maps `request`'s data and writes its descriptor chain; `None` for a request without
-    /// data. The mapping's borrow of the request ends here, before the request moves into
-    /// the engine.
-    fn write_chain(
+    /// Maps the data of the request `owner` holds, writes its descriptor chain and starts
+    /// it on the controller, which holds it until it completes. A request that cannot start
+    /// comes back with the error to fail it with.
+    fn launch(
         &self,
-        state: &mut State,
-        spec: &crate::mmc_request::Request,
-        request: &mut Request,
-    ) -> Result<Option<WrittenChain>> {
-        if spec.data.is_none() {
-            return Ok(None);
-        }
-        let segments = request.map_data()?;
-        let area_bus = state.descriptors.bus_address();
-        let chain = DmaChain {
-            area: state.descriptors.cpu_view(),
-            area_bus,
-            segments,
+        controller: &mut Controller<InFlight>,
+        descriptors: &mut DescriptorMemory,
+        mut owner: Owner,
+    ) -> Result<(), (Owner, Error)> {
+        let request = match &mut owner {
+            Owner::Core(request) => request,
+            Owner::Queue { request, .. } => request.request_mut(),
         };
-        state
-            .controller
-            .write_chain(spec, chain)
-            .map(Some)
-            .map_err(|e| self.start_failed(spec.cmd.opcode, e))
-    }
-
-    fn start_request(self: &Arc<Self>, mut request: Request) {
         let Some(spec) = request.spec() else {
-            request.fail(EINVAL);
-            return;
+            return Err((owner, EINVAL));
         };
         let opcode = spec.cmd.opcode;
-        // Start the request and hand it to the engine in one critical section: its
-        // completion interrupt may arrive as soon as the command is written.
+        let chain = if spec.data.is_some() {
+            let written = match request.map_data() {
+                Ok(segments) => controller
+                    .write_chain(
+                        &spec,
+                        DmaChain {
+                            area_bus: descriptors.bus_address(),
+                            area: descriptors.cpu_view(),
+                            segments,
+                        },
+                    )
+                    .map_err(|e| self.start_failed(opcode, e)),
+                Err(e) => Err(e),
+            };
+            match written {
+                Ok(chain) => Some(chain),
+                Err(e) => return Err((owner, e)),
+            }
+        } else {
+            None
+        };
+        let in_flight = InFlight {
+            owner,
+            opcode,
+            started: Instant::now(),
+        };
+        controller
+            .start(&self.regs, &spec, chain, in_flight)
+            .map_err(|(in_flight, e)| (in_flight.owner, self.start_failed(opcode, e)))
+    }
+
+    /// The core's `request`: one request outside any queue.
+    fn start_request(self: &Arc<Self>, request: Request) {
+        self.counters.issued();
         let started = {
-            let mut state = self.state.lock();
-            let state = &mut *state;
-            if !state.controller.is_idle() {
-                Err((request, EBUSY))
+            let mut guard = self.state.lock();
+            let state = &mut *guard;
+            if state.controller.is_idle() {
+                self.launch(
+                    &mut state.controller,
+                    &mut state.descriptors,
+                    Owner::Core(request),
+                )
             } else {
-                match self.write_chain(state, &spec, &mut request) {
-                    Ok(chain) => {
-                        let in_flight = InFlight {
-                            request,
-                            opcode,
-                            started: Instant::now(),
-                        };
-                        match state.controller.start(&self.regs, &spec, chain, in_flight) {
-                            // The previous request's handle, if the watchdog itself
-                            // finished it.
-                            Ok(()) => Ok(state.watchdog.take()),
-                            Err((in_flight, e)) => {
-                                Err((in_flight.request, self.start_failed(opcode, e)))
-                            }
-                        }
-                    }
-                    Err(e) => Err((request, e)),
-                }
+                Err((Owner::Core(request), EBUSY))
             }
         };
         match started {
-            Ok(previous) => {
-                drop(previous);
-                let handle = self.clone().start(Delta::from_millis(REQUEST_TIMEOUT_MS));
-                let unneeded = {
-                    let mut state = self.state.lock();
-                    if !state.controller.is_idle() && state.watchdog.is_none() {
-                        state.watchdog.replace(handle)
-                    } else {
-                        // Completed already: the timer is not needed.
-                        Some(handle)
-                    }
-                };
-                drop(unneeded);
-            }
-            Err((request, e)) => request.fail(e),
+            Ok(()) => self.arm_watchdog(Delta::from_millis(REQUEST_TIMEOUT_MS)),
+            Err((owner, error)) => self.fail_owner(owner, error),
         }
+    }
+
+    /// Completes a request that never reached the bus with `error`.
+    fn fail_owner(&self, owner: Owner, error: Error) {
+        self.counters.failed();
+        match owner {
+            Owner::Core(request) => request.fail(error),
+            Owner::Queue { request, .. } => request.fail(error),
+        }
+    }
+
+    /// Completes the request the controller handed back with `result`.
+    fn finish(self: &Arc<Self>, in_flight: InFlight, result: &RequestResult) {
+        if let Some(kind) = result.data.and_then(|data| data.error) {
+            dev_dbg!(
+                self.dev,
+                "CMD{} data phase failed: {:?}\n",
+                in_flight.opcode,
+                kind
+            );
+        }
+        self.counters.completed(result_errors(result));
+        match in_flight.owner {
+            Owner::Core(request) => {
+                request.complete(result);
+                // A software queue's dispatch may have waited for this request.
+                self.retry_software_queue();
+            }
+            Owner::Queue { request, tag } => {
+                let finished = self.with_software_queue(|sq| sq.engine.finalize_request(&tag).ok());
+                // `mmc_blk_hsq_req_done` may call `cqe_recovery_start`: the lock is free.
+                request.complete(result);
+                if let Some(Some(finished)) = finished {
+                    self.queue_request_done(finished);
+                }
+            }
+        }
+    }
+
+    // ---- The interrupt -----------------------------------------------------------------
+
+    /// The interrupt handler's work: consume events, complete what is done, issue what is
+    /// next.
+    pub(crate) fn handle_interrupt(self: &Arc<Self>) -> bool {
+        let (sdio, card_changed, tasks, done) = {
+            let mut guard = self.state.lock();
+            let state = &mut *guard;
+            // The engine's order: each call acknowledges only what it consumes, and
+            // consumes only what it has enabled.
+            let sdio = state.controller.sdio_irq_event(&self.regs);
+            let card_changed = state.controller.card_detect_event(&self.regs);
+            let tasks = match &mut state.queue {
+                Queue::Hardware(hq) if hq.engine.is_enabled() => state
+                    .controller
+                    .command_queue_event(&self.regs)
+                    .map(|event| self.task_interrupt(hq, event.cmd_error, event.data_error)),
+                _ => None,
+            };
+            let done = match state.controller.handle_interrupt(&self.regs) {
+                Progress::Pending => None,
+                Progress::Done(in_flight, result) => Some((in_flight, result)),
+            };
+            (sdio, card_changed, tasks, done)
+        };
+        let handled = done.is_some() || card_changed || sdio || tasks.is_some();
+        if let Some(outcome) = tasks {
+            self.finish_tasks(&outcome.completed);
+            if outcome.wake {
+                self.idle.notify_all();
+            }
+        }
+        if let Some((in_flight, result)) = done {
+            self.finish(in_flight, &result);
+        }
+        if card_changed {
+            self.host.detect_change(CARD_DETECT_DELAY_MS);
+        }
+        if sdio {
+            self.host.signal_sdio_irq();
+        }
+        handled
+    }
+
+    // ---- The request watchdog ------------------------------------------------------------
+
+    /// Makes sure the watchdog looks at the request in flight within `delay`. The timer is
+    /// armed once and re-armed by its own work item while requests keep running, so the
+    /// request path never cancels it.
+    fn arm_watchdog(self: &Arc<Self>, delay: Delta) {
+        let expired = {
+            let mut state = self.state.lock();
+            if state.watchdog_armed {
+                return;
+            }
+            state.watchdog_armed = true;
+            state.watchdog.take()
+        };
+        // The previous timer has fired (its work cleared `watchdog_armed`), so dropping its
+        // handle waits at most for the callback's return, which takes no lock.
+        drop(expired);
+        let handle = self.clone().start(delay);
+        let replaced = self.state.lock().watchdog.replace(handle);
+        drop(replaced);
+    }
+
+    /// The watchdog's work, in process context: abort the request in flight if it ran too
+    /// long, otherwise look again when it would.
+    fn watchdog_check(self: &Arc<Self>) {
+        let limit = Delta::from_millis(REQUEST_TIMEOUT_MS);
+        let (aborted, next) = {
+            let mut guard = self.state.lock();
+            let state = &mut *guard;
+            state.watchdog_armed = false;
+            let elapsed = state
+                .controller
+                .in_flight()
+                .map(|in_flight| in_flight.started.elapsed());
+            match elapsed {
+                Some(elapsed) if elapsed >= limit => (state.controller.abort(&self.regs), None),
+                Some(elapsed) => (None, Some(limit - elapsed)),
+                None => (None, None),
+            }
+        };
+        if let Some((in_flight, result)) = aborted {
+            dev_err!(
+                self.dev,
+                "CMD{} did not complete in {} ms; controller reset\n",
+                in_flight.opcode,
+                REQUEST_TIMEOUT_MS
+            );
+            self.finish(in_flight, &result);
+        }
+        let next = next.or_else(|| {
+            let state = self.state.lock();
+            state.controller.in_flight().map(|in_flight| {
+                let elapsed = in_flight.started.elapsed();
+                if elapsed >= limit {
+                    Delta::from_millis(1)
+                } else {
+                    limit - elapsed
+                }
+            })
+        });
+        if let Some(delay) = next {
+            self.arm_watchdog(delay);
+        }
+    }
+
+    /// Stops the watchdog for good (the slot is going away).
+    pub(crate) fn shutdown(&self) {
+        let watchdog = {
+            let mut state = self.state.lock();
+            // Nothing re-arms it from here on.
+            state.watchdog_armed = true;
+            state.watchdog.take()
+        };
+        drop(watchdog);
+    }
+}
+
+impl WorkItem<WATCHDOG_WORK> for Msdc {
+    type Pointer = Arc<Msdc>;
+
+    fn run(this: Arc<Self>) {
+        this.watchdog_check();
     }
 }
 
@@ -310,7 +496,8 @@ impl HrTimerCallback for Msdc {
     type Pointer<'a> = Arc<Self>;
 
     fn run(this: ArcBorrow<'_, Self>, _ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
-        this.watchdog_expired();
+        // The abort polls the controller: process context.
+        let _ = kernel_mmc::default_workqueue().enqueue::<Arc<Msdc>, WATCHDOG_WORK>(this.into());
         HrTimerRestart::NoRestart
     }
 }
@@ -324,6 +511,11 @@ pub(crate) struct MsdcSlot {
 impl HostOps for MsdcSlot {
     fn request(&self, _host: &Host, request: Request) {
         self.msdc.start_request(request);
+    }
+
+    fn pre_req(&self, _host: &Host, data: &mut PreparedData<'_>) {
+        // A failed mapping is retried when the request is issued.
+        let _ = data.map_ahead();
     }
 
     fn set_ios(&self, host: &Host, ios: &Ios) {

@@ -28,15 +28,25 @@ mod pins;
 pub mod pm;
 mod request;
 mod reset;
+#[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
+pub mod selftest;
 
-pub use cqe::{CqeOps, QueueCard, QueuedRequest};
+pub use cqe::{CqeOps, QueueCard, QueuedRequest, Refused, RequestId};
 pub use dma::{set_dma_mask, DescriptorMemory};
 pub use host::{Host, HostAllocation, HostSettings, Registration, TransferLimits};
 pub use ios::{Ios, PowerMode};
 pub use ops::HostOps;
 pub use pins::{PinState, Pins};
-pub use request::Request;
+pub use request::{PreparedData, Request};
 pub use reset::pulse_optional_reset;
+
+/// The kernel's default work queue (`system_dfl_wq`) for a host's own work items; the
+/// kernel crate of 7.3 only offers `system_wq`, which the kernel now warns about.
+pub fn default_workqueue() -> &'static kernel::workqueue::Queue {
+    // SAFETY: `system_dfl_wq` is allocated during early boot, before any initcall runs,
+    // and never destroyed; reading the pointer copies it.
+    unsafe { kernel::workqueue::Queue::from_raw(kernel::bindings::system_dfl_wq) }
+}
 
 /// Card voltage window bits of `ocr_avail` (`MMC_VDD_*`).
 pub mod vdd {
@@ -74,6 +84,10 @@ pub mod caps {
     pub const DDR_1_8V: u32 = b::MMC_CAP_1_8V_DDR;
     /// Second word: no SDIO cards on this slot.
     pub const NO_SDIO: u32 = b::MMC_CAP2_NO_SDIO;
+    /// Second word: the host has an eMMC command queue engine (DT `supports-cqe`).
+    pub const CQE: u32 = b::MMC_CAP2_CQE;
+    /// Second word: the command queue engine issues direct commands (cache flush).
+    pub const CQE_DCMD: u32 = b::MMC_CAP2_CQE_DCMD;
     /// Second word: eMMC HS200.
     pub const HS200: u32 = b::MMC_CAP2_HS200;
     /// Second word: eMMC HS400.

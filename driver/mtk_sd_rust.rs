@@ -44,6 +44,7 @@ pub mod sim;
 
 // The driver itself.
 mod backend;
+mod debugfs;
 mod dt;
 mod host;
 pub mod kernel_mmc;
@@ -55,6 +56,9 @@ mod simhw;
 #[macro_use]
 #[path = "../kunit/scenario_suite.rs"]
 mod scenario_suite;
+#[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
+#[path = "../kunit/cqe.rs"]
+mod cqe_kunit;
 #[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
 #[path = "../kunit/cqhci.rs"]
 mod cqhci_kunit;

@@ -12,16 +12,21 @@ use kernel::{
     sync::Arc,
 };
 
+use crate::registers::Io;
+
 use crate::{
     backend::{RegisterWindow, REGISTER_WINDOW_SIZE},
+    cqhci::{self, regs::CQCAP, DmaWidth, TaskDescriptorSize},
+    debugfs,
     dt::MediatekProperties,
-    host::{Msdc, MsdcSlot, SlotParts, DESCRIPTOR_AREA_LEN},
+    host::{Msdc, MsdcSlot, QueueChoice, SlotParts, DESCRIPTOR_AREA_LEN},
     kernel_mmc::{
         self, caps, vdd, DescriptorMemory, HostAllocation, HostSettings, PinState, Pins,
         TransferLimits,
     },
     msdc::{
         controller::{CardDetect, HostSetup},
+        cqe::{send_status_idle_timer, SEND_STATUS_IDLE_NS},
         dma::{DmaAddressing, MAX_SEGMENTS},
         soc::{self, SocData},
     },
@@ -68,6 +73,11 @@ const AUTOSUSPEND_DELAY_MS: i32 = 50;
 
 /// Largest request the DMA descriptors describe (upstream's limit as well).
 const MAX_REQUEST_BYTES: u32 = 512 * 1024;
+
+/// Transfer descriptors per CQHCI task, and the bytes one describes (its 16-bit length), as
+/// upstream declares them for the MSDC's CQHCI block.
+const CQHCI_MAX_SEGMENTS: u16 = 128;
+const CQHCI_MAX_SEGMENT_BYTES: u32 = 64 * 1024;
 
 /// The controller's clocks, on while the driver is bound.
 struct Clocks {
@@ -165,10 +175,12 @@ impl Drop for Shutdown {
 }
 
 /// A bound controller. Fields drop in order: the host leaves the MMC core (finishing its
-/// requests), then the interrupt is freed, the watchdog stopped and the clocks turned off.
+/// requests), then its debugfs directory goes, the interrupt is freed, the watchdog stopped
+/// and the clocks turned off.
 #[pin_data]
 pub(crate) struct MsdcData<'a> {
     _mmc: kernel_mmc::Registration<MsdcSlot>,
+    _debugfs: Option<Pin<KBox<debugfs::HostDir>>>,
     #[pin]
     _irq: irq::Registration<'a, MsdcIrq>,
     _shutdown: Shutdown,
@@ -252,14 +264,58 @@ impl platform::Driver for MsdcDriver {
                 // The interrupt handler signals SDIO interrupts itself (sdio_signal_irq).
                 host.add_caps(0, caps::SDIO_IRQ_NOTHREAD);
             }
+            // The queue: CQHCI where the device tree says the block may be used, the host
+            // software queue for slots that never hold SDIO, else one request at a time.
+            let hardware_queue = props.supports_cqe;
+            let software_queue = !hardware_queue && host.host().caps2() & caps::NO_SDIO != 0;
+            let (max_segments, max_segment_size) = if hardware_queue {
+                // What one CQHCI task's transfer descriptors carry.
+                (CQHCI_MAX_SEGMENTS, CQHCI_MAX_SEGMENT_BYTES)
+            } else {
+                (MAX_SEGMENTS as u16, addressing.max_segment_len())
+            };
             host.set_limits(&TransferLimits {
-                max_segments: MAX_SEGMENTS as u16,
-                max_segment_size: addressing.max_segment_len(),
+                max_segments,
+                max_segment_size,
                 max_block_size: 2048,
                 max_block_count: MAX_REQUEST_BYTES / 512,
                 max_request_size: MAX_REQUEST_BYTES,
                 max_busy_timeout_ms: 0,
             });
+            let queue = if hardware_queue {
+                host.add_caps(0, caps::CQE | caps::CQE_DCMD);
+                let config = cqhci::Config {
+                    task_descriptor: TaskDescriptorSize::Bits128,
+                    dma: DmaWidth::Bits64,
+                    short_transfer_descriptor: false,
+                    direct_commands: true,
+                    max_segments: CQHCI_MAX_SEGMENTS,
+                    coalescing: None,
+                };
+                let layout = cqhci::Cqhci::new(config)
+                    .map_err(|e| {
+                        dev_err!(dev, "CQHCI configuration: {:?}\n", e);
+                        EINVAL
+                    })?
+                    .layout();
+                let memory =
+                    DescriptorMemory::new(dev, layout.tdl_len() + layout.transfer_area_len())
+                        .inspect_err(|e| {
+                            dev_err!(dev, "no memory for CQHCI descriptors: {:?}\n", e)
+                        })?;
+                let hclk_hz = u32::try_from(clocks.hclk.rate().as_hz()).unwrap_or(u32::MAX);
+                let cap = Io::<cqhci::CqhciBlock>::read::<CQCAP>(&regs);
+                QueueChoice::Hardware {
+                    config,
+                    memory,
+                    idle_timer: send_status_idle_timer(hclk_hz, cap, SEND_STATUS_IDLE_NS),
+                }
+            } else if software_queue {
+                QueueChoice::Software
+            } else {
+                QueueChoice::OneAtATime
+            };
+            let queued = !matches!(queue, QueueChoice::OneAtATime);
             let card_detect = CardDetect::for_slot(
                 host.caps() & caps::NONREMOVABLE != 0,
                 host.host().gpio_card_detect().is_some(),
@@ -275,6 +331,9 @@ impl platform::Driver for MsdcDriver {
                 ocr_avail: vdd::VDD_32_33 | vdd::VDD_33_34,
                 caps: 0,
                 caps2: 0,
+                // The block layer's depth for the hardware queue; the software queue
+                // publishes its own (`hsq_depth`).
+                queue_depth: if hardware_queue { 31 } else { 0 },
             };
             let setup = HostSetup {
                 soc,
@@ -292,6 +351,7 @@ impl platform::Driver for MsdcDriver {
                     card_detect,
                 },
                 setup,
+                queue,
             )?;
             dev_info!(
                 dev,
@@ -305,6 +365,10 @@ impl platform::Driver for MsdcDriver {
             );
             let irq_handler = MsdcIrq { msdc: msdc.clone() };
             let slot = MsdcSlot { msdc: msdc.clone() };
+            // Statistics are a debugging aid: a host without them still works.
+            let host_dir = debugfs::host_dir(host.index(), msdc.clone())
+                .inspect_err(|e| dev_warn!(dev, "no debugfs directory: {:?}\n", e))
+                .ok();
             Ok(try_pin_init!(MsdcData {
                 _clocks: clocks,
                 _shutdown: Shutdown(msdc),
@@ -318,9 +382,14 @@ impl platform::Driver for MsdcDriver {
                         Ok::<_, Error>(irq_handler),
                     )
                 },
+                _debugfs: host_dir,
                 // Last: the core starts sending commands from here on.
-                _mmc: kernel_mmc::Registration::add(host, &settings, Ok::<_, Error>(slot))
-                    .inspect_err(|e| dev_err!(dev, "cannot add the MMC host: {:?}\n", e))?,
+                _mmc: if queued {
+                    kernel_mmc::Registration::add_with_queue(host, &settings, Ok::<_, Error>(slot))
+                } else {
+                    kernel_mmc::Registration::add(host, &settings, Ok::<_, Error>(slot))
+                }
+                .inspect_err(|e| dev_err!(dev, "cannot add the MMC host: {:?}\n", e))?,
             }? Error))
         })
     }

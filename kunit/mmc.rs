@@ -72,6 +72,7 @@ mod tests {
                 ocr_avail: vdd::VDD_32_33 | vdd::VDD_33_34,
                 caps: 0,
                 caps2: 0,
+                queue_depth: 0,
             };
             let ons = POWER_ON_CALLS.load(Ordering::Relaxed);
             let offs = POWER_OFF_CALLS.load(Ordering::Relaxed);

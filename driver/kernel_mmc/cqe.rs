@@ -5,15 +5,15 @@
 
 use core::ptr::NonNull;
 
-use kernel::{error::VTABLE_DEFAULT_ERROR, ffi, prelude::*};
+use kernel::{ffi, prelude::*};
 
 use super::{
     bindings,
     host::Host,
     ops::{HostOps, OpsTable},
-    request::Request,
+    request::{unmap_ahead, Request, Route},
 };
-use crate::mmc_request::{Command, Data, ErrorKind, Segment};
+use crate::mmc_request::{ErrorKind, RequestResult};
 
 /// What the queue engine needs to know of the card it queues for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,84 +22,130 @@ pub struct QueueCard {
     pub rca: u32,
     /// Tasks the card queues (`EXT_CSD` `CMDQ_DEPTH` + 1), 0 without command queueing.
     pub queue_depth: u32,
+    /// The core switched the card's command queue on (`EXT_CSD` `CMDQ_MODE_EN`).
+    pub command_queue_enabled: bool,
+}
+
+/// Identifies a queued request among those live on its host (for `cqe_timeout`, which
+/// names a request the engine may already have completed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RequestId {
+    tag: i32,
+    address: usize,
 }
 
 /// A request the core queued with [`CqeOps::cqe_request`], identified by its tag.
 ///
-/// # Invariants
-///
-/// Wraps a request handed to `cqe_request` that was accepted; it is completed once, by
-/// [`QueuedRequest::complete`], consuming `self`.
+/// Completed once, by one of the consuming methods; a queued request dropped without
+/// completion fails with `-EIO` (see [`Request`]).
 pub struct QueuedRequest {
     inner: Request,
     tag: i32,
 }
 
 impl QueuedRequest {
-    /// The queue slot the core gave the request.
+    /// The queue slot the core gave the request (the block layer's tag).
     pub fn tag(&self) -> i32 {
         self.tag
     }
 
-    /// The data phase; `None` for a direct command (DCMD).
-    pub fn data(&self) -> Option<Data> {
-        self.inner.data()
+    /// The request's identity, as [`CqeOps::cqe_timeout`] names it.
+    pub fn id(&self) -> RequestId {
+        RequestId {
+            tag: self.tag,
+            address: self.inner.address(),
+        }
     }
 
-    /// The direct command, for a request without data.
-    /// (Its user, the CQHCI glue, comes with the command-queueing issue, #10.)
-    pub fn direct_command(&self) -> Option<Command> {
+    /// The request: its commands (a software queue's request has set-block-count, command
+    /// and stop like any other; a command queue engine's data task has none), its data and
+    /// their DMA mapping.
+    pub fn request(&self) -> &Request {
+        &self.inner
+    }
+
+    /// The request, to map its data ([`Request::map_data`]).
+    pub fn request_mut(&mut self) -> &mut Request {
+        &mut self.inner
+    }
+
+    /// The first block a data task moves (`mmc_data::blk_addr`), and its `MMC_DATA_*` flags.
+    pub fn block_address_and_flags(&self) -> Option<(u32, u32)> {
         self.inner
-            .spec()
-            .and_then(|spec| spec.data.is_none().then_some(spec.cmd))
+            .data_raw()
+            .map(|data| (data.blk_addr, data.flags))
     }
 
-    /// Maps the data for the controller's DMA; see [`Request::map_data`].
-    pub fn map_data(&mut self) -> Result<impl Iterator<Item = Segment> + '_> {
-        self.inner.map_data()
+    /// Tells the block layer that this request needs error recovery
+    /// (`mrq->recovery_notifier`): it schedules the recovery work, which calls
+    /// `cqe_recovery_start` and `cqe_recovery_finish`. Callable from interrupt context.
+    pub fn notify_recovery(&self) {
+        let request = self.inner.raw_ptr();
+        // SAFETY: the request is alive while queued; the notifier, when the core set one,
+        // takes the block queue's lock with interrupts saved and schedules work.
+        unsafe {
+            if let Some(notifier) = (*request).recovery_notifier {
+                notifier(request);
+            }
+        }
     }
 
-    /// Records `error` (if any) and `bytes_xfered` and hands the request back
-    /// (`mmc_cqe_request_done`).
-    pub fn complete(self, bytes_xfered: u32, error: Option<ErrorKind>) {
-        self.inner.complete_queued(bytes_xfered, error);
+    /// Hands a software queue's request back with `result` (`mmc_cqe_request_done`).
+    pub fn complete(self, result: &RequestResult) {
+        self.inner.complete(result);
     }
+
+    /// Hands a command queue engine's task back: `bytes_xfered` and `error` go to its data
+    /// phase, or, for a direct command, `error` and `response` (`CQCRDCT`) to its command.
+    pub fn complete_task(self, bytes_xfered: u32, error: Option<ErrorKind>, response: u32) {
+        self.inner.complete_task(bytes_xfered, error, response);
+    }
+
+    /// Fails the request with `error` on every phase it has.
+    pub fn fail(self, error: Error) {
+        self.inner.fail(error);
+    }
+}
+
+/// A request [`CqeOps::cqe_request`] did not take, going back to the core with the reason.
+pub struct Refused {
+    /// The request, uncompleted: the core still owns it and may queue it again.
+    pub request: QueuedRequest,
+    /// `-EBUSY` makes the core requeue it; anything else fails it.
+    pub error: Error,
 }
 
 /// What a host's queue engine does when the MMC core calls it (`mmc_cqe_ops`).
 ///
 /// The MMC core serialises these calls per host; completions come from the driver's
-/// interrupt handler through [`QueuedRequest::complete`].
+/// interrupt handler through [`QueuedRequest`]'s completion methods.
 #[vtable]
 pub trait CqeOps: HostOps {
-    /// The card was initialised with command queueing: start the engine for it.
+    /// The card was initialised: start the engine for it, or refuse (a command queue
+    /// engine with a card without command queueing), leaving the host to serve requests one
+    /// at a time.
     fn cqe_enable(&self, host: &Host, card: QueueCard) -> Result;
 
-    /// Stop the engine for good (card removed or queueing switched off).
+    /// Stop the engine for good (card removed).
     fn cqe_disable(&self, host: &Host);
 
-    /// Queue `request`. On error the core still owns it: the driver drops it unqueued.
-    fn cqe_request(&self, host: &Host, request: QueuedRequest) -> Result;
+    /// Queue `request`, or give it back with the reason.
+    fn cqe_request(&self, host: &Host, request: QueuedRequest) -> Result<(), Refused>;
 
-    /// Called after the request with `tag` completed, to release what it still holds.
-    fn cqe_post_req(&self, _host: &Host, _tag: i32) {
-        build_error!(VTABLE_DEFAULT_ERROR)
-    }
-
-    /// The queue is idle: the engine may stop (halt) until the next request.
+    /// Prepare for a command outside the queue (halt a command queue engine).
     fn cqe_off(&self, host: &Host);
 
     /// Wait until every queued request completed; `-EBUSY` while recovering.
     fn cqe_wait_for_idle(&self, host: &Host) -> Result;
 
-    /// The block layer timed out the request with `tag`. Returns whether the request had
-    /// in fact completed; `recovery_needed` asks the core for recovery.
-    fn cqe_timeout(&self, host: &Host, tag: i32, recovery_needed: &mut bool) -> bool;
+    /// The block layer timed out `request`. `None` if the request is not queued any more
+    /// (it completed meanwhile); otherwise whether recovery is needed.
+    fn cqe_timeout(&self, host: &Host, request: RequestId) -> Option<bool>;
 
     /// Error recovery begins: stop the engine.
     fn cqe_recovery_start(&self, host: &Host);
 
-    /// Error recovery ends: fail what is left and restart the engine.
+    /// Error recovery ends: complete what is left and restart the engine.
     fn cqe_recovery_finish(&self, host: &Host);
 }
 
@@ -111,7 +157,7 @@ impl<T: CqeOps> CqeOpsTable<T> {
         cqe_enable: Some(Self::cqe_enable),
         cqe_disable: Some(Self::cqe_disable),
         cqe_request: Some(Self::cqe_request),
-        cqe_post_req: optional_op!(T::HAS_CQE_POST_REQ, Self::cqe_post_req),
+        cqe_post_req: Some(Self::cqe_post_req),
         cqe_off: Some(Self::cqe_off),
         cqe_wait_for_idle: Some(Self::cqe_wait_for_idle),
         cqe_timeout: Some(Self::cqe_timeout),
@@ -153,6 +199,7 @@ impl<T: CqeOps> CqeOpsTable<T> {
         let card = QueueCard {
             rca: card.rca,
             queue_depth: card.ext_csd.cmdq_depth,
+            command_queue_enabled: card.ext_csd.cmdq_en,
         };
         // SAFETY: the core calls this only for a registered host.
         let (data, view) = unsafe { Self::parts(host) };
@@ -183,11 +230,18 @@ impl<T: CqeOps> CqeOpsTable<T> {
         let (data, view) = unsafe { Self::parts(host) };
         // SAFETY: `mrq` is live until completed; `tag` is a plain member.
         let tag = unsafe { mrq_ptr.as_ref().tag };
-        // SAFETY: the callback's own arguments, wrapped once; on error the driver drops
-        // the wrapper without completing, leaving the request to the core.
-        let inner = unsafe { Request::from_raw(host_ptr, mrq_ptr) };
-        let request = QueuedRequest { inner, tag };
-        Self::errno(data.cqe_request(view, request))
+        // SAFETY: the callback's own arguments, wrapped once; a refused request is handed
+        // back uncompleted below, so the core keeps it.
+        let Some(inner) = (unsafe { Request::from_raw(host_ptr, mrq_ptr, Route::Queue) }) else {
+            return EINVAL.to_errno();
+        };
+        match data.cqe_request(view, QueuedRequest { inner, tag }) {
+            Ok(()) => 0,
+            Err(Refused { request, error }) => {
+                request.inner.into_refused();
+                error.to_errno()
+            }
+        }
     }
 
     /// # Safety
@@ -197,13 +251,11 @@ impl<T: CqeOps> CqeOpsTable<T> {
         host: *mut bindings::mmc_host,
         mrq: *mut bindings::mmc_request,
     ) {
-        // SAFETY: `mrq` is valid for the call.
-        let Some(mrq) = (unsafe { mrq.as_ref() }) else {
+        let (Some(host), Some(mrq)) = (NonNull::new(host), NonNull::new(mrq)) else {
             return;
         };
-        // SAFETY: the core calls this only for a registered host.
-        let (data, view) = unsafe { Self::parts(host) };
-        data.cqe_post_req(view, mrq.tag);
+        // SAFETY: the core passes a live request it got back from the engine.
+        unsafe { unmap_ahead(host, mrq) };
     }
 
     /// # Safety
@@ -234,14 +286,24 @@ impl<T: CqeOps> CqeOpsTable<T> {
         recovery_needed: *mut bool,
     ) -> bool {
         // SAFETY: both pointers are valid for the call.
-        let (Some(mrq), Some(recovery_needed)) =
+        let (Some(request), Some(recovery_needed)) =
             (unsafe { mrq.as_ref() }, unsafe { recovery_needed.as_mut() })
         else {
             return false;
         };
         // SAFETY: the core calls this only for a registered host.
         let (data, view) = unsafe { Self::parts(host) };
-        data.cqe_timeout(view, mrq.tag, recovery_needed)
+        let id = RequestId {
+            tag: request.tag,
+            address: mrq as usize,
+        };
+        match data.cqe_timeout(view, id) {
+            Some(needed) => {
+                *recovery_needed = needed;
+                true
+            }
+            None => false,
+        }
     }
 
     /// # Safety

@@ -11,11 +11,12 @@ use kernel::{
 
 /// Descriptor memory shared with the controller's DMA engine.
 ///
-/// The CPU writes descriptors while the engine is stopped and the controller reads them
-/// (and writes status words back) only between the start of a transfer and its completion
-/// interrupt. [`DescriptorMemory::cpu_view`] takes `&mut self`, and the driver keeps this
-/// value inside the state its request lock protects, next to the controller state that
-/// says whether a transfer is running.
+/// The CPU writes descriptors only where the controller does not read them now: the legacy
+/// path writes its chain while its DMA engine is stopped, and the command queue engine
+/// writes only the descriptors of a slot whose doorbell bit is clear (the controller reads a
+/// slot's descriptors between its doorbell and its completion). [`DescriptorMemory::cpu_view`]
+/// takes `&mut self`, and the driver keeps this value inside the state its request lock
+/// protects, next to the engine state that says which descriptors are in use.
 pub struct DescriptorMemory {
     memory: Coherent<[u8]>,
 }
@@ -35,9 +36,10 @@ impl DescriptorMemory {
 
     /// The memory as the CPU writes it, for a controller whose DMA engine is stopped.
     pub fn cpu_view(&mut self) -> &mut [u8] {
-        // SAFETY: `&mut self` excludes any other CPU access. The device accesses the area
-        // only while a transfer runs, and the driver calls this only with its DMA engine
-        // stopped (the request engine refuses to start a transfer while one is running).
+        // SAFETY: `&mut self` excludes any other CPU access. The device reads the parts in
+        // use by a running transfer or a queued task, which the engines never write: the
+        // legacy engine refuses to write a chain while a transfer runs, the CQHCI engine
+        // writes only the descriptors of free slots.
         unsafe { self.memory.as_mut() }
     }
 }

@@ -94,11 +94,17 @@ impl Host {
         unsafe { (*self.as_raw()).caps2 }
     }
 
-    /// Whether a queue engine (`mmc_cqe_ops`) is installed (checked by the queue engines'
-    /// glue, issue #10).
-    pub fn has_queue_engine(&self) -> bool {
-        // SAFETY: by the type invariant the host is alive.
-        unsafe { !(*self.as_raw()).cqe_ops.is_null() }
+    /// Publishes how many requests the block layer may keep with the host software queue
+    /// (`mmc_host::hsq_depth`, read by blk-mq without a lock, as the C queue writes it).
+    pub fn set_hsq_depth(&self, depth: u8) {
+        // SAFETY: by the type invariant the host is alive; a volatile store of a plain
+        // `int` the block layer only reads.
+        unsafe {
+            ptr::write_volatile(
+                ptr::addr_of_mut!((*self.as_raw()).hsq_depth),
+                i32::from(depth),
+            )
+        };
     }
 
     /// Asks the core to rescan the slot after `delay_ms` (card inserted or removed).
@@ -356,6 +362,8 @@ pub struct HostSettings {
     pub caps: u32,
     /// `MMC_CAP2_*` bits, added to those already set.
     pub caps2: u32,
+    /// Tasks a command queue engine holds (`cqe_qdepth`; 0 for none or a software queue).
+    pub queue_depth: u32,
 }
 
 /// A host added to the MMC core, calling into the driver data `T`.
@@ -365,8 +373,9 @@ pub struct HostSettings {
 /// The host is registered with the core, its `ops` are `OpsTable::<T>`, and its private
 /// area holds a pointer to `data`, which stays pinned until the host is removed.
 pub struct Registration<T: HostOps> {
-    host: HostAllocation,
+    // After removal the driver data goes first: whatever it still holds may use the host.
     data: Pin<KBox<T>>,
+    host: HostAllocation,
 }
 
 impl<T: HostOps> Registration<T> {
@@ -390,8 +399,7 @@ impl<T: HostOps> Registration<T> {
     }
 
     /// As [`Registration::add`], for a host whose requests may also go through a queue
-    /// engine (`mmc_cqe_ops`): CQHCI hardware or the host software queue. The probe starts
-    /// using it with the command-queueing issue (#10).
+    /// engine (`mmc_cqe_ops`): CQHCI hardware or the host software queue.
     pub fn add_with_queue(
         host: HostAllocation,
         settings: &HostSettings,
@@ -435,6 +443,7 @@ impl<T: HostOps> Registration<T> {
             }
             (*raw).caps |= settings.caps;
             (*raw).caps2 |= settings.caps2;
+            (*raw).cqe_qdepth = i32::try_from(settings.queue_depth).unwrap_or(0);
         }
         // SAFETY: the host is fully set up; on failure the core has undone everything
         // and the host can be freed by `HostAllocation`'s drop.

@@ -6,7 +6,12 @@ use core::ptr::NonNull;
 
 use kernel::{error::VTABLE_DEFAULT_ERROR, ffi, prelude::*};
 
-use super::{bindings, host::Host, ios::Ios, request::Request};
+use super::{
+    bindings,
+    host::Host,
+    ios::Ios,
+    request::{unmap_ahead, PreparedData, Request, Route},
+};
 
 /// What a host driver does when the MMC core calls it.
 ///
@@ -16,6 +21,13 @@ use super::{bindings, host::Host, ios::Ios, request::Request};
 pub trait HostOps: Send + Sync + Sized {
     /// Starts `request`; the driver completes it later through [`Request::complete`].
     fn request(&self, host: &Host, request: Request);
+
+    /// The core is preparing a request it will issue later (`pre_req`): the driver may map
+    /// its data now ([`PreparedData::map_ahead`]). The layer undoes that mapping in
+    /// `post_req` (and `cqe_post_req`) once the request has completed.
+    fn pre_req(&self, _host: &Host, _data: &mut PreparedData<'_>) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
 
     /// Applies bus settings: clock, power, bus width, timing.
     fn set_ios(&self, host: &Host, ios: &Ios);
@@ -63,6 +75,8 @@ pub(super) struct OpsTable<T: HostOps>(core::marker::PhantomData<T>);
 impl<T: HostOps> OpsTable<T> {
     const TABLE: bindings::mmc_host_ops = bindings::mmc_host_ops {
         request: Some(Self::request),
+        pre_req: optional_op!(T::HAS_PRE_REQ, Self::pre_req),
+        post_req: optional_op!(T::HAS_PRE_REQ, Self::post_req),
         set_ios: Some(Self::set_ios),
         get_cd: optional_op!(T::HAS_GET_CD, Self::get_cd),
         get_ro: optional_op!(T::HAS_GET_RO, Self::get_ro),
@@ -107,7 +121,50 @@ impl<T: HostOps> OpsTable<T> {
         // SAFETY: the MMC core calls this only for a registered host of type `T`.
         let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
         // SAFETY: these are the callback's own arguments, wrapped once.
-        data.request(view, unsafe { Request::from_raw(host_ptr, mrq) });
+        match unsafe { Request::from_raw(host_ptr, mrq, Route::Request) } {
+            Some(request) => data.request(view, request),
+            // `mmc_request_done` needs the command: nothing can complete this request.
+            None => kernel::pr_err!("the MMC core sent a request without a command\n"),
+        }
+    }
+
+    /// # Safety
+    ///
+    /// Called by the MMC core only, for a host set up by `Registration::<T>::new` and
+    /// not yet removed, with a request it has not issued yet.
+    unsafe extern "C" fn pre_req(host: *mut bindings::mmc_host, mrq: *mut bindings::mmc_request) {
+        let Some(host_ptr) = NonNull::new(host) else {
+            return;
+        };
+        // SAFETY: `mrq` is the core's, live for the call and not with the driver yet.
+        let Some(mrq) = (unsafe { mrq.as_mut() }) else {
+            return;
+        };
+        // SAFETY: `data` is null or points to the request's live data.
+        let Some(data_raw) = (unsafe { mrq.data.as_mut() }) else {
+            return;
+        };
+        // SAFETY: the MMC core calls this only for a registered host of type `T`.
+        let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
+        // SAFETY: the callback's own arguments.
+        let mut prepared = unsafe { PreparedData::from_raw(host_ptr, data_raw) };
+        data.pre_req(view, &mut prepared);
+    }
+
+    /// # Safety
+    ///
+    /// Called by the MMC core only, for a host set up by `Registration::<T>::new` and
+    /// not yet removed, with a request that completed.
+    unsafe extern "C" fn post_req(
+        host: *mut bindings::mmc_host,
+        mrq: *mut bindings::mmc_request,
+        _err: ffi::c_int,
+    ) {
+        let (Some(host), Some(mrq)) = (NonNull::new(host), NonNull::new(mrq)) else {
+            return;
+        };
+        // SAFETY: the core passes a live request it got back from the driver.
+        unsafe { unmap_ahead(host, mrq) };
     }
 
     /// # Safety

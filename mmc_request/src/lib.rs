@@ -57,6 +57,16 @@ pub mod flags {
 
     /// `MMC_DATA_WRITE` (`mmc_data.flags`): the data goes to the card.
     pub const MMC_DATA_WRITE: u32 = 1 << 8;
+    /// `mmc_data::flags`: command queue barrier (a CQE task).
+    pub const MMC_DATA_QBR: u32 = 1 << 10;
+    /// `mmc_data::flags`: high priority (a CQE task).
+    pub const MMC_DATA_PRIO: u32 = 1 << 11;
+    /// `mmc_data::flags`: reliable write.
+    pub const MMC_DATA_REL_WR: u32 = 1 << 12;
+    /// `mmc_data::flags`: tagged request.
+    pub const MMC_DATA_DAT_TAG: u32 = 1 << 13;
+    /// `mmc_data::flags`: forced programming.
+    pub const MMC_DATA_FORCED_PRG: u32 = 1 << 14;
 }
 
 /// The bus timings of `mmc_ios.timing` (`MMC_TIMING_*` of `include/linux/mmc/host.h`).

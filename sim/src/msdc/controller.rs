@@ -59,8 +59,8 @@ use super::regs::{
     MSDC_DMA_CFG, MSDC_DMA_CTRL, MSDC_DMA_SA, MSDC_FIFOCS, MSDC_INT, MSDC_INTEN, MSDC_IOCON,
     MSDC_NEW_RX_CFG, MSDC_PAD_TUNE, MSDC_PAD_TUNE0, MSDC_PAD_TUNE1, MSDC_PATCH_BIT,
     MSDC_PATCH_BIT1, MSDC_PATCH_BIT2, MSDC_PS, PAD_CMD_TUNE, PAD_DS_TUNE, SDC_ACMD_RESP,
-    SDC_ADV_CFG0, SDC_ARG, SDC_BLK_NUM, SDC_CFG, SDC_CMD, SDC_RESP0, SDC_RESP1, SDC_RESP2,
-    SDC_RESP3, SDC_STS,
+    SDC_ADV_CFG0, SDC_ARG, SDC_BLK_NUM, SDC_CFG, SDC_CMD, SDC_FIFO_CFG, SDC_RESP0, SDC_RESP1,
+    SDC_RESP2, SDC_RESP3, SDC_STS,
 };
 use super::slot::{BusWork, CardSlot, Metered};
 use crate::registers::PartialFieldValue;
@@ -85,7 +85,7 @@ const CHUNK: usize = 64;
 const BLOCK_LEN: u32 = 512;
 
 /// Registers that are plain storage (tuning, eMMC 5.x and pad configuration).
-const PLAIN_REGISTERS: [usize; 17] = [
+const PLAIN_REGISTERS: [usize; 18] = [
     MSDC_IOCON::OFFSET,
     SDC_ADV_CFG0::OFFSET,
     MSDC_NEW_RX_CFG::OFFSET,
@@ -103,6 +103,7 @@ const PLAIN_REGISTERS: [usize; 17] = [
     EMMC50_CFG1::OFFSET,
     EMMC50_CFG2::OFFSET,
     EMMC50_CFG3::OFFSET,
+    SDC_FIFO_CFG::OFFSET,
 ];
 
 /// An `MSDC_INT` event, named by the setter of its bit (`MSDC_INT::with_cmdrdy`).

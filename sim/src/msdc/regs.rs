@@ -376,6 +376,10 @@ register! {
 
     /// eMMC 5.0 configuration 3; plain storage in the model.
     pub EMMC50_CFG3(u32) @ MsdcBase + 0x220 {}
+
+    /// FIFO valid-signal selection (mtk-sd.c `SDC_FIFO_CFG`: write valid select bit 24,
+    /// read valid select bit 25); plain storage in the model.
+    pub SDC_FIFO_CFG(u32) @ MsdcBase + 0x228 {}
 }
 
 impl MSDC_PS {

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Per-host counters in debugfs, `/sys/kernel/debug/mtk_sd_rust/mmcN/`: the queue mode
+//! (`cqe`, `hsq` or `legacy`), its depth, requests issued and completed, the most in flight
+//! at once, errors by kind and error recoveries.
+
+use kernel::{
+    debugfs::{Dir, Scope},
+    prelude::*,
+    str::CString,
+    sync::{Arc, SetOnce},
+};
+
+use crate::host::Msdc;
+
+/// `/sys/kernel/debug/mtk_sd_rust`, shared by every host.
+static ROOT: SetOnce<Dir> = SetOnce::new();
+
+/// A host's debugfs directory; it goes away when this is dropped.
+pub(crate) type HostDir = Scope<Arc<Msdc>>;
+
+/// The directory of host `mmc{index}` with `msdc`'s counters.
+pub(crate) fn host_dir(index: i32, msdc: Arc<Msdc>) -> Result<Pin<KBox<HostDir>>> {
+    if ROOT.as_ref().is_none() {
+        // Probes run one after the other; a lost race only drops a second, empty `Dir`.
+        ROOT.populate(Dir::new(c"mtk_sd_rust"));
+    }
+    let root = ROOT.as_ref().ok_or(ENOENT)?;
+    let name = CString::try_from_fmt(fmt!("mmc{}", index))?;
+    KBox::pin_init(
+        root.scope(Ok::<_, Error>(msdc), &name, |msdc: &Arc<Msdc>, dir| {
+            let c = &msdc.counters;
+            dir.read_only_file(c"mode", &c.mode);
+            dir.read_only_file(c"queue_depth", &c.queue_depth);
+            dir.read_only_file(c"issued", &c.issued);
+            dir.read_only_file(c"completed", &c.completed);
+            dir.read_only_file(c"max_in_flight", &c.max_in_flight);
+            dir.read_only_file(c"errors", &c.errors);
+            dir.read_only_file(c"errors_crc", &c.errors_crc);
+            dir.read_only_file(c"errors_timeout", &c.errors_timeout);
+            dir.read_only_file(c"errors_other", &c.errors_other);
+            dir.read_only_file(c"recoveries", &c.recoveries);
+        }),
+        GFP_KERNEL,
+    )
+}

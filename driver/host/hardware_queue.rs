@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The CQHCI command queue engine in the slot: its descriptor memory, the requests of the
+//! tasks it holds, the MSDC's hooks around every engine call, its interrupt and its waits.
+
+use kernel::{
+    prelude::*,
+    time::{delay::fsleep, Delta, Instant, Monotonic},
+};
+
+use super::{Msdc, Queue, State, CQHCI_WAIT_STEP_US};
+use crate::{
+    backend::RegisterWindow,
+    cqhci::{
+        self, CompletionStatus, Cqhci, DcmdResponse, Step, TaskError, TaskFlags, Ticket, Wait,
+        Warnings,
+    },
+    kernel_mmc::{DescriptorMemory, QueuedRequest, Refused},
+    mmc_request::{flags, Direction, ErrorKind},
+    msdc::cqe::CqeHooks,
+    registers::Io,
+};
+
+/// A task of the command queue engine, from its doorbell to its completion.
+pub(super) struct Task {
+    pub(super) request: QueuedRequest,
+    pub(super) ticket: Ticket,
+    /// A direct command: its response comes from `CQCRDCT`.
+    direct: bool,
+}
+
+/// The CQHCI engine, its descriptor memory, and the tasks it holds.
+pub(super) struct HardwareQueue {
+    pub(super) engine: Cqhci,
+    pub(super) memory: DescriptorMemory,
+    pub(super) tasks: [Option<Task>; cqhci::Tag::COUNT],
+    /// `CQSSC1` for the MSDC's hooks: the send-status idle timer at this `hclk`.
+    pub(super) idle_timer: cqhci::regs::CQSSC1,
+}
+
+impl HardwareQueue {
+    /// An engine for `config` with its memory, before `cqe_enable`.
+    pub(super) fn new(
+        config: cqhci::Config,
+        memory: DescriptorMemory,
+        idle_timer: cqhci::regs::CQSSC1,
+    ) -> core::result::Result<Self, cqhci::Error> {
+        Ok(Self {
+            engine: Cqhci::new(config)?,
+            memory,
+            tasks: [const { None }; cqhci::Tag::COUNT],
+            idle_timer,
+        })
+    }
+
+    /// The engine and its view of the descriptor memory: the task descriptor list first,
+    /// then the transfer descriptors.
+    pub(super) fn engine_and_memory(&mut self) -> (&mut Cqhci, cqhci::DescriptorMemory<'_>) {
+        let tdl_len = self.engine.layout().tdl_len();
+        let bus = self.memory.bus_address();
+        let (tdl, transfers) = self.memory.cpu_view().split_at_mut(tdl_len);
+        (
+            &mut self.engine,
+            cqhci::DescriptorMemory {
+                tdl,
+                tdl_bus: bus,
+                transfers,
+                transfers_bus: bus + tdl_len as u64,
+            },
+        )
+    }
+}
+
+/// The errno the core expects for a command queue engine's refusal.
+pub(super) fn cqhci_errno(error: cqhci::Error) -> Error {
+    match error {
+        cqhci::Error::Busy | cqhci::Error::SlotBusy => EBUSY,
+        cqhci::Error::MemoryTooSmall => ENOMEM,
+        _ => EINVAL,
+    }
+}
+
+/// The request error of a task that ended with `error`.
+pub(super) fn task_error(error: TaskError) -> ErrorKind {
+    match error {
+        TaskError::Crc => ErrorKind::BadCrc,
+        TaskError::Timeout => ErrorKind::TimedOut,
+        TaskError::Io => ErrorKind::DmaFault,
+    }
+}
+
+/// What the CQHCI interrupt leaves to do once the lock is released.
+pub(super) struct TaskOutcome {
+    pub(super) completed: cqhci::Completions,
+    pub(super) wake: bool,
+}
+
+impl Msdc {
+    /// The CQHCI interrupt: hands the host's errors to the engine and takes the completed
+    /// tasks' requests out (completed after the lock is released).
+    pub(super) fn task_interrupt(
+        &self,
+        hq: &mut HardwareQueue,
+        cmd_error: Option<cqhci::HostError>,
+        data_error: Option<cqhci::HostError>,
+    ) -> TaskOutcome {
+        let outcome = hq.engine.irq(&self.regs, cmd_error, data_error);
+        if let Some(tag) = outcome.notify_recovery {
+            if let Some(task) = hq.tasks.get(tag.index()).and_then(Option::as_ref) {
+                // Under the lock: the task cannot complete (and its request go) meanwhile.
+                task.request.notify_recovery();
+            }
+        }
+        if outcome.error_while_idle {
+            dev_warn!(self.dev, "CQHCI error while no task was queued\n");
+        }
+        if !outcome.spurious.is_empty() {
+            dev_warn!(
+                self.dev,
+                "CQHCI completion for empty slots {:#x}\n",
+                outcome.spurious.bits()
+            );
+        }
+        TaskOutcome {
+            completed: outcome.completed,
+            wake: outcome.wake,
+        }
+    }
+
+    /// Completes the tasks in `completed`, one lock round trip each (the lock is never held
+    /// across the core's completion).
+    pub(super) fn finish_tasks(&self, completed: &cqhci::Completions) {
+        for completion in completed.iter() {
+            let taken = {
+                let mut state = self.state.lock();
+                match &mut state.queue {
+                    Queue::Hardware(hq) => hq
+                        .tasks
+                        .get_mut(completion.tag.index())
+                        .and_then(Option::take)
+                        .map(|task| {
+                            let response = if task.direct {
+                                Io::<cqhci::CqhciBlock>::read::<cqhci::regs::CQCRDCT>(&self.regs)
+                                    .response()
+                            } else {
+                                0
+                            };
+                            (task, response)
+                        }),
+                    _ => None,
+                }
+            };
+            let Some((task, response)) = taken else {
+                dev_err!(
+                    self.dev,
+                    "CQHCI completed slot {} without a request\n",
+                    completion.tag.number()
+                );
+                continue;
+            };
+            let (bytes, error) = match completion.status {
+                CompletionStatus::Done => {
+                    let bytes = task
+                        .request
+                        .request()
+                        .data()
+                        .and_then(|data| data.bytes())
+                        .unwrap_or(0);
+                    (bytes, None)
+                }
+                CompletionStatus::Requeue => (0, None),
+                CompletionStatus::Failed(e) => (0, Some(task_error(e))),
+            };
+            self.counters.completed(error);
+            task.request.complete_task(bytes, error, response);
+        }
+    }
+
+    /// Runs one engine call with the MSDC's hooks, under the lock, and brings the
+    /// controller's state up to what the hooks did.
+    pub(super) fn with_engine<T>(
+        &self,
+        state: &mut State,
+        f: impl FnOnce(&mut HardwareQueue, &CqeHooks<'_, RegisterWindow>) -> T,
+    ) -> Option<T> {
+        let State {
+            controller, queue, ..
+        } = state;
+        let Queue::Hardware(hq) = queue else {
+            return None;
+        };
+        let hooks = controller.cqe_hooks(&self.regs, hq.idle_timer);
+        let answer = f(hq, &hooks);
+        let aftermath = hooks.finish();
+        if let Some(fault) = aftermath.fault {
+            dev_err!(self.dev, "CQHCI: controller fault {:?}\n", fault);
+        }
+        controller.absorb_cqe(aftermath);
+        Some(answer)
+    }
+
+    /// Runs a multi-step engine operation to its end: each wait sleeps between register
+    /// checks with the lock released, bounded by the engine's timeout.
+    pub(super) fn drive_engine(
+        &self,
+        what: &str,
+        first: impl FnOnce(&mut HardwareQueue, &CqeHooks<'_, RegisterWindow>) -> Step,
+    ) -> Option<cqhci::Finished> {
+        let mut step = {
+            let mut state = self.state.lock();
+            self.with_engine(&mut state, first)?
+        };
+        // The engine needs at most four waits per operation; bound the loop anyway.
+        for _ in 0..8 {
+            match step {
+                Step::Done(finished) => {
+                    self.log_warnings(what, finished.warnings);
+                    return Some(finished);
+                }
+                Step::Wait(wait) => {
+                    self.sleep_until(wait);
+                    let mut state = self.state.lock();
+                    step = self
+                        .with_engine(&mut state, |hq, hooks| hq.engine.resume(&self.regs, hooks))?;
+                }
+            }
+        }
+        dev_err!(self.dev, "CQHCI {}: the engine did not finish\n", what);
+        None
+    }
+
+    /// Sleeps until `wait`'s register condition holds or its time is up (the engine copes
+    /// with either).
+    pub(super) fn sleep_until(&self, wait: Wait) {
+        let start = Instant::<Monotonic>::now();
+        let limit = Delta::from_micros(i64::from(wait.timeout_us));
+        while !wait.condition.is_met(&self.regs) && start.elapsed() < limit {
+            fsleep(Delta::from_micros(CQHCI_WAIT_STEP_US));
+        }
+    }
+
+    pub(super) fn log_warnings(&self, what: &str, warnings: Warnings) {
+        if warnings.contains(Warnings::STUCK_ON) {
+            dev_err!(
+                self.dev,
+                "CQHCI {}: the controller did not halt (stuck on)\n",
+                what
+            );
+        }
+        if warnings.contains(Warnings::HALT_FAILED) {
+            dev_err!(self.dev, "CQHCI {}: failed to halt\n", what);
+        }
+        if warnings.contains(Warnings::CLEAR_FAILED) {
+            dev_err!(self.dev, "CQHCI {}: failed to clear the tasks\n", what);
+        }
+        if warnings.contains(Warnings::NOT_IN_RECOVERY) {
+            dev_warn!(self.dev, "CQHCI {}: no error was pending\n", what);
+        }
+    }
+
+    /// `cqe_request` for the CQHCI engine: a data task or a direct command.
+    pub(super) fn queue_task(&self, mut request: QueuedRequest) -> Result<(), Refused> {
+        let refuse = |request, error| Err(Refused { request, error });
+        let Some(tag) = u32::try_from(request.tag()).ok().and_then(cqhci::Tag::new) else {
+            return refuse(request, EINVAL);
+        };
+        let data = request.request().data();
+        if let Some(data) = data {
+            // Map before taking the lock; the segments are read again under it.
+            let mapped = request.request_mut().map_data().map(|_| ());
+            if let Err(e) = mapped {
+                return refuse(request, e);
+            }
+            if data.block_size != 512 {
+                return refuse(request, EINVAL);
+            }
+        }
+        let mut guard = self.state.lock();
+        let state = &mut *guard;
+        let State {
+            controller, queue, ..
+        } = state;
+        let Queue::Hardware(hq) = queue else {
+            drop(guard);
+            return refuse(request, EINVAL);
+        };
+        let idle_timer = hq.idle_timer;
+        let hooks = controller.cqe_hooks(&self.regs, idle_timer);
+        let (engine, mut mem) = hq.engine_and_memory();
+        let issued = match data {
+            Some(data) => {
+                let (block_address, data_flags) =
+                    request.block_address_and_flags().unwrap_or((0, 0));
+                let task = cqhci::DataTask {
+                    direction: match data.direction {
+                        Direction::Read => cqhci::Direction::Read,
+                        Direction::Write => cqhci::Direction::Write,
+                    },
+                    block_count: u16::try_from(data.blocks).unwrap_or(0),
+                    block_address,
+                    flags: TaskFlags {
+                        reliable_write: data_flags & flags::MMC_DATA_REL_WR != 0,
+                        data_tag: data_flags & flags::MMC_DATA_DAT_TAG != 0,
+                        priority: data_flags & flags::MMC_DATA_PRIO != 0,
+                        queue_barrier: data_flags & flags::MMC_DATA_QBR != 0,
+                        forced_programming: data_flags & flags::MMC_DATA_FORCED_PRG != 0,
+                    },
+                    context: 0,
+                };
+                match request.request_mut().map_data() {
+                    Ok(segments) => engine.issue_data(
+                        &self.regs,
+                        &hooks,
+                        &mut mem,
+                        tag,
+                        &task,
+                        segments.map(|s| cqhci::Segment {
+                            address: s.bus_address,
+                            length: s.len,
+                        }),
+                    ),
+                    Err(_) => Err(cqhci::Error::NoSegments),
+                }
+            }
+            None => match request.request().cmd() {
+                Some(cmd) => {
+                    let response = if cmd.flags & flags::MMC_RSP_PRESENT == 0 {
+                        DcmdResponse::None
+                    } else if cmd.flags & flags::MMC_RSP_BUSY != 0 {
+                        DcmdResponse::ShortBusy
+                    } else {
+                        DcmdResponse::Short
+                    };
+                    match u8::try_from(cmd.opcode) {
+                        Ok(opcode) => engine.issue_dcmd(
+                            &self.regs,
+                            &hooks,
+                            &mut mem,
+                            &cqhci::DirectCommand {
+                                opcode,
+                                argument: cmd.arg,
+                                response,
+                            },
+                        ),
+                        Err(_) => Err(cqhci::Error::ValueTooWide),
+                    }
+                }
+                None => Err(cqhci::Error::NoBlocks),
+            },
+        };
+        let aftermath = hooks.finish();
+        controller.absorb_cqe(aftermath);
+        match issued {
+            Ok(ticket) => {
+                let direct = data.is_none();
+                if let Some(slot) = hq.tasks.get_mut(ticket.tag.index()) {
+                    *slot = Some(Task {
+                        request,
+                        ticket,
+                        direct,
+                    });
+                }
+                self.counters.issued();
+                Ok(())
+            }
+            Err(e) => {
+                drop(guard);
+                if !matches!(e, cqhci::Error::Busy | cqhci::Error::SlotBusy) {
+                    dev_err!(self.dev, "CQHCI refused tag {}: {:?}\n", tag.number(), e);
+                }
+                refuse(request, cqhci_errno(e))
+            }
+        }
+    }
+
+    /// Ends every task recovery finish handed back.
+    pub(super) fn finish_recovered(&self, finished: &cqhci::Finished) {
+        self.finish_tasks(&finished.completions);
+        self.idle.notify_all();
+    }
+}
