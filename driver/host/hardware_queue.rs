@@ -191,6 +191,7 @@ impl Msdc {
         };
         let hooks = controller.cqe_hooks(&self.regs, hq.idle_timer);
         let answer = f(hq, &hooks);
+        self.host.set_cqe_on(hq.engine.is_on());
         let aftermath = hooks.finish();
         if let Some(fault) = aftermath.fault {
             dev_err!(self.dev, "CQHCI: controller fault {:?}\n", fault);
@@ -348,7 +349,11 @@ impl Msdc {
                 None => Err(cqhci::Error::NoBlocks),
             },
         };
+        self.host.set_cqe_on(engine.is_on());
         let aftermath = hooks.finish();
+        if let Some(fault) = aftermath.fault {
+            dev_err!(self.dev, "CQHCI: controller fault {:?}\n", fault);
+        }
         controller.absorb_cqe(aftermath);
         match issued {
             Ok(ticket) => {

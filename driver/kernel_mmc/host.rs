@@ -107,6 +107,14 @@ impl Host {
         };
     }
 
+    /// Tells the core whether the command queue engine owns the bus (`mmc_host::cqe_on`):
+    /// while it does, the core calls `cqe_off` before any command outside the queue.
+    pub fn set_cqe_on(&self, on: bool) {
+        // SAFETY: by the type invariant the host is alive; a volatile store of a plain
+        // `bool` the core reads before its own commands.
+        unsafe { ptr::write_volatile(ptr::addr_of_mut!((*self.as_raw()).cqe_on), on) };
+    }
+
     /// Asks the core to rescan the slot after `delay_ms` (card inserted or removed).
     pub fn detect_change(&self, delay_ms: u32) {
         // SAFETY: by the type invariant the host is alive; the core serialises rescans.
