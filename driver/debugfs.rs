@@ -2,7 +2,7 @@
 
 //! Per-host counters in debugfs, `/sys/kernel/debug/mtk_sd_rust/mmcN/`: the queue mode
 //! (`cqe`, `hsq` or `legacy`), its depth, requests issued and completed, the most in flight
-//! at once, errors by kind and error recoveries.
+//! at once, errors by kind, error recoveries and direct commands.
 
 use kernel::{
     debugfs::{Dir, Scope},
@@ -40,6 +40,7 @@ pub(crate) fn host_dir(index: i32, msdc: Arc<Msdc>) -> Result<Pin<KBox<HostDir>>
             dir.read_only_file(c"errors_timeout", &c.errors_timeout);
             dir.read_only_file(c"errors_other", &c.errors_other);
             dir.read_only_file(c"recoveries", &c.recoveries);
+            dir.read_only_file(c"direct_commands", &c.direct_commands);
         }),
         GFP_KERNEL,
     )

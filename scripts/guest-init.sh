@@ -207,7 +207,7 @@ mode_lines() {
 		echo "e2e: mode $d $(cat "$dir/mode") max_in_flight=$(cat "$dir/max_in_flight")" \
 			"errors=$(cat "$dir/errors") recoveries=$(cat "$dir/recoveries")"
 		more=""
-		for f in queue_depth issued completed errors_crc errors_timeout errors_other; do
+		for f in queue_depth issued completed errors_crc errors_timeout errors_other direct_commands; do
 			more="$more $f=$(cat "$dir/$f" 2>/dev/null || echo '?')"
 		done
 		echo "e2e:   $d on $host:$more"
@@ -271,8 +271,10 @@ e2e() {
 		sync_job "$t" seqwrite-512k "$file" --rw=write --bs=512k
 		tq=$(uptime_s)
 		queued_job "$t" q-randrw-4k "$file" --size="${SIZE}M" --offset=0 --rw=randrw --bs=4k
+		# end_fsync: a cache flush at the end (a direct command on the CQE disk,
+		# wait-for-idle and a plain CMD6 with the software queue).
 		queued_job "$t" q-seqwrite-512k "$file" --size="${SIZE}M" --offset=0 \
-			--rw=write --bs=512k
+			--rw=write --bs=512k --end_fsync=1
 		# Four threads, each on its own quarter of the SIZE MiB, so that no thread
 		# verifies blocks another wrote.
 		queued_job "$t" q-randrw-4k-x4 "$file" --numjobs=4 --size=$((SIZE * 256))k \

@@ -43,6 +43,8 @@ pub(crate) struct Counters {
     pub(crate) errors_timeout: AtomicU64,
     pub(crate) errors_other: AtomicU64,
     pub(crate) recoveries: AtomicU64,
+    /// Direct commands (cache flushes) the command queue engine issued.
+    pub(crate) direct_commands: AtomicU64,
 }
 
 impl Counters {

@@ -3,6 +3,8 @@
 //! The CQHCI command queue engine in the slot: its descriptor memory, the requests of the
 //! tasks it holds, the MSDC's hooks around every engine call, its interrupt and its waits.
 
+use core::sync::atomic::Ordering;
+
 use kernel::{
     prelude::*,
     time::{delay::fsleep, Delta, Instant, Monotonic},
@@ -366,6 +368,11 @@ impl Msdc {
                     });
                 }
                 self.counters.issued();
+                if direct {
+                    self.counters
+                        .direct_commands
+                        .fetch_add(1, Ordering::Relaxed);
+                }
                 Ok(())
             }
             Err(e) => {

@@ -88,6 +88,10 @@ impl Msdc {
                     return;
                 };
                 self.host.set_hsq_depth(dispatch.depth());
+                self.counters.queue_depth.store(
+                    u32::from(dispatch.depth()),
+                    core::sync::atomic::Ordering::Relaxed,
+                );
                 let tag = dispatch.request();
                 if !state.controller.is_idle() {
                     // Retried when the request outside the queue completes.
