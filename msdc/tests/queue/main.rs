@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The command-queue glue against the models: the host software queue (`hsq`) on an eMMC
+//! and an SD card, and the CQHCI engine (`cqhci`) on an eMMC with its command queue, each
+//! driven by a harness that makes the engine calls in the order of the kernel glue
+//! (`driver/host.rs`, `driver/host/{software_queue,hardware_queue,cqe_ops}.rs`) and plays
+//! the MMC core and block layer around it.
+//!
+//! Every test runs many requests at once with their data checked byte for byte, and
+//! proves that each one was completed exactly once and none was lost, also when a data
+//! CRC error, a response error or a timeout hits one of them and the core recovers; the
+//! models must see nothing they forbid.
+
+mod block;
+mod board;
+mod cqe_glue;
+mod hardware_queue;
+mod hsq_glue;
+mod slot;
+mod software_queue;

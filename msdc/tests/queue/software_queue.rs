@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The host software queue on an eMMC (MT2712, 36-bit DMA, auto-CMD23) and on an SD card
+//! (MT8173, 32-bit DMA, open-ended transfers): many requests queued faster than they
+//! complete, in order, with the depth policy published; one request among many hit by an
+//! injected data CRC error, response CRC error, command timeout or data timeout, and the
+//! core's recovery with the queue halted.
+
+use hsq::{NORMAL_DEPTH, PERFORMANCE_DEPTH};
+use mmc_request::flags::{MMC_CMD_AC as AC, MMC_RSP_R1 as R1};
+use mmc_request::{Direction, ErrorKind};
+use msdc::controller::HostSetup;
+use msdc::dma::DmaAddressing;
+use msdc::soc;
+use sim::emmc::{Card, ReadyOrder};
+use sim::msdc::{CardSlot, Fault};
+use sim::sd::{SdCard, SdConfig};
+
+use crate::block::{initial_storage, Attempt, Work, REGION_SECTORS};
+use crate::board::{setup, Board};
+use crate::hsq_glue::{block_layer, Event, HsqHarness, Mistake};
+use crate::slot::{command, ready_for_data, request, CardKind, CoreHost, EMMC_RCA};
+
+/// Jobs of a full run, and of a run around one failure.
+const JOBS: usize = 64;
+const FAULT_JOBS: usize = 24;
+/// Card size: a region per job, and one per read-back job.
+const SECTORS: u32 = 2 * JOBS as u32 * REGION_SECTORS;
+
+/// The request mix, by position: 4 KiB writes (which deepen the queue) among single-block
+/// and larger reads and writes.
+const MIX: [(Direction, u32); 12] = [
+    (Direction::Write, 8),
+    (Direction::Write, 8),
+    (Direction::Read, 8),
+    (Direction::Write, 32),
+    (Direction::Read, 1),
+    (Direction::Write, 8),
+    (Direction::Read, 64),
+    (Direction::Write, 1),
+    (Direction::Write, 8),
+    (Direction::Read, 128),
+    (Direction::Write, 16),
+    (Direction::Read, 8),
+];
+
+/// The eMMC's controller, and the SD card's.
+fn emmc_setup() -> HostSetup {
+    setup(&soc::MT2712, DmaAddressing::Bits36, true)
+}
+
+fn sd_setup() -> HostSetup {
+    setup(&soc::MT8173, DmaAddressing::Bits32, false)
+}
+
+/// Runs `f` on a harness with an eMMC, then checks the card holds what was written.
+fn with_emmc(f: impl FnOnce(&mut HsqHarness<'_, Card<'_>>)) {
+    let mut storage = initial_storage(SECTORS);
+    let block = block_layer(&storage);
+    let board = Board::new(
+        emmc_setup(),
+        Card::new(&mut storage, 8, ReadyOrder::Immediate),
+    );
+    let mut harness = HsqHarness::new(&board, CardKind::Emmc, block);
+    f(&mut harness);
+    harness.block.assert_all_ended(board.card().storage());
+}
+
+/// Runs `f` on a harness with an SD card, then checks the card holds what was written.
+fn with_sd(f: impl FnOnce(&mut HsqHarness<'_, SdCard<'_>>)) {
+    let mut storage = initial_storage(SECTORS);
+    let block = block_layer(&storage);
+    let board = Board::new(sd_setup(), SdCard::new(&mut storage, SdConfig::default()));
+    let mut harness = HsqHarness::new(&board, CardKind::Sd, block);
+    f(&mut harness);
+    harness.block.assert_all_ended(board.card().storage());
+}
+
+/// `n` jobs of the mix, each in its own region; the first is job `first`.
+fn mixed(first: usize, n: usize) -> Vec<Work> {
+    (first..first + n)
+        .map(|job| {
+            let (direction, blocks) = MIX[job % MIX.len()];
+            Work::in_region(direction, job, blocks)
+        })
+        .collect()
+}
+
+/// Runs `jobs` jobs of the mix on a harness, then reads back what they wrote, and checks
+/// what every run must show: completion in submission order, every request completed once,
+/// the card holding what was written, the queue idle, no model violation.
+fn run_and_check<C: CardSlot>(harness: &mut HsqHarness<'_, C>, jobs: usize) {
+    let first = harness.block.add(mixed(harness.block.jobs(), jobs));
+    harness.run();
+    let back = harness.block.read_back(first);
+    harness.block.add(back);
+    harness.run();
+    assert_completed_in_order(&harness.log);
+    harness.assert_idle();
+}
+
+/// The queue is FIFO: completions come in the order the queue accepted the requests.
+fn assert_completed_in_order(log: &[Event]) {
+    let accepted = events(log, |e| match *e {
+        Event::Accepted(a) => Some(a),
+        _ => None,
+    });
+    let completed = events(log, |e| match *e {
+        Event::Completed(a, _) => Some(a),
+        _ => None,
+    });
+    assert_eq!(completed, accepted);
+}
+
+/// What `pick` takes from the events of `log`, in order.
+fn events<T>(log: &[Event], pick: impl Fn(&Event) -> Option<T>) -> Vec<T> {
+    log.iter().filter_map(pick).collect()
+}
+
+/// The depth policy was seen both ways, and requests were queued before the first one
+/// completed.
+fn assert_queued_ahead(log: &[Event], max_in_flight: usize) {
+    let depths = events(log, |e| match *e {
+        Event::Dispatched(_, depth) => Some(depth),
+        _ => None,
+    });
+    assert!(depths.contains(&NORMAL_DEPTH), "{depths:?}");
+    assert!(depths.contains(&PERFORMANCE_DEPTH), "{depths:?}");
+    let before_first = log
+        .iter()
+        .take_while(|e| !matches!(e, Event::Completed(..)))
+        .filter(|e| matches!(e, Event::Accepted(_)))
+        .count();
+    assert!(
+        before_first >= 3,
+        "{before_first} queued before the first completion"
+    );
+    // `hsq_depth + 1` in flight at the deeper depth.
+    assert_eq!(max_in_flight, usize::from(PERFORMANCE_DEPTH) + 1);
+}
+
+/// A dispatch deferred while the core's own request holds the controller (`host_busy`)
+/// goes out when it completes (`retry`).
+fn defer_behind_a_core_request<C: CardSlot>(harness: &mut HsqHarness<'_, C>, rca: u32) {
+    let status = harness.start_core(&request(command(13, rca << 16, R1 | AC)), &[]);
+    let first = harness.block.add(mixed(harness.block.jobs(), 4));
+    harness.submit();
+    // Only the first request was dispatched, and deferred (the engine offers it again with
+    // each request accepted meanwhile, and the controller defers it again).
+    let deferred: Vec<&Event> = harness
+        .log
+        .iter()
+        .filter(|e| matches!(e, Event::HostBusy(_)))
+        .collect();
+    assert!(!deferred.is_empty());
+    assert!(deferred
+        .iter()
+        .all(|e| matches!(e, Event::HostBusy(a) if a.job == first.start)));
+    assert!(!harness
+        .log
+        .iter()
+        .any(|e| matches!(e, Event::Dispatched(..))));
+    harness.run();
+    let result = harness.take_core_result(status).expect("the core's CMD13");
+    assert_eq!(result.cmd.error, None);
+    assert!(ready_for_data(result.cmd.response[0]));
+    let dispatched = harness
+        .log
+        .iter()
+        .position(|e| matches!(e, Event::Dispatched(a, _) if a.job == first.start));
+    let deferred = harness
+        .log
+        .iter()
+        .position(|e| matches!(e, Event::HostBusy(_)));
+    assert!(dispatched > deferred);
+}
+
+/// 64 requests after a deferred dispatch; no recovery.
+fn full_run<C: CardSlot>(harness: &mut HsqHarness<'_, C>, rca: u32) {
+    defer_behind_a_core_request(harness, rca);
+    let start = harness.log.len();
+    run_and_check(harness, JOBS);
+    assert_queued_ahead(&harness.log[start..], harness.block.max_in_flight);
+    assert!(!harness
+        .log
+        .iter()
+        .any(|e| matches!(e, Event::RecoveryStart)));
+}
+
+#[test]
+fn an_emmc_runs_64_queued_requests_in_order() {
+    with_emmc(|harness| full_run(harness, EMMC_RCA));
+}
+
+#[test]
+fn an_sd_card_runs_64_queued_requests_in_order() {
+    with_sd(|harness| full_run(harness, u32::from(SdConfig::default().rca)));
+}
+
+/// Runs `FAULT_JOBS` jobs with `fault` hitting job `job`'s first attempt, and checks the
+/// failure and the recovery: the job completes once with `error`, the queue dispatches
+/// nothing until `recovery_finish`, the requests queued behind it complete after it, and
+/// the job's retry succeeds.
+fn one_failure<C: CardSlot>(
+    harness: &mut HsqHarness<'_, C>,
+    job: usize,
+    fault: Fault,
+    error: ErrorKind,
+) {
+    harness.fault(job, fault);
+    run_and_check(harness, FAULT_JOBS);
+    assert_eq!(harness.block.errors(job), [Some(error), None], "job {job}");
+    for other in (0..FAULT_JOBS).filter(|&n| n != job) {
+        assert_eq!(harness.block.errors(other), [None], "job {other}");
+    }
+    let log = &harness.log;
+    let starts: Vec<usize> = positions(log, |e| matches!(e, Event::RecoveryStart));
+    let finishes: Vec<usize> = positions(log, |e| matches!(e, Event::RecoveryFinish));
+    assert_eq!((starts.len(), finishes.len()), (1, 1), "one recovery");
+    let (start, finish) = (starts[0], finishes[0]);
+    assert!(matches!(log[start - 1], Event::Completed(a, Some(e)) if a.job == job && e == error));
+    assert!(
+        !log[start..finish]
+            .iter()
+            .any(|e| matches!(e, Event::Dispatched(..))),
+        "dispatched during recovery"
+    );
+    // Everything queued behind the failed request was held, and completes after recovery.
+    let held: Vec<Attempt> = log[..start]
+        .iter()
+        .filter_map(|e| match *e {
+            Event::Accepted(a) if !log[..start].contains(&Event::Completed(a, None)) => Some(a),
+            _ => None,
+        })
+        .filter(|a| a.job != job)
+        .collect();
+    assert!(
+        held.len() >= 2,
+        "requests queued behind the failure: {held:?}"
+    );
+    for attempt in held {
+        let done = log
+            .iter()
+            .position(|e| matches!(e, Event::Completed(a, None) if *a == attempt))
+            .expect("held request completed");
+        assert!(
+            done > finish,
+            "job {} completed during recovery",
+            attempt.job
+        );
+    }
+}
+
+/// Where in `log` the events `what` picks are.
+fn positions(log: &[Event], what: impl Fn(&Event) -> bool) -> Vec<usize> {
+    log.iter()
+        .enumerate()
+        .filter(|(_, e)| what(e))
+        .map(|(n, _)| n)
+        .collect()
+}
+
+/// Jobs of the mix a fault hits: 6 (a 64-block read), 7 (a single-block write), 9 (a
+/// 128-block read), 4 (a single-block read) and 3 (a 32-block write).
+const MULTI_BLOCK_READ: usize = 6;
+const SINGLE_BLOCK_WRITE: usize = 7;
+const LONG_READ: usize = 9;
+const SINGLE_BLOCK_READ: usize = 4;
+const MULTI_BLOCK_WRITE: usize = 3;
+
+/// `one_failure` on the eMMC and on the SD card.
+fn on_both(job: usize, fault: Fault, error: ErrorKind) {
+    with_emmc(|harness| one_failure(harness, job, fault, error));
+    with_sd(|harness| one_failure(harness, job, fault, error));
+}
+
+#[test]
+fn a_data_crc_error_is_recovered() {
+    on_both(MULTI_BLOCK_READ, Fault::DataCrc, ErrorKind::BadCrc);
+    on_both(MULTI_BLOCK_WRITE, Fault::DataCrc, ErrorKind::BadCrc);
+}
+
+#[test]
+fn a_response_crc_error_is_recovered() {
+    on_both(SINGLE_BLOCK_WRITE, Fault::ResponseCrc, ErrorKind::BadCrc);
+    on_both(LONG_READ, Fault::ResponseCrc, ErrorKind::BadCrc);
+}
+
+#[test]
+fn a_command_timeout_is_recovered() {
+    on_both(LONG_READ, Fault::CommandTimeout, ErrorKind::TimedOut);
+    on_both(
+        SINGLE_BLOCK_WRITE,
+        Fault::CommandTimeout,
+        ErrorKind::TimedOut,
+    );
+}
+
+#[test]
+fn a_data_timeout_is_recovered() {
+    on_both(SINGLE_BLOCK_READ, Fault::DataTimeout, ErrorKind::TimedOut);
+    on_both(MULTI_BLOCK_WRITE, Fault::DataTimeout, ErrorKind::TimedOut);
+}
+
+/// The harness notices a glue that releases the host before the core has seen a failed
+/// request: the next request goes out before recovery starts.
+#[test]
+#[should_panic(expected = "was dispatched during recovery")]
+fn releasing_the_host_before_the_completion_is_caught() {
+    with_emmc(|harness| {
+        harness.mistake = Some(Mistake::ReleaseBeforeCompletion);
+        harness.fault(MULTI_BLOCK_READ, Fault::DataCrc);
+        harness.block.add(mixed(0, FAULT_JOBS));
+        harness.run();
+    });
+}
