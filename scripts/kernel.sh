@@ -8,12 +8,16 @@
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-ARCH=${1:?usage: kernel.sh x86_64|arm64 [builtin|module|all]}
+ARCH=${1:?usage: kernel.sh x86_64|arm64 [builtin|module|all|perf]}
 WHAT=${2:-all}
 case $ARCH in x86_64 | arm64) ;; *) die "unknown architecture $ARCH" ;; esac
 
 KSRC=$(kernel_src)
-OBJ=$(obj_dir "kunit-$ARCH")
+# The test kernel (KUnit, KASAN, lockdep) and, for `perf`, the performance kernel:
+# the same driver and simulated board without debug options, in its own tree.
+FLAVOUR=kunit
+[[ $WHAT != perf ]] || FLAVOUR=perf
+OBJ=$(obj_dir "$FLAVOUR-$ARCH")
 # The tree builds whichever checkout its mtk_rust link points at (setup aims it).
 [[ $(readlink "$KSRC/drivers/mmc/host/mtk_rust") == "$REPO" ]] ||
 	die "the kernel tree builds another checkout ($(readlink "$KSRC/drivers/mmc/host/mtk_rust")): run make setup"
@@ -28,7 +32,7 @@ build_builtin() {
 	(cd "$KSRC" && python3 tools/testing/kunit/kunit.py build --arch "$ARCH" \
 		--build_dir "$OBJ" --jobs "$JOBS" \
 		--kunitconfig "$REPO/kunit/.kunitconfig" \
-		--kunitconfig "$REPO/kunit/$ARCH.kunitconfig" \
+		--kunitconfig "$REPO/kunit/$CONFIG_FRAGMENT" \
 		"${opts[@]}") >"$OBJ.build.log" 2>&1 || {
 		grep -E -B2 -A12 'error(\[E[0-9]+\])?:|warning:|Error [0-9]|ERROR:|is not in the final' \
 			"$OBJ.build.log" | head -n 150 >&2
@@ -84,7 +88,12 @@ check_production_build() {
 
 LLVM_READELF=llvm-readelf-19
 
+CONFIG_FRAGMENT=$ARCH.kunitconfig
+[[ $FLAVOUR != perf ]] || CONFIG_FRAGMENT=perf-$ARCH.kunitconfig
+[[ -f $REPO/kunit/$CONFIG_FRAGMENT ]] || die "no kunit/$CONFIG_FRAGMENT for a $FLAVOUR kernel on $ARCH"
+
 case $WHAT in
+perf) with_lock "perf-$ARCH" build_builtin ;;
 builtin) with_lock "kunit-$ARCH" build_builtin ;;
 module) with_lock "kunit-$ARCH" build_module && with_lock "kunit-$ARCH" check_production_build ;;
 all)

@@ -180,7 +180,14 @@ impl<R: Copy + PartialEq> Hsq<R> {
         *slot = Some(Entry { request, shape });
         self.policy.track(shape);
         self.arrivals.push_back(tag);
-        Ok(Actions::with_dispatch(self.next_dispatch()))
+        // A request the host answered busy to waits for the retry work, not for the next
+        // arrival.
+        let dispatch = if self.with_host.is_none() {
+            self.next_dispatch()
+        } else {
+            None
+        };
+        Ok(Actions::with_dispatch(dispatch))
     }
 
     /// The host answered busy to `dispatch`. The request stays with the host side; the
