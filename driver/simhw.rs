@@ -19,12 +19,21 @@
 //! after the time the latency model gives that work. A run that stops at its step limit
 //! is resumed when that time is up, so the CQHCI block, which works through its tasks
 //! (CMD44/45, CMD13 polls, CMD46/47 with data) with no register write in between, keeps
-//! going without ever holding the worker for long. A halt or CLEAR ALL TASKS of the
+//! going without ever holding the worker for long. The models never wait without
+//! working: a CQHCI block whose card has no task ready polls at its send-status idle timer
+//! and charges the wait as simulated time, so its runs use their steps and are resumed
+//! after that time (`msdc/tests/controller/cqe.rs` runs the models this way on the host).
+//! A halt or CLEAR ALL TASKS of the
 //! CQHCI block completes when the driver next reads the block, as hardware completes it
 //! within the microseconds a driver busy-waits for it with its lock held (when the worker
-//! cannot run). The line is level-like: it is raised whenever `MSDC_INT & MSDC_INTEN`
-//! (with `CMDQ` for the CQHCI block) becomes non-zero. The first protocol violation each
-//! model records is reported once, with `pr_err`, for the end-to-end check to find.
+//! cannot run). The line is raised whenever `MSDC_INT & MSDC_INTEN` (with `CMDQ` for the
+//! CQHCI block) becomes non-zero, after a run or a register access; the interrupt
+//! simulator is edge-triggered and drops a raise while the handler runs on another CPU,
+//! which the single-CPU test machine never does (a raise from the handler's own register
+//! accesses runs it again). Each kind of protocol violation a
+//! model records is reported once, with `pr_err`, when its first one is seen, for the
+//! end-to-end check to find (a driver that misuses the hardware one new way after another
+//! is not hidden behind its first mistake).
 
 mod ffi;
 
@@ -59,21 +68,26 @@ use crate::sim::{
         controller::{ModelConfig, MsdcModel},
         regs::{CQHCI_BASE, CQHCI_LEN},
         slot::CardSlot,
-        Violation as MsdcViolation,
+        Violation as MsdcViolation, MAX_VIOLATIONS,
     },
+    report::FirstOfKind,
     sd::card::{SdCard, SdConfig},
 };
 
 /// Bytes of storage of each simulated card.
 const CARD_BYTES: usize = 64 << 20;
 /// Steps a model may take per run. A command and its data phase take one each; a CQHCI
-/// task about three (CMD44/45, a CMD13 poll, CMD46/47 with the data), so a run moves
-/// two or three tasks before the worker is given back and the simulated time elapses.
+/// task two (CMD44/45, then CMD46/47 with all its data) and a CMD13 poll, which covers
+/// every task queued by then, so a run moves three or four tasks before the worker is
+/// given back and the simulated time elapses.
 const STEPS_PER_RUN: u32 = 8;
 /// Bytes of each of the eMMC's two boot partitions (a multiple of 128 KiB).
 const EMMC_BOOT_BYTES: usize = 4 << 20;
 /// eMMC command queue depth the card advertises in EXT_CSD.
 const EMMC_QUEUE_DEPTH: u8 = 32;
+/// Kinds of violations reported per model; a driver that runs into more has bigger
+/// problems than the log shows.
+const REPORTED_KINDS: usize = 8;
 
 /// Zeroed card storage that lives as long as the kernel (the board is never removed).
 fn storage<const BYTES: usize>() -> Result<&'static mut [u8]> {
@@ -203,18 +217,20 @@ struct SimState {
     /// The last run stopped at [`STEPS_PER_RUN`] and may have left work: the timer's
     /// expiry queues the next run.
     resume: bool,
-    /// The controller model's violations have been reported.
-    msdc_reported: bool,
-    /// The CQHCI block's violations have been reported.
-    cqhci_reported: bool,
+    /// The kinds of the controller model's violations reported so far.
+    msdc_reported: FirstOfKind<MsdcViolation, REPORTED_KINDS>,
+    /// The kinds of the CQHCI block's violations reported so far.
+    cqhci_reported: FirstOfKind<CqhciViolation, REPORTED_KINDS>,
 }
 
-/// Violations a run found that were not reported yet: count and first one of the
-/// controller model, count and last one of its CQHCI block (which keeps only the last).
+/// Violations of a kind not reported before that a run found, each with its model's count
+/// of violations so far.
 #[derive(Default)]
 struct NewViolations {
-    msdc: Option<(u32, Option<MsdcViolation>)>,
-    cqhci: Option<(u32, Option<CqhciViolation>)>,
+    /// The controller model's: it keeps its first [`MAX_VIOLATIONS`] and its last.
+    msdc: [Option<(u32, MsdcViolation)>; MAX_VIOLATIONS + 1],
+    /// The CQHCI block's: it keeps only its last.
+    cqhci: Option<(u32, CqhciViolation)>,
 }
 
 impl SimState {
@@ -229,19 +245,29 @@ impl SimState {
         pending && !self.model.busy() && self.model.step(&mut self.card, &mut SystemRam)
     }
 
-    /// The models' violations, each model's only the first time it has any (so that a
-    /// misbehaving driver gets one line per slot, not one per run).
+    /// The models' violations of kinds not reported before (so that a misbehaving driver
+    /// gets one line per kind and slot, not one per run).
     fn unreported_violations(&mut self) -> NewViolations {
         let mut new = NewViolations::default();
         let (count, list) = self.model.violations();
-        let first = list.iter().flatten().next().copied();
-        if count > 0 && !self.msdc_reported {
-            self.msdc_reported = true;
-            new.msdc = Some((count, first));
+        let mut slots = new.msdc.iter_mut();
+        // The kept first ones, then the last (a kind first seen past the kept ones).
+        for v in list.iter().copied().flatten() {
+            if self.msdc_reported.first(&v) {
+                if let Some(slot) = slots.next() {
+                    *slot = Some((count, v));
+                }
+            }
         }
-        if let Some((count, last)) = self.model.cqhci().map(|c| c.violations()) {
-            if count > 0 && !self.cqhci_reported {
-                self.cqhci_reported = true;
+        if let Some(v) = self.model.last_violation() {
+            if self.msdc_reported.first(&v) {
+                if let Some(slot) = slots.next() {
+                    *slot = Some((count, v));
+                }
+            }
+        }
+        if let Some((count, Some(last))) = self.model.cqhci().map(|c| c.violations()) {
+            if self.cqhci_reported.first(&last) {
                 new.cqhci = Some((count, last));
             }
         }
@@ -330,8 +356,8 @@ impl SimulatedMsdc {
                     card,
                     irq_timer: None,
                     resume: false,
-                    msdc_reported: false,
-                    cqhci_reported: false,
+                    msdc_reported: FirstOfKind::new(),
+                    cqhci_reported: FirstOfKind::new(),
                 }),
                 work <- new_work!("SimulatedMsdc::work"),
                 timer <- HrTimer::new(),
@@ -384,22 +410,23 @@ impl SimulatedMsdc {
         }
     }
 
-    /// Prints the violations a run found (outside the state lock: printing is slow).
+    /// Prints the violations of new kinds a run found (outside the state lock: printing is
+    /// slow).
     fn report(&self, new: NewViolations) {
-        if let Some((count, first)) = new.msdc {
+        for (count, v) in new.msdc.into_iter().flatten() {
             pr_err!(
-                "simulated controller {:#x}: {} model violation(s), the first: {:?}\n",
+                "simulated controller {:#x}: {} model violation(s), new kind: {:?}\n",
                 self.base,
                 count,
-                first
+                v
             );
         }
-        if let Some((count, last)) = new.cqhci {
+        if let Some((count, v)) = new.cqhci {
             pr_err!(
-                "simulated controller {:#x}: {} CQHCI model violation(s), the last: {:?}\n",
+                "simulated controller {:#x}: {} CQHCI model violation(s), new kind: {:?}\n",
                 self.base,
                 count,
-                last
+                v
             );
         }
     }

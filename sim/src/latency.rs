@@ -163,8 +163,7 @@ impl Latency {
             return 0;
         }
         let hz = hz as u64;
-        let ns = clocks.saturating_mul(1_000_000_000);
-        ns / hz + if ns % hz != 0 { 1 } else { 0 }
+        clocks.saturating_mul(1_000_000_000).div_ceil(hz)
     }
 
     /// Bus clocks of one command exchange with a response of length `response`.

@@ -38,6 +38,7 @@ pub mod emmc;
 pub mod latency;
 pub mod memory;
 pub mod msdc;
+pub mod report;
 pub mod sd;
 
 pub use memory::{BusFault, BusMemory, Ram};

@@ -9,11 +9,11 @@ use registers::{Io, PollLimit};
 use sim::bus::Bus;
 use sim::cqhci::desc::{Act, DATA_DESC, DATA_DESC_HI, DESC_ATTRIBUTES, TASK_DESC};
 use sim::cqhci::regs::{
-    CQCFG, CQCTL, CQIS, CQISGE, CQISTE, CQSSC2, CQTCN, CQTDBR, CQTDLBA, CQTDLBAU, CQVER,
+    CQCFG, CQCTL, CQIS, CQISGE, CQISTE, CQSSC1, CQSSC2, CQTCN, CQTDBR, CQTDLBA, CQTDLBAU, CQVER,
 };
 use sim::cqhci::Fault as CqFault;
 use sim::emmc::{Card, ReadyOrder};
-use sim::latency::Latency;
+use sim::latency::{Latency, ResponseLength};
 use sim::msdc::controller::CLOCK_STABLE_POLLS;
 use sim::msdc::regs::{ResponseType, MSDC_CFG, MSDC_INT, MSDC_INTEN, SDC_ARG, SDC_CMD, SDC_RESP0};
 use sim::msdc::{ModelConfig, MsdcModel, Violation};
@@ -358,4 +358,61 @@ fn without_the_block_the_model_is_as_before() {
     assert_eq!(count, 2);
     assert_eq!(first[0], Some(Violation::UnknownRegister(0x800)));
     assert_eq!(first[1], Some(Violation::UnknownRegister(0x808)));
+}
+
+#[test]
+fn polls_that_find_nothing_ready_wait_the_send_status_idle_timer() {
+    with_rig(|bus, card, ram| {
+        enable_cqhci(bus);
+        // 2000 clocks of the 200 MHz timer CQCAP advertises (200 units of 1 MHz): 10 µs.
+        bus.write(CQSSC1::zeroed().try_with_cit(2000).unwrap());
+        assert_eq!(bus.model().cqhci().unwrap().timer_hz(), Some(200_000_000));
+        assert!(bus
+            .model()
+            .cqhci_mut()
+            .unwrap()
+            .inject(CqFault::Stall { tag: 0 }));
+        put_task(ram, 0, true);
+        bus.write(CQTDBR::zeroed().try_with_dbr(1).unwrap());
+        // CMD44 and CMD45, then the first poll: none waits.
+        assert!(bus.model().step(card, ram));
+        assert!(bus.model().step(card, ram));
+        let poll_ns = Latency::EMMC.command_ns(ResponseLength::Short, 25_000_000);
+        let fetch_and_poll = bus.model().take_elapsed_ns();
+        assert_eq!(fetch_and_poll, 3 * poll_ns);
+        // Every poll after one that found nothing ready waits the idle timer: the step
+        // takes the wait, so the model never stops with a task queued.
+        for _ in 0..4 {
+            assert!(bus.model().step(card, ram));
+            assert_eq!(bus.model().take_elapsed_ns(), poll_ns + 10_000);
+        }
+        // A new task is asked about at once.
+        put_task(ram, 1, true);
+        bus.write(CQTDBR::zeroed().try_with_dbr(1 << 1).unwrap());
+        assert!(bus.model().step(card, ram));
+        assert!(bus.model().step(card, ram));
+        assert_eq!(bus.model().take_elapsed_ns(), 3 * poll_ns);
+        // Task 1 was ready at that poll and runs; task 0 never is.
+        assert!(bus.model().step(card, ram));
+        assert_eq!(bus.read::<CQTCN>().tcn(), 1 << 1);
+        let model = bus.model();
+        assert_eq!(model.cqhci().unwrap().violations(), (0, None));
+    });
+}
+
+#[test]
+fn the_last_violation_is_kept_past_the_first_ones() {
+    let bus = Bus::new(MsdcModel::new(config()));
+    for offset in 0..sim::msdc::MAX_VIOLATIONS + 2 {
+        bus.model().read(0x700 + 4 * offset);
+    }
+    let model = bus.model();
+    let (count, first) = model.violations();
+    assert_eq!(count as usize, sim::msdc::MAX_VIOLATIONS + 2);
+    assert_eq!(first[0], Some(Violation::UnknownRegister(0x700)));
+    let last = 0x700 + 4 * (sim::msdc::MAX_VIOLATIONS + 1);
+    assert_eq!(
+        model.last_violation(),
+        Some(Violation::UnknownRegister(last))
+    );
 }

@@ -13,7 +13,7 @@ use cqhci::regs::{Tag, CQCRDCT, CQSSC1};
 use cqhci::{
     CardInfo, CompletionStatus, Completions, Config, Cqhci, DataTask, DcmdResponse,
     DescriptorMemory, DirectCommand, Direction, DmaWidth, HostError, Segment, Step,
-    TaskDescriptorSize, TaskError, TaskFlags,
+    TaskDescriptorSize, TaskError, TaskFlags, TaskMask, Ticket, TimeoutVerdict,
 };
 use msdc::clock::Timing;
 use msdc::controller::{CardDetect, HostSetup, HwError, Progress};
@@ -22,13 +22,14 @@ use msdc::dma::DmaAddressing;
 use msdc::soc;
 use registers::Io;
 use sim::cqhci::Fault as CqFault;
-use sim::emmc::{Card, CardState, ReadyOrder};
+use sim::emmc::{Card, CardConfig, CardState, ReadyOrder, PARTITION_UNIT};
+use sim::latency::{Latency, ResponseLength};
 use sim::msdc::regs as model;
 use sim::msdc::Violation;
 
 use crate::emmc::emmc_init;
 use crate::rig::{
-    block_request, command, flags, patterned, request, Host, Rig, DATA_OFFSET, SOURCE_HZ,
+    block_request, command, flags, patterned, request, BoardRuns, Host, Rig, DATA_OFFSET, SOURCE_HZ,
 };
 
 /// The RCA the MMC core gives the eMMC.
@@ -50,6 +51,21 @@ const FLUSH_ARGUMENT: u32 = 3 << 24 | 32 << 16 | 1 << 8;
 const ENABLE_QUEUE_ARGUMENT: u32 = 3 << 24 | 15 << 16 | 1 << 8;
 /// CMD48 CMDQ_TASK_MGMT argument: discard the whole queue.
 const DISCARD_QUEUE: u32 = 1;
+/// SWITCH (CMD6) writing EXT_CSD PARTITION_CONFIG (byte 179): its low three bits select the
+/// partition commands access (0 user area, 1 and 2 the boot partitions).
+const fn partition_access(partition: u32) -> u32 {
+    3 << 24 | 179 << 16 | partition << 8
+}
+
+/// The simulated board's runs (`driver/simhw.rs`: `STEPS_PER_RUN`).
+const BOARD: BoardRuns = BoardRuns { steps: 8 };
+/// The bus the eMMC runs at after `emmc_init`: 50 MHz, eight lines, single data rate.
+const BUS_HZ: u32 = 50_000_000;
+const BUS_WIDTH: u8 = 8;
+/// Where the big buffers of the board tests lie in the data window: after the engine's
+/// descriptor memory, two of 512 KiB.
+const BIG_AT: u64 = WINDOW_LEN as u64;
+const BIG_LEN: usize = 512 * 1024;
 
 /// Bits of mtk-sd.c: `MSDC_INT_CMDQ`, `MSDC_INT_CDSC`, `MSDC_INT_SDIOIRQ`, and
 /// `MSDC_PB1_BUSY_CHECK_SEL` (`MSDC_PATCH_BIT1` bit 7).
@@ -123,6 +139,18 @@ fn task_pattern(tag: u32) -> Vec<u8> {
 /// The controller's hooks on the bench.
 type Hooks<'h, 's> = CqeHooks<'h, Rig<Card<'s>>>;
 
+/// A data task to issue: its slot, direction, first sector and length, and its buffer
+/// (an offset into the data window) cut into segments of `segment_len` bytes.
+#[derive(Clone, Copy, Debug)]
+struct TaskSpec {
+    slot: u32,
+    direction: Direction,
+    lba: u32,
+    blocks: u16,
+    buffer: u64,
+    segment_len: u32,
+}
+
 /// The glue of a queueing slot: the legacy host, the CQHCI engine, and what came back.
 struct Queue<'r, 's> {
     host: Host<'r, Card<'s>>,
@@ -136,6 +164,10 @@ struct Queue<'r, 's> {
     events: Vec<CqeEvent>,
     /// The slot whose request's recovery notifier ran.
     notified: Option<Tag>,
+    /// The ticket of each slot's task, from its doorbell.
+    tickets: [Option<Ticket>; 32],
+    /// Completion bits the engine found for slots that held no task.
+    spurious: TaskMask,
     /// What the hooks of the last engine call did.
     aftermath: Option<CqeAftermath>,
 }
@@ -162,6 +194,8 @@ impl<'r, 's> Queue<'r, 's> {
             completions: 0,
             events: Vec::new(),
             notified: None,
+            tickets: [None; 32],
+            spurious: TaskMask::EMPTY,
             aftermath: None,
         }
     }
@@ -202,34 +236,53 @@ impl<'r, 's> Queue<'r, 's> {
     /// Issues one data task of `TASK_BLOCKS` blocks per `(slot, direction)`, all before the
     /// model runs, each buffer in two segments.
     fn issue(&mut self, tasks: &[(u32, Direction)]) {
-        self.with_hooks(|engine, hooks, rig| {
+        let tasks: Vec<TaskSpec> = tasks
+            .iter()
+            .map(|&(slot, direction)| TaskSpec {
+                slot,
+                direction,
+                lba: lba(slot),
+                blocks: TASK_BLOCKS,
+                buffer: buffer(slot),
+                segment_len: TASK_LEN as u32 / 2,
+            })
+            .collect();
+        self.issue_tasks(&tasks);
+    }
+
+    /// Issues the data tasks `tasks`, all before the model runs.
+    fn issue_tasks(&mut self, tasks: &[TaskSpec]) {
+        let tickets = self.with_hooks(|engine, hooks, rig| {
             lend(rig, |mem| {
-                for &(slot, direction) in tasks {
+                let mut tickets = Vec::new();
+                for spec in tasks {
                     let task = DataTask {
-                        direction,
-                        block_count: TASK_BLOCKS,
-                        block_address: lba(slot),
+                        direction: spec.direction,
+                        block_count: spec.blocks,
+                        block_address: spec.lba,
                         flags: TaskFlags::default(),
                         context: 0,
                     };
-                    let half = TASK_LEN as u32 / 2;
-                    let bus = buffer_bus(rig, slot);
-                    let segments = [
+                    let bus = rig.base + DATA_OFFSET + spec.buffer;
+                    let len = u32::from(spec.blocks) * 512;
+                    let segments = (0..len.div_ceil(spec.segment_len)).map(|n| {
+                        let at = n * spec.segment_len;
                         Segment {
-                            address: bus,
-                            length: half,
-                        },
-                        Segment {
-                            address: bus + u64::from(half),
-                            length: half,
-                        },
-                    ];
-                    engine
-                        .issue_data(rig, hooks, mem, tag(slot), &task, segments)
+                            address: bus + u64::from(at),
+                            length: spec.segment_len.min(len - at),
+                        }
+                    });
+                    let ticket = engine
+                        .issue_data(rig, hooks, mem, tag(spec.slot), &task, segments)
                         .expect("issue_data");
+                    tickets.push((spec.slot, ticket));
                 }
+                tickets
             })
         });
+        for (slot, ticket) in tickets {
+            self.tickets[slot as usize] = Some(ticket);
+        }
     }
 
     /// Issues a direct command.
@@ -263,6 +316,9 @@ impl<'r, 's> Queue<'r, 's> {
             let outcome = self.engine.irq(rig, event.cmd_error, event.data_error);
             if let Some(tag) = outcome.notify_recovery {
                 self.notified = Some(tag);
+            }
+            for tag in outcome.spurious.iter() {
+                self.spurious = self.spurious.with(tag);
             }
             self.record(&outcome.completed);
         }
@@ -376,10 +432,6 @@ fn lba(slot: u32) -> u32 {
 /// The data window offset of slot `slot`'s buffer.
 fn buffer(slot: u32) -> u64 {
     u64::from(slot) * TASK_LEN as u64
-}
-
-fn buffer_bus(rig: &Rig<Card<'_>>, slot: u32) -> u64 {
-    rig.base + DATA_OFFSET + buffer(slot)
 }
 
 /// Lends the engine its descriptor memory in the data window.
@@ -840,4 +892,293 @@ fn off_clears_events_left_from_the_queue_but_not_card_detect() {
     assert!(queue.host.ctrl.card_detect_event(&rig));
     assert_eq!(injected.get(), 0);
     queue.assert_clean();
+}
+
+/// A board bench (see `rig.rs`) with an eMMC of `sectors` sectors filled with a pattern.
+fn board_rig<'s>(storage: &'s mut [u8]) -> Rig<Card<'s>> {
+    Rig::board(
+        &cqe_config(),
+        Card::new(storage, 32, ReadyOrder::Immediate),
+        BOARD,
+    )
+}
+
+/// Services interrupts and lets the board's timer expire until nothing is left to run; the
+/// number of expiries that ran the model.
+fn run_board(queue: &mut Queue<'_, '_>, rig: &Rig<Card<'_>>, limit: u32) -> u32 {
+    let mut expiries = 0;
+    loop {
+        queue.pump();
+        if !rig.expire() {
+            return expiries;
+        }
+        expiries += 1;
+        assert!(expiries <= limit, "the board keeps resuming the model");
+    }
+}
+
+/// One task of `blocks` blocks at `lba` through slot 3, its buffer at `BIG_AT` in 4 KiB
+/// segments (the pages of a user buffer).
+fn big_task(direction: Direction, lba: u32, blocks: u16) -> TaskSpec {
+    TaskSpec {
+        slot: 3,
+        direction,
+        lba,
+        blocks,
+        buffer: BIG_AT,
+        segment_len: 4096,
+    }
+}
+
+/// What one task takes on the bus: CMD44, CMD45, one queue status poll and CMD46/47, each
+/// with a 48-bit response, and its data (latency model at the test's bus).
+fn task_ns(direction: Direction, blocks: u16) -> u64 {
+    let l = Latency::EMMC;
+    let commands = 4 * l.command_ns(ResponseLength::Short, BUS_HZ);
+    let blocks = u64::from(blocks);
+    commands
+        + match direction {
+            Direction::Read => l.read_ns(512, blocks, BUS_WIDTH, false, BUS_HZ),
+            Direction::Write => l.write_ns(512, blocks, BUS_WIDTH, false, BUS_HZ),
+        }
+}
+
+#[test]
+fn on_the_board_a_task_of_any_size_takes_one_run_of_three_steps() {
+    let mut storage = vec![0u8; 4096 * 512];
+    crate::rig::pattern(&mut storage);
+    let rig = board_rig(&mut storage);
+    let mut queue = Queue::new(&rig);
+    queue.enable();
+    let written: Vec<u8> = (0..BIG_LEN).map(|i| (i * 31 + i / 4096) as u8).collect();
+    // 4 KiB and 512 KiB, write then read back into a cleared buffer.
+    for blocks in [8u16, 1024] {
+        let len = usize::from(blocks) * 512;
+        for direction in [Direction::Write, Direction::Read] {
+            if direction == Direction::Write {
+                rig.fill(BIG_AT, &written[..len]);
+            } else {
+                rig.fill(BIG_AT, &vec![0; len]);
+            }
+            let before = rig.board_stats();
+            queue.issue_tasks(&[big_task(direction, 1024, blocks)]);
+            assert_eq!(run_board(&mut queue, &rig, 0), 0, "no resume");
+            let after = rig.board_stats();
+            assert_eq!(queue.status(3), Some(CompletionStatus::Done));
+            // CMD44/45, the queue status poll, CMD46/47 with all the data.
+            assert_eq!(after.steps - before.steps, 3, "{blocks} {direction:?}");
+            assert_eq!(after.runs - before.runs, 1, "{blocks} {direction:?}");
+            assert_eq!(after.full_runs, before.full_runs);
+            assert_eq!(
+                after.elapsed_ns - before.elapsed_ns,
+                task_ns(direction, blocks),
+                "{blocks} {direction:?}"
+            );
+            let at = 1024 * 512;
+            assert_eq!(&rig.card().storage()[at..at + len], &written[..len]);
+            assert_eq!(rig.data(BIG_AT, len), &written[..len]);
+        }
+    }
+    assert!(!rig.timer_armed());
+    queue.assert_clean();
+}
+
+#[test]
+fn on_the_board_queued_tasks_beyond_one_run_go_on_when_its_timer_expires() {
+    let (mut storage, expect) = storage();
+    let rig = board_rig(&mut storage);
+    let mut queue = Queue::new(&rig);
+    queue.enable();
+    let slots: Vec<(u32, Direction)> = (0..16).map(|slot| (slot, Direction::Read)).collect();
+    let before = rig.board_stats();
+    queue.issue(&slots);
+    // 16 fetches, one poll that finds them all ready, 16 executions: 33 steps, so four full
+    // runs of eight and a last one. A full run goes on when the board's timer expires, or
+    // earlier when a register write (the interrupt handler's) queues a run.
+    let resumes = run_board(&mut queue, &rig, 8);
+    let stats = rig.board_stats();
+    assert_eq!(stats.steps - before.steps, 33);
+    assert_eq!(stats.full_runs - before.full_runs, 4);
+    assert_eq!(stats.resumes - before.resumes, u64::from(resumes));
+    assert!((1..=4).contains(&resumes), "{resumes}");
+    assert!(!rig.timer_armed());
+    for (slot, _) in slots {
+        assert_eq!(queue.status(slot), Some(CompletionStatus::Done), "{slot}");
+        assert_eq!(rig.data(buffer(slot), TASK_LEN), sectors(&expect, slot));
+    }
+    queue.assert_clean();
+}
+
+#[test]
+fn on_the_board_a_task_never_ready_polls_at_the_idle_timer_until_cleared() {
+    let (mut storage, _) = storage();
+    let rig = board_rig(&mut storage);
+    let mut queue = Queue::new(&rig);
+    queue.enable();
+    assert!(rig
+        .model()
+        .cqhci_mut()
+        .unwrap()
+        .inject(CqFault::Stall { tag: 2 }));
+    queue.issue(&[(2, Direction::Read)]);
+    // The first run queues the task and polls; every run after it is eight polls, each
+    // after the send-status idle timer (the hooks program 641 clocks; the model's CQCAP
+    // says a 200 MHz timer): the block waits, it never stops.
+    let poll_ns = Latency::EMMC.command_ns(ResponseLength::Short, BUS_HZ);
+    let idle_ns = (641u64 * 1_000_000_000).div_ceil(200_000_000);
+    for _ in 0..10 {
+        let before = rig.board_stats();
+        assert!(rig.timer_armed(), "a full run is resumed");
+        assert!(rig.expire());
+        let after = rig.board_stats();
+        assert_eq!(after.steps - before.steps, u64::from(BOARD.steps));
+        assert_eq!(
+            after.elapsed_ns - before.elapsed_ns,
+            u64::from(BOARD.steps) * (poll_ns + idle_ns)
+        );
+        assert!(!rig.interrupt_line());
+    }
+    // The block layer's timeout: recovery discards the task with CLEAR ALL TASKS, after
+    // which nothing runs and nothing completes.
+    let ticket = queue.tickets[2].unwrap();
+    assert!(matches!(
+        queue.engine.timeout(ticket),
+        TimeoutVerdict::TimedOut {
+            recovery_needed: true
+        }
+    ));
+    queue.recover();
+    assert_eq!(
+        queue.status(2),
+        Some(CompletionStatus::Failed(TaskError::Timeout))
+    );
+    let completions = rig.model().cqhci().unwrap().completions();
+    let (steps, armed) = (rig.board_stats().steps, rig.timer_armed());
+    assert_eq!(run_board(&mut queue, &rig, 1), u32::from(armed));
+    assert_eq!(rig.board_stats().steps, steps);
+    assert!(!rig.timer_armed());
+    assert_eq!(rig.model().cqhci().unwrap().completions(), completions);
+    assert_eq!(rig.read::<cqhci::regs::CQTCN>().tcn(), TaskMask::EMPTY);
+    queue.assert_clean();
+}
+
+/// An eMMC with a user area of `SECTORS` sectors and two boot partitions of 128 KiB, each
+/// area filled with its own pattern.
+struct Partitions {
+    user: Vec<u8>,
+    boot: [Vec<u8>; 2],
+}
+
+impl Partitions {
+    fn new() -> Self {
+        let fill = |len: usize, seed: usize| -> Vec<u8> {
+            (0..len)
+                .map(|i| (i * 7 + seed * 61 + i / 512) as u8)
+                .collect()
+        };
+        Self {
+            user: fill(SECTORS * 512, 0),
+            boot: [fill(PARTITION_UNIT, 1), fill(PARTITION_UNIT, 2)],
+        }
+    }
+}
+
+#[test]
+fn a_queued_read_after_a_legacy_partition_switch_reads_the_selected_partition() {
+    let expect = Partitions::new();
+    let mut parts = Partitions::new();
+    let [boot0, boot1] = &mut parts.boot;
+    let card = Card::with_config(
+        &mut parts.user,
+        [boot0, boot1],
+        CardConfig {
+            queue_depth: 32,
+            order: ReadyOrder::Immediate,
+            ..CardConfig::default()
+        },
+    );
+    let rig = Rig::board(&cqe_config(), card, BOARD);
+    let mut queue = Queue::new(&rig);
+    queue.enable();
+    // The MMC core's mmcblkNbootM: switch with CMD6 through the legacy path (after
+    // cqe_off), then read sector 0 through the queue; the task works in the partition
+    // selected. Back to the user area the same way.
+    for (partition, area) in [
+        (0, &expect.user),
+        (1, &expect.boot[0]),
+        (2, &expect.boot[1]),
+        (0, &expect.user),
+    ] {
+        queue.off();
+        queue
+            .host
+            .ok(6, partition_access(partition), flags::R1B | flags::AC);
+        queue.assert_card_in_tran();
+        assert_eq!(
+            rig.card().ext_csd().partition_access(),
+            partition as u8,
+            "{partition}"
+        );
+        queue.issue(&[(0, Direction::Read)]);
+        run_board(&mut queue, &rig, 0);
+        assert_eq!(queue.status(0), Some(CompletionStatus::Done), "{partition}");
+        assert_eq!(
+            rig.data(buffer(0), TASK_LEN),
+            area[..TASK_LEN],
+            "{partition}"
+        );
+    }
+    queue.assert_clean();
+}
+
+#[test]
+fn a_legacy_command_while_the_queue_owns_the_bus_is_refused_and_silences_the_queue() {
+    // What the glue did before it published `mmc_host::cqe_on`: the MMC core never called
+    // cqe_off, so its legacy commands (the partition switch for mmcblkNboot0 at boot) went
+    // out with the block enabled and not halted.
+    let (mut storage, _) = storage();
+    let rig = board_rig(&mut storage);
+    let mut queue = Queue::new(&rig);
+    queue.enable();
+    queue.issue(&[(0, Direction::Read)]);
+    run_board(&mut queue, &rig, 0);
+    assert_eq!(queue.status(0), Some(CompletionStatus::Done));
+    let switch = queue
+        .host
+        .command(6, partition_access(1), flags::R1B | flags::AC);
+    assert_eq!(switch.error, Some(mmc_request::ErrorKind::TimedOut));
+    assert_eq!(rig.card().ext_csd().partition_access(), 0, "never sent");
+    {
+        let model = rig.model();
+        let (count, first) = model.violations();
+        assert_eq!(count, 1);
+        assert_eq!(first[0], Some(Violation::CommandWhileCqhciActive));
+    }
+    // The legacy path programmed MSDC_INTEN for its own request, without CMDQ, and the
+    // engine, still on, has no reason to enable it again: the next task completes in the
+    // block but its interrupt never reaches the line.
+    assert_eq!(rig.peek(MSDC_INTEN) & INT_CMDQ, 0);
+    queue.issue(&[(13, Direction::Read)]);
+    run_board(&mut queue, &rig, 0);
+    assert_eq!(queue.status(13), None, "never seen complete");
+    assert_eq!(rig.read::<cqhci::regs::CQTCN>().tcn(), tag(13).mask());
+    assert!(!rig.interrupt_line());
+    // The block layer's timeout (60 s) and the core's recovery end the task; the
+    // completion it left in CQTCN survives CLEAR ALL TASKS (which discards tasks, not
+    // completion notices) and comes up with the next task's as one for an empty slot.
+    let ticket = queue.tickets[13].unwrap();
+    assert!(matches!(
+        queue.engine.timeout(ticket),
+        TimeoutVerdict::TimedOut { .. }
+    ));
+    queue.recover();
+    assert_eq!(
+        queue.status(13),
+        Some(CompletionStatus::Failed(TaskError::Timeout))
+    );
+    assert_eq!(queue.spurious, TaskMask::EMPTY);
+    queue.issue(&[(1, Direction::Read)]);
+    run_board(&mut queue, &rig, 0);
+    assert_eq!(queue.status(1), Some(CompletionStatus::Done));
+    assert_eq!(queue.spurious, TaskMask::EMPTY.with(tag(13)));
 }

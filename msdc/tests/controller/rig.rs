@@ -14,6 +14,13 @@
 //! and is also an [`Io`]`<`[`CqhciBlock`]`>`. There the model does not run while the CQHCI
 //! engine holds RAM (its descriptor memory) but right after, as hardware would run the
 //! doorbell it was just given.
+//!
+//! A bench built with [`Rig::board`] runs the model as the simulated board in the test
+//! kernel does (`driver/simhw.rs`): a run of at most [`BoardRuns::steps`] steps after each
+//! register write, a halt or CLEAR ALL TASKS carried out when the CQHCI block is read, and
+//! nothing else until the board's timer expires ([`Rig::expire`]), which resumes a run that
+//! stopped at its step limit (a model that waits charges the wait to its steps, so it is
+//! such a run). The bench adds up what the runs did ([`BoardStats`]).
 
 use std::cell::{Cell, RefCell, RefMut};
 
@@ -42,6 +49,9 @@ const RAM_BASE_36: u64 = 0x1_2000_0000;
 const RAM_BASE_32: u64 = 0x8000_0000;
 /// Steps the model may take after one register write.
 const MODEL_STEPS: u32 = 64;
+/// RAM of a bench with a CQHCI block: room for two 512 KiB transfers after the engine's
+/// descriptor memory (see `cqe.rs`).
+const CQHCI_RAM_LEN: usize = RAM_LEN + 0x10_0000;
 /// Interrupts one request may need before the bench calls it stuck.
 const MAX_INTERRUPTS: usize = 16;
 
@@ -136,6 +146,28 @@ pub(crate) struct Misbehaviour {
     pub(crate) fault_on_data_command: Cell<Option<Fault>>,
 }
 
+/// How a [`Rig::board`] bench runs its model: as `driver/simhw.rs` does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BoardRuns {
+    /// Steps a run may take (the board's `STEPS_PER_RUN`).
+    pub(crate) steps: u32,
+}
+
+/// What the runs of a [`Rig::board`] bench did so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct BoardStats {
+    /// Runs that took at least one step.
+    pub(crate) runs: u64,
+    /// Steps taken (steps that did something; a run ends at the first that did nothing).
+    pub(crate) steps: u64,
+    /// Runs that used every step they were allowed.
+    pub(crate) full_runs: u64,
+    /// Timer expiries that ran the model again.
+    pub(crate) resumes: u64,
+    /// Simulated time the runs charged, in ns.
+    pub(crate) elapsed_ns: u64,
+}
+
 /// The model, a card and RAM behind [`Io`]`<`[`MsdcBase`]`>`.
 pub(crate) struct Rig<C: CardSlot> {
     /// The setup the bench models, for the hosts built on it.
@@ -163,6 +195,12 @@ pub(crate) struct Rig<C: CardSlot> {
     defer_while_borrowed: bool,
     /// The model has work it was not allowed to run yet.
     deferred: Cell<bool>,
+    /// `Some` for a bench that runs its model as the board does.
+    board: Option<BoardRuns>,
+    /// The last run stopped at its step limit: the board's timer runs the model again.
+    armed: Cell<bool>,
+    /// What the board's runs did.
+    board_stats: Cell<BoardStats>,
 }
 
 impl<C: CardSlot> Rig<C> {
@@ -175,7 +213,18 @@ impl<C: CardSlot> Rig<C> {
     /// slot.
     pub(crate) fn with_cqhci(config: &HostSetup, card: C) -> Self {
         let model = MsdcModel::with_cqhci(model_config(config), sim::cqhci::ModelConfig::MEDIATEK);
-        Self::build(config, model, card, true)
+        let mut rig = Self::build(config, model, card, true);
+        rig.ram = RefCell::new(vec![0; CQHCI_RAM_LEN]);
+        rig
+    }
+
+    /// A bench like [`Rig::with_cqhci`] whose model runs as the simulated board runs it
+    /// (see the module documentation).
+    pub(crate) fn board(config: &HostSetup, card: C, runs: BoardRuns) -> Self {
+        Self {
+            board: Some(runs),
+            ..Self::with_cqhci(config, card)
+        }
     }
 
     fn build(config: &HostSetup, model: MsdcModel, card: C, defer_while_borrowed: bool) -> Self {
@@ -200,7 +249,34 @@ impl<C: CardSlot> Rig<C> {
             dma_stops: Cell::new(0),
             defer_while_borrowed,
             deferred: Cell::new(false),
+            board: None,
+            armed: Cell::new(false),
+            board_stats: Cell::new(BoardStats::default()),
         }
+    }
+
+    /// What the board's runs did so far (all zero for a bench that is no board).
+    pub(crate) fn board_stats(&self) -> BoardStats {
+        self.board_stats.get()
+    }
+
+    /// Whether the board's timer will run the model again (the last run stopped at its step
+    /// limit).
+    pub(crate) fn timer_armed(&self) -> bool {
+        self.armed.get()
+    }
+
+    /// The board's timer expires: the model runs again if its last run asked for that.
+    /// Returns whether it did.
+    pub(crate) fn expire(&self) -> bool {
+        if !self.armed.take() {
+            return false;
+        }
+        let mut stats = self.board_stats.get();
+        stats.resumes += 1;
+        self.board_stats.set(stats);
+        self.run_model();
+        true
     }
 
     pub(crate) fn card(&self) -> RefMut<'_, C> {
@@ -273,21 +349,60 @@ impl<C: CardSlot> Rig<C> {
     fn run_model(&self) {
         let mut model = self.model.borrow_mut();
         let mut card = self.card.borrow_mut();
+        let limit = self.board.map_or(MODEL_STEPS, |b| b.steps);
         // While `Controller::start` holds the descriptor area, RAM is borrowed: the model
         // then gets no memory at all, and any DMA it tried would show up as a violation.
         // A CQHCI bench waits instead (see the module documentation).
-        match self.ram.try_borrow_mut() {
+        let ran = match self.ram.try_borrow_mut() {
             Ok(mut ram) => {
                 let mut mem = Ram::new(self.base, &mut ram);
-                model.run(&mut *card, &mut mem, MODEL_STEPS);
+                model.run(&mut *card, &mut mem, limit)
             }
-            Err(_) if self.defer_while_borrowed => self.deferred.set(true),
+            Err(_) if self.defer_while_borrowed => {
+                self.deferred.set(true);
+                return;
+            }
             Err(_) => {
                 let mut nothing = [0u8; 0];
                 let mut mem = Ram::new(self.base, &mut nothing);
-                model.run(&mut *card, &mut mem, MODEL_STEPS);
+                model.run(&mut *card, &mut mem, limit)
             }
+        };
+        if self.board.is_some() {
+            self.account(&mut model, ran, limit);
         }
+    }
+
+    /// The board's bookkeeping after a run that took `ran` of `limit` steps: the timer is
+    /// armed for a run that used them all (`driver/simhw.rs` resumes it when the run's
+    /// simulated time is up).
+    fn account(&self, model: &mut MsdcModel, ran: u32, limit: u32) {
+        let mut stats = self.board_stats.get();
+        stats.elapsed_ns += model.take_elapsed_ns();
+        if ran > 0 {
+            stats.runs += 1;
+            stats.steps += u64::from(ran);
+        }
+        if ran == limit {
+            stats.full_runs += 1;
+        }
+        // As the board's `resume`: every run decides anew whether the expiry runs it again.
+        self.armed.set(ran == limit);
+        self.board_stats.set(stats);
+    }
+
+    /// The board's read of the CQHCI block: a pending halt or CLEAR ALL TASKS is carried
+    /// out first (`SimState::settle_cqhci_control` in `driver/simhw.rs`).
+    fn settle_cqhci_control(&self) {
+        let mut model = self.model.borrow_mut();
+        let pending = model.cqhci().is_some_and(|c| c.control_pending());
+        if !pending || model.busy() {
+            return;
+        }
+        let mut card = self.card.borrow_mut();
+        let mut nothing = [0u8; 0];
+        // A control step touches no memory.
+        model.step(&mut *card, &mut Ram::new(self.base, &mut nothing));
     }
 }
 
@@ -299,6 +414,11 @@ impl<C: CardSlot> Rig<C> {
             return self.fifo_cfg.get();
         }
         let m = &self.misbehave;
+        if self.board.is_some()
+            && (regs::CQHCI_BASE..regs::CQHCI_BASE + regs::CQHCI_LEN).contains(&offset)
+        {
+            self.settle_cqhci_control();
+        }
         let mut value = self.model.borrow_mut().read(offset);
         match offset {
             MSDC_CFG => {

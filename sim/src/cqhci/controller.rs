@@ -5,6 +5,13 @@
 //! Time advances one [`CqhciModel::step`] at a time; each step does at most one unit of work
 //! (halt, clear, fetch-and-queue one task, poll the queue status, or execute one task
 //! including its data transfer). Halt therefore takes effect between tasks.
+//!
+//! While no queued task is ready the block polls the card's queue status (CMD13 with SQS)
+//! at the send-status idle timer: after a poll that found nothing ready, the next one waits
+//! `CQSSC1.CIT` clocks of the internal timer (`CQCAP.ITCFMUL` × `ITCFVAL`) first. The
+//! block does not stop for that wait: the poll step takes it, and the host that runs the
+//! model charges it as simulated time ([`CqhciModel::take_waited_ns`]), so a model that
+//! waits is never one that reports no work.
 
 use super::super::bus::{RegisterFile, Serves};
 use super::super::emmc::command::{QUEUED_TASK_PARAMS, RCA_ARG, TASK_ARG};
@@ -213,7 +220,14 @@ pub struct CqhciModel {
     last_violation: Option<Violation>,
     completions: u32,
     steps: u64,
+    /// The last queue status poll found no task ready: the next one waits the idle timer.
+    polled_idle: bool,
+    /// Internal timer clocks waited (idle timer) since [`CqhciModel::take_waited_ns`].
+    waited_clocks: u64,
 }
+
+/// Nanoseconds in a second.
+const NS_PER_SECOND: u64 = 1_000_000_000;
 
 impl CqhciModel {
     /// A controller after reset.
@@ -256,6 +270,36 @@ impl CqhciModel {
             last_violation: None,
             completions: 0,
             steps: 0,
+            polled_idle: false,
+            waited_clocks: 0,
+        }
+    }
+
+    /// The internal timer's frequency as `CQCAP` gives it (ITCFVAL in units of ITCFMUL:
+    /// 0 = 1 kHz, 1 = 10 kHz, 2 = 100 kHz, 3 = 1 MHz, 4 = 10 MHz); `None` for a reserved
+    /// multiplier or a zero value.
+    pub fn timer_hz(&self) -> Option<u64> {
+        let cap = self.config.capabilities;
+        let unit: u64 = match cap.itcfmul() {
+            0 => 1_000,
+            1 => 10_000,
+            2 => 100_000,
+            3 => 1_000_000,
+            4 => 10_000_000,
+            _ => return None,
+        };
+        let hz = unit.saturating_mul(u64::from(cap.itcfval()));
+        (hz != 0).then_some(hz)
+    }
+
+    /// The time the block waited on its send-status idle timer since the last call, in ns
+    /// (rounded up); the count restarts at 0. Without a usable timer frequency in `CQCAP`
+    /// the wait takes no time.
+    pub fn take_waited_ns(&mut self) -> u64 {
+        let clocks = core::mem::take(&mut self.waited_clocks);
+        match self.timer_hz() {
+            Some(hz) => clocks.saturating_mul(NS_PER_SECOND).div_ceil(hz),
+            None => 0,
         }
     }
 
@@ -396,6 +440,7 @@ impl CqhciModel {
         self.error_stop = false;
         self.terri = CQTERRI::zeroed();
         self.stalled = 0;
+        self.polled_idle = false;
         for f in self.faults.iter_mut() {
             if matches!(f, Some(Fault::Stall { .. })) {
                 *f = None;
@@ -721,6 +766,8 @@ impl CqhciModel {
         if let Some(s) = self.slots.get_mut(usize::from(tag)) {
             *s = SlotState::Queued(desc);
         }
+        // A newly queued task is worth asking about at once.
+        self.polled_idle = false;
         true
     }
 
@@ -757,6 +804,12 @@ impl CqhciModel {
         }
         let ready = self.dqs & self.dpt;
         if ready == 0 {
+            if self.polled_idle {
+                // Nothing was ready at the last poll: this one waits the idle timer.
+                self.waited_clocks = self
+                    .waited_clocks
+                    .saturating_add(u64::from(self.ssc1.cit()));
+            }
             let arg = RCA_ARG::zeroed()
                 .with_sqs(true)
                 .try_with_rca(self.ssc2.rca());
@@ -769,8 +822,10 @@ impl CqhciModel {
                     self.error_stop = true;
                 }
             }
+            self.polled_idle = (self.dqs & self.dpt) == 0;
             return true;
         }
+        self.polled_idle = false;
         let tag = ready.trailing_zeros() as u8;
         let Some(SlotState::Queued(desc)) = self.slots.get(usize::from(tag)).copied() else {
             self.dqs &= !task_bit(usize::from(tag));

@@ -317,6 +317,7 @@ pub struct MsdcModel {
     elapsed_ns: u64,
     violation_count: u32,
     violations: [Option<Violation>; MAX_VIOLATIONS],
+    last_violation: Option<Violation>,
 }
 
 impl MsdcModel {
@@ -363,6 +364,7 @@ impl MsdcModel {
             elapsed_ns: 0,
             violation_count: 0,
             violations: [None; MAX_VIOLATIONS],
+            last_violation: None,
         }
     }
 
@@ -401,6 +403,11 @@ impl MsdcModel {
     /// Total number of violations, and the first [`MAX_VIOLATIONS`] of them.
     pub fn violations(&self) -> (u32, &[Option<Violation>; MAX_VIOLATIONS]) {
         (self.violation_count, &self.violations)
+    }
+
+    /// The violation recorded last, also once the first [`MAX_VIOLATIONS`] are kept.
+    pub fn last_violation(&self) -> Option<Violation> {
+        self.last_violation
     }
 
     /// Number of commands sent to the card (including automatic ones).
@@ -561,6 +568,7 @@ impl MsdcModel {
         if let Some(slot) = self.violations.iter_mut().find(|s| s.is_none()) {
             *slot = Some(v);
         }
+        self.last_violation = Some(v);
         self.violation_count = self.violation_count.saturating_add(1);
     }
 
@@ -798,7 +806,8 @@ impl MsdcModel {
     }
 
     /// One step of the CQHCI block on the bus: its exchanges with the card are charged at
-    /// the MSDC's bus clock and width, and the host-detected errors it reports (the host's
+    /// the MSDC's bus clock and width (and its send-status idle timer as waited time), and
+    /// the host-detected errors it reports (the host's
     /// own status on MediaTek) latch in `MSDC_INT` with `CMDQ`, as `msdc_cmdq_irq` reads
     /// them (command: CMDTMO or RSPCRCERR; data: DATTMO or DATCRCERR).
     fn step_cqhci<C: CardSlot + ?Sized, M: BusMemory>(
@@ -812,8 +821,10 @@ impl MsdcModel {
         let mut metered = Metered::new(card);
         let progressed = cq.step(&mut metered, mem);
         let errors = cq.take_host_errors();
+        let waited = cq.take_waited_ns();
         let seen = metered.seen();
         self.charge_bus_work(&seen);
+        self.charge(waited);
         let command: Option<Event> = errors.command.map(|kind| match kind {
             HostErrorKind::Crc => MSDC_INT::with_rspcrcerr as Event,
             HostErrorKind::Timeout | HostErrorKind::Other => MSDC_INT::with_cmdtmo,
