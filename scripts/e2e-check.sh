@@ -41,7 +41,7 @@ if [[ -n $problems ]]; then
 	failed=1
 fi
 
-# driver/simhw.rs reports each model's first protocol violation once per slot.
+# driver/simhw.rs reports the first protocol violation of each kind, per model.
 violations=$(grep -nE 'simulated controller 0x[0-9a-f]+: [0-9]+ (CQHCI )?model violation' \
 	<<<"$text" || true)
 if [[ -n $violations ]]; then
