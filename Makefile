@@ -9,7 +9,7 @@ SCRIPTS := scripts
 CARGO ?= cargo
 
 .PHONY: run test setup host-test lint fmt-check clippy kernel kernel-arm64 module \
-	module-arm64 kunit kunit-arm64 e2e bench mutants help
+	module-arm64 kunit kunit-arm64 e2e perf perf-smoke bench mutants help
 
 help:
 	@echo "make run        boot the x86_64 kernel with the driver in QEMU"
@@ -19,13 +19,15 @@ help:
 	@echo "make lint       rustfmt and clippy, host crates and kernel crate"
 	@echo "make kunit      KUnit on x86_64 (kunit-arm64 for arm64)"
 	@echo "make e2e        short end-to-end run: fio write+verify on the MMC disks in QEMU"
+	@echo "make perf       performance kernel under QEMU -icount: fio figures per disk,"
+	@echo "                queue mode and job, as lines, CSV and a chart (asserts no speed)"
 	@echo "make bench      host benchmarks (hsq, cqhci)"
 	@echo "make mutants    mutation testing of hsq and cqhci"
 
 run: setup
 	$(SCRIPTS)/run.sh full
 
-test: setup host-test lint kernel module kunit e2e kernel-arm64 module-arm64 kunit-arm64
+test: setup host-test lint kernel module kunit e2e perf-smoke kernel-arm64 module-arm64 kunit-arm64
 	@echo "make test: all passed"
 
 setup:
@@ -65,6 +67,14 @@ kunit-arm64:
 # make run's boot with 2 MiB instead of 16 MiB per fio job (scripts/run.sh).
 e2e:
 	$(SCRIPTS)/run.sh short
+
+# Not a test: measurements (scripts/perf.sh). make test runs the smoke mode, one
+# short job per disk and mode, so that the harness cannot rot.
+perf: setup
+	$(SCRIPTS)/perf.sh full
+
+perf-smoke:
+	$(SCRIPTS)/perf.sh smoke
 
 bench:
 	$(CARGO) bench --workspace --locked

@@ -36,7 +36,8 @@ mapfile -t LIBS < <(awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { prin
 [[ ${#LIBS[@]} -gt 0 ]] || die "ldd listed no libraries for $FIO"
 
 # This script decides the layout, so it is an input too.
-INPUTS=("${BASH_SOURCE[0]}" "$REPO/scripts/guest-init.sh" "$BUSYBOX" "$FIO" "${LIBS[@]}")
+INPUTS=("${BASH_SOURCE[0]}" "$REPO/scripts/guest-init.sh" "$REPO/scripts/guest-perf.sh"
+	"$BUSYBOX" "$FIO" "${LIBS[@]}")
 # Contents only: the same files from another checkout give the same image.
 hash=$(sha256sum "${INPUTS[@]}" | cut -d' ' -f1 | sha256sum | cut -d' ' -f1)
 if [[ -s $OUT && -s $STAMP && $(cat "$STAMP") == "$hash" ]]; then
@@ -51,6 +52,8 @@ trap 'rm -rf "$root" "$tmp"' EXIT
 mkdir -p "$root"/{bin,dev,proc,sys,tmp,mnt}
 cp "$BUSYBOX" "$root/bin/busybox"
 install -m 0755 "$REPO/scripts/guest-init.sh" "$root/init"
+# make perf boots with rdinit=/perf.
+install -m 0755 "$REPO/scripts/guest-perf.sh" "$root/perf"
 # install copies the file a symlink points to, under the name ldd printed (the soname).
 for f in "$FIO" "${LIBS[@]}"; do
 	install -D -m 0755 "$f" "$root$f"

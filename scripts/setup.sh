@@ -13,7 +13,7 @@ PACKAGES=(
 	clang-19 lld-19 llvm-19 libclang-19-dev
 	flex bison bc libelf-dev libssl-dev cpio python3 make
 	qemu-system-x86 qemu-system-arm
-	busybox-static fio
+	busybox-static fio gnuplot-nox
 )
 
 as_root() {

@@ -1,0 +1,183 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash
+# /perf of the QEMU guest (rdinit=/perf, scripts/perf.sh): measures the simulated
+# disks and null_blk with time-based fio jobs and prints one line per measurement,
+#   perf: <disk> <profile> <mode> <engine> <job> iops=<N> mib_s=<N> lat_us=<mean> p99_us=<N> cpu_us_per_io=<N>
+# then reboots. The guest runs under QEMU's instruction counting, so its clock,
+# and every figure, follows executed instructions, not the host's load.
+#
+# Kernel command-line parameters (scripts/perf.sh sets them):
+#   msdc_perf=full|smoke   every job for 3 s, or one 1 s job per disk and mode
+#   msdc_perf_disks=LIST   which disks: emmc-cq, emmc, sd, null (comma separated)
+#   msdc_perf_wait=S       how long to wait for the MMC disks (default 60 s)
+# The queue mode each MMC disk runs in is the board's (mtk_sd_rust_sim.queue=...),
+# read back from the driver's debugfs.
+
+/bin/busybox --install -s /bin
+export PATH=/bin:/usr/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+
+param() {
+	local v
+	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n 1)
+	echo "${v:-$2}"
+}
+
+MODE=$(param msdc_perf smoke)
+DISKS=$(param msdc_perf_disks emmc-cq,emmc,sd,null | tr ',' ' ')
+WAIT=$(param msdc_perf_wait 60)
+FAILED=0
+
+fail() {
+	echo "perf: FAIL $*"
+	FAILED=1
+}
+
+# The simulated slot behind a register window address, by the board's layout.
+slot_name() {
+	case $1 in
+	1011f60000.mmc) echo emmc-cq ;;
+	1011f70000.mmc) echo emmc ;;
+	1011f80000.mmc) echo sd ;;
+	*) echo "" ;;
+	esac
+}
+
+# The card model's latency profile of each simulated disk (sim/README.md).
+profile_of() {
+	case $1 in
+	emmc-cq | emmc) echo sim-emmc ;;
+	sd) echo sim-sd ;;
+	null) echo null_blk ;;
+	esac
+}
+
+# mmcblkN for a slot name, or nothing.
+disk_of_slot() {
+	local p host dev
+	for p in /sys/block/mmcblk*; do
+		[ -e "$p/device" ] || continue
+		case ${p##*/} in *boot* | *rpmb*) continue ;; esac
+		host=$(readlink -f "$p/device")
+		host=${host%/*}         # .../mmc_host/mmcM
+		dev=${host%/mmc_host/*} # .../<platform device>
+		if [ "$(slot_name "${dev##*/}")" = "$1" ]; then
+			echo "${p##*/} ${host##*/}"
+			return
+		fi
+	done
+}
+
+wait_for_disks() {
+	local start=$(date +%s) d missing
+	while :; do
+		missing=""
+		for d in $DISKS; do
+			[ "$d" = null ] && continue
+			[ -n "$(disk_of_slot "$d")" ] || missing="$missing $d"
+		done
+		[ -z "$missing" ] && return 0
+		if [ $(($(date +%s) - start)) -ge "$WAIT" ]; then
+			fail "no disk for:$missing after $WAIT s"
+			return 1
+		fi
+		sleep 1
+	done
+}
+
+# Busy jiffies (user, nice, system, irq, softirq, steal) of all CPUs, in USER_HZ.
+busy_ticks() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat
+}
+
+# One time-based job: prints its perf line. $1 disk label, $2 mode, $3 engine,
+# $4 job name, $5 device, then fio options.
+measure() {
+	local label=$1 mode=$2 engine=$3 job=$4 dev=$5 out=/tmp/perf-$1-$4 before after rc=0
+	shift 5
+	before=$(busy_ticks)
+	fio --name="$job" --filename="$dev" --direct=1 --thread=1 --group_reporting=1 \
+		--time_based=1 --runtime="$RUNTIME" --ramp_time=0 --size="$SPAN" \
+		--randrepeat=1 --randseed=12345 --norandommap=1 --output-format=terse --terse-version=3 \
+		"$@" >"$out" 2>&1 || rc=$?
+	after=$(busy_ticks)
+	local terse
+	terse=$(grep '^3;' "$out" | tail -n 1)
+	if [ "$rc" -ne 0 ] || [ -z "$terse" ] || [ "$(echo "$terse" | cut -d';' -f5)" != 0 ]; then
+		fail "$label $mode $job fio exit=$rc"
+		grep -v '^3;' "$out" | head -n 10 | sed 's/^/perf:   /'
+		return
+	fi
+	# terse v3: read 6 KiB 7 KiB/s 8 IOPS 16 lat mean(us); write 47 48 49 57;
+	# clat percentiles 18..37 (read) and 59..78 (write) as "p=value", 99.00% is the 13th.
+	echo "$terse" | awk -F';' -v d="$label" -v p="$(profile_of "$label")" -v m="$mode" \
+		-v e="$engine" -v j="$job" -v busy=$((after - before)) -v rt="$RUNTIME" '{
+		iops = $8 + $49; kib = $7 + $48
+		lat = (($8 * $40) + ($49 * $81)) / (iops > 0 ? iops : 1)
+		split($30, rp, "="); split($71, wp, "=")
+		p99 = rp[2] > wp[2] ? rp[2] : wp[2]
+		ios = iops * rt
+		cpu = ios > 0 ? busy * 10000 / ios : 0
+		printf "perf: %s %s %s %s %s iops=%d mib_s=%.1f lat_us=%.0f p99_us=%d cpu_us_per_io=%.1f\n",
+			d, p, m, e, j, iops, kib / 1024, lat, p99, cpu }'
+}
+
+# The jobs, named like randread-4k-qd32-j1.
+run_jobs() {
+	local label=$1 mode=$2 engine=$3 dev=$4 w bs rw name qd j
+	for w in randread:4k randrw:4k randwrite:4k read:512k; do
+		rw=${w%%:*} bs=${w##*:}
+		name=$rw
+		[ "$rw" = read ] && name=seqread
+		for qd in 1 32; do
+			for j in 1 4; do
+				[ "$qd" = 1 ] && [ "$j" = 4 ] && continue
+				if [ "$MODE" = smoke ] && [ "$name-$bs-qd$qd-j$j" != randread-4k-qd32-j1 ]; then
+					continue
+				fi
+				if [ "$qd" = 1 ]; then
+					set -- --ioengine=psync
+				else
+					set -- --ioengine=libaio --iodepth=32 --iodepth_batch_submit=8
+				fi
+				measure "$label" "$mode" "$engine" "$name-$bs-qd$qd-j$j" "$dev" "$@" \
+					--rw="$rw" --bs="$bs" --numjobs="$j" --offset_increment="$SPAN"
+			done
+		done
+	done
+}
+
+case $MODE in
+full) RUNTIME=3 ;;
+smoke) RUNTIME=1 ;;
+*) fail "unknown msdc_perf=$MODE (full or smoke)" ;;
+esac
+# Four jobs side by side each get a region of their own.
+SPAN=12M
+
+echo "perf: kernel $(uname -r), $(fio --version), mode $MODE, disks $DISKS"
+if [ "$FAILED" -eq 0 ] && wait_for_disks; then
+	for d in $DISKS; do
+		if [ "$d" = null ]; then
+			if [ -b /dev/nullb0 ]; then
+				run_jobs null null none /dev/nullb0
+			else
+				fail "no /dev/nullb0 (CONFIG_BLK_DEV_NULL_BLK)"
+			fi
+			continue
+		fi
+		set -- $(disk_of_slot "$d")
+		disk=$1 host=$2
+		mode=$(cat "/sys/kernel/debug/mtk_sd_rust/$host/mode" 2>/dev/null)
+		[ -n "$mode" ] || { fail "$d: no debugfs mode for $host"; continue; }
+		engine=rust
+		[ "$mode" = legacy ] && engine=none
+		run_jobs "$d" "$mode" "$engine" "/dev/$disk"
+	done
+fi
+if [ "$FAILED" -eq 0 ]; then echo "perf: result PASS"; else echo "perf: result FAIL"; fi
+reboot -f

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make perf: builds the performance kernel (scripts/kernel.sh x86_64 perf: the
+# driver and simulated board without KASAN, lockdep or other debug options) and
+# boots it under QEMU with instruction counting (-icount shift=0,sleep=off), so
+# that guest time, and every figure, follows executed instructions: the same on
+# an idle or a loaded machine. One boot per queue mode the board is put in
+# (mtk_sd_rust_sim.queue=cqe|hsq|legacy); in each, /perf (scripts/guest-perf.sh)
+# runs time-based fio jobs and prints `perf:` lines. This script collects them
+# into a CSV and a PNG chart and prints the table. It asserts no speed.
+#
+# usage: scripts/perf.sh [full|smoke]   (smoke: one short job per disk and mode,
+#                                        as make test runs it)
+
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+MODE=${1:-full}
+case $MODE in full | smoke) ;; *) die "usage: perf.sh [full|smoke]" ;; esac
+OUT=${PERF_OUT:-$CACHE/perf}
+mkdir -p "$OUT"
+INITRAMFS=$CACHE/initramfs-x86_64.cpio
+
+"$REPO/scripts/kernel.sh" x86_64 perf
+OBJ=$(obj_dir perf-x86_64)
+KERNEL=$(mktemp "$CACHE/perf-bzImage.XXXXXX")
+trap 'rm -f "$KERNEL"' EXIT
+with_lock perf-x86_64 cp "$OBJ/arch/x86/boot/bzImage" "$KERNEL"
+"$REPO/scripts/initramfs.sh" "$INITRAMFS"
+
+# Kernel complaints a measurement run must not have (as scripts/e2e-check.sh).
+KERNEL_PROBLEMS='WARNING:|BUG:|Oops|[Kk]ernel panic|Call Trace:|INFO: |general protection fault'
+
+# Boots once: $1 the board's queue mode, $2 the disks to measure.
+boot() {
+	local queue=$1 disks=$2 log=$OUT/perf-$MODE-$1.log status=0
+	local cmdline="console=ttyS0 kunit.enable=0 panic=-1 rdinit=/perf msdc_perf=$MODE"
+	cmdline+=" msdc_perf_disks=$disks mtk_sd_rust_sim.queue=$queue null_blk.nr_devices=1"
+	log "perf $MODE: booting with the board's queues at most '$queue' (log: $log)"
+	local start=$SECONDS
+	timeout "${PERF_TIMEOUT:-1800}" qemu-system-x86_64 -accel tcg -icount shift=0,sleep=off \
+		-cpu max -smp 1 -m 2048 -nodefaults -display none -no-reboot -serial stdio \
+		-kernel "$KERNEL" -initrd "$INITRAMFS" -append "$cmdline" </dev/null >"$log" 2>&1 ||
+		status=$?
+	log "perf $MODE: QEMU ran $((SECONDS - start)) s"
+	[[ $status -eq 0 ]] || die "QEMU exited with status $status; log: $log"
+	local text
+	text=$(tr -d '\r' <"$log")
+	if grep -qE "$KERNEL_PROBLEMS" <<<"$text"; then
+		grep -nE "$KERNEL_PROBLEMS" <<<"$text" | head -n 20 >&2
+		die "the kernel complained during the measurement; log: $log"
+	fi
+	grep -q '^perf: result PASS' <<<"$text" || {
+		grep -E '^perf: (FAIL|  )' <<<"$text" >&2 || true
+		die "the guest's measurement failed; log: $log"
+	}
+	grep -E '^perf: [a-z-]+ ' <<<"$text" | grep -v '^perf: result' | grep ' iops=' || true
+}
+
+# Each disk in every mode its slot allows: the CQE slot in all three, the others
+# in HSQ and legacy; null_blk once.
+lines=$(
+	boot cqe emmc-cq,emmc,sd,null
+	boot hsq emmc-cq
+	boot legacy emmc-cq,emmc,sd
+)
+[[ -n $lines ]] || die "no measurement came back"
+
+CSV=$OUT/perf-$MODE.csv
+{
+	echo "disk,profile,mode,engine,job,iops,mib_s,lat_us,p99_us,cpu_us_per_io"
+	sed -E 's/^perf: //; s/ [a-z0-9_]+=/ /g; s/ /,/g' <<<"$lines"
+} >"$CSV"
+
+# The chart: IOPS of each job, one bar per disk, mode and engine (log scale, as
+# null_blk is orders of magnitude faster).
+DAT=$OUT/perf-$MODE.dat
+PNG=$OUT/perf-$MODE.png
+awk -F, 'NR > 1 {
+	series = $1 "/" $3 "/" $4
+	if (!(series in seen)) { seen[series] = 1; order[++ns] = series }
+	if (!($5 in jseen)) { jseen[$5] = 1; jobs[++nj] = $5 }
+	v[$5, series] = $6
+} END {
+	printf "job"; for (s = 1; s <= ns; s++) printf " %s", order[s]; print ""
+	for (j = 1; j <= nj; j++) {
+		printf "%s", jobs[j]
+		for (s = 1; s <= ns; s++) printf " %s", ((jobs[j], order[s]) in v) ? v[jobs[j], order[s]] : "NaN"
+		print ""
+	}
+}' "$CSV" >"$DAT"
+columns=$(head -n 1 "$DAT" | wc -w)
+gnuplot <<EOF || die "gnuplot could not draw $PNG"
+set terminal pngcairo size 1400,700 noenhanced
+set output '$PNG'
+set title 'mtk-sd-rust: IOPS by job, disk, mode and engine ($MODE, QEMU -icount)'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set logscale y
+set ylabel 'IOPS'
+set xtics rotate by -30
+set key outside right
+plot for [i=2:$columns] '$DAT' using i:xtic(1) title columnheader(i)
+EOF
+
+printf '%s\n' "$lines"
+log "perf $MODE: $(($(wc -l <"$CSV") - 1)) measurements; CSV: $CSV; chart: $PNG"
