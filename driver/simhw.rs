@@ -1,10 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The simulated test board (`CONFIG_MMC_MTK_RUST_SIM`, never in production kernels):
-//! three MSDC controllers modelled at register level by `sim`, their storage in memory:
-//! one with the CQHCI block and an eMMC card that supports command queueing (so the
-//! driver runs CQHCI), one without the block and the same kind of eMMC (HSQ), and one
-//! with an SD card (HSQ). Each eMMC has two boot partitions, RPMB and a cache.
+//! five MSDC controllers modelled at register level by `sim`, their storage in memory, one
+//! for each way the MMC core may queue requests:
+//!
+//! * the CQHCI block and an eMMC card that supports command queueing: CQHCI;
+//! * no CQHCI block, the same kind of eMMC, a slot that never holds SDIO: HSQ;
+//! * no CQHCI block, an SD card, a slot that never holds SDIO: HSQ;
+//! * the CQHCI block and an eMMC card without a command queue (EXT_CSD CMDQ_SUPPORT 0): the
+//!   core never enables the queue, the CQHCI engine refuses to start, and the core sends
+//!   one request at a time;
+//! * no CQHCI block and an SD card in a slot that may hold SDIO: one request at a time
+//!   (the core probes for SDIO first; the SD card does not answer CMD5).
+//!
+//! The first three cards have 64 MiB; the two eMMC among them have two boot partitions.
+//! The last two have 16 MiB, enough for the end-to-end test's jobs, and the eMMC among
+//! them no boot partitions. Each eMMC has RPMB and a cache.
 //!
 //! The board is a device tree overlay (`dts/msdc-sim.dtso`) with real MSDC nodes, fixed
 //! clocks and supplies, so the driver probes them exactly as it probes hardware. The one
@@ -74,14 +85,19 @@ use crate::sim::{
     sd::card::{SdCard, SdConfig},
 };
 
-/// Bytes of storage of each simulated card.
+/// Bytes of storage of the cards of the queueing slots (CQHCI and HSQ).
 const CARD_BYTES: usize = 64 << 20;
+/// Bytes of storage of the cards served one request at a time: as large as the end-to-end
+/// test's jobs in full mode (16 MiB each, all on the same region), to keep memory and
+/// boot time down.
+const SMALL_CARD_BYTES: usize = 16 << 20;
 /// Steps a model may take per run. A command and its data phase take one each; a CQHCI
 /// task two (CMD44/45, then CMD46/47 with all its data) and a CMD13 poll, which covers
 /// every task queued by then, so a run moves three or four tasks before the worker is
 /// given back and the simulated time elapses.
 const STEPS_PER_RUN: u32 = 8;
-/// Bytes of each of the eMMC's two boot partitions (a multiple of 128 KiB).
+/// Bytes of each of the two boot partitions of the eMMC with a command queue (a multiple
+/// of 128 KiB).
 const EMMC_BOOT_BYTES: usize = 4 << 20;
 /// eMMC command queue depth the card advertises in EXT_CSD.
 const EMMC_QUEUE_DEPTH: u8 = 32;
@@ -99,39 +115,63 @@ fn storage<const BYTES: usize>() -> Result<&'static mut [u8]> {
 /// What sits in a simulated slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum CardKind {
+    /// eMMC 5.1 with a command queue of [`EMMC_QUEUE_DEPTH`] and two boot partitions.
     Emmc,
+    /// eMMC 5.1 without a command queue (CMDQ_SUPPORT 0) or boot partitions.
+    EmmcWithoutQueue,
+    /// SDHC card.
     Sd,
 }
 
-/// One slot of the board: register window address, interrupt line, card, and whether
-/// the controller has the CQHCI block (at base + 0x800, as the node's `supports-cqe`
-/// promises).
+/// One slot of the board: register window address, interrupt line, card, the card's user
+/// area, and whether the controller has the CQHCI block (at base + 0x800, as the node's
+/// `supports-cqe` promises).
 struct SlotSpec {
     base: u64,
     hwirq: u32,
     card: CardKind,
+    /// Allocates the card's storage (user area).
+    user_area: fn() -> Result<&'static mut [u8]>,
     cqhci: bool,
 }
 
 /// The board as `dts/msdc-sim.dtso` describes it: an eMMC with CQHCI, an eMMC without
-/// (HSQ), an SD card (HSQ).
-const SLOTS: [SlotSpec; 3] = [
+/// (HSQ), an SD card (HSQ), an eMMC without a command queue on a controller with CQHCI
+/// (one request at a time), an SD card in a slot that may hold SDIO (one at a time).
+const SLOTS: [SlotSpec; 5] = [
     SlotSpec {
         base: 0x10_11f6_0000,
         hwirq: 0,
         card: CardKind::Emmc,
+        user_area: storage::<CARD_BYTES>,
         cqhci: true,
     },
     SlotSpec {
         base: 0x10_11f7_0000,
         hwirq: 1,
         card: CardKind::Emmc,
+        user_area: storage::<CARD_BYTES>,
         cqhci: false,
     },
     SlotSpec {
         base: 0x10_11f8_0000,
         hwirq: 2,
         card: CardKind::Sd,
+        user_area: storage::<CARD_BYTES>,
+        cqhci: false,
+    },
+    SlotSpec {
+        base: 0x10_11f9_0000,
+        hwirq: 3,
+        card: CardKind::EmmcWithoutQueue,
+        user_area: storage::<SMALL_CARD_BYTES>,
+        cqhci: true,
+    },
+    SlotSpec {
+        base: 0x10_11fa_0000,
+        hwirq: 4,
+        card: CardKind::Sd,
+        user_area: storage::<SMALL_CARD_BYTES>,
         cqhci: false,
     },
 ];
@@ -317,9 +357,10 @@ const MIN_LATENCY_NS: u64 = 1_000;
 
 impl SimulatedMsdc {
     fn new(spec: &SlotSpec) -> Result<Arc<Self>> {
+        let user = (spec.user_area)()?;
         let card = match spec.card {
             CardKind::Emmc => SimCard::Emmc(Card::with_config(
-                storage::<CARD_BYTES>()?,
+                user,
                 [storage::<EMMC_BOOT_BYTES>()?, storage::<EMMC_BOOT_BYTES>()?],
                 CardConfig {
                     queue_depth: EMMC_QUEUE_DEPTH,
@@ -327,7 +368,15 @@ impl SimulatedMsdc {
                     ..CardConfig::default()
                 },
             )),
-            CardKind::Sd => SimCard::Sd(SdCard::new(storage::<CARD_BYTES>()?, SdConfig::default())),
+            CardKind::EmmcWithoutQueue => SimCard::Emmc(Card::with_config(
+                user,
+                [&mut [], &mut []],
+                CardConfig {
+                    queue_depth: 0,
+                    ..CardConfig::default()
+                },
+            )),
+            CardKind::Sd => SimCard::Sd(SdCard::new(user, SdConfig::default())),
         };
         // MT8192 (the overlay's compatible): 12-bit divider, 36-bit DMA, a 200 MHz
         // source clock as the overlay's fixed clock says; the CQHCI block as MediaTek
@@ -337,7 +386,7 @@ impl SimulatedMsdc {
             divider_12bit: true,
             source_hz: 200_000_000,
             latency: match spec.card {
-                CardKind::Emmc => Latency::EMMC,
+                CardKind::Emmc | CardKind::EmmcWithoutQueue => Latency::EMMC,
                 CardKind::Sd => Latency::SD,
             },
         };
@@ -540,8 +589,10 @@ pub(crate) fn install() -> Result {
         .populate_children()
         .inspect_err(|e| pr_err!("board devices: {:?}\n", e))?;
     pr_info!(
-        "simulated board: eMMC (CQHCI), eMMC and SD slots, {} MiB each\n",
-        CARD_BYTES >> 20
+        "simulated board: eMMC (CQHCI), eMMC and SD slots of {} MiB, eMMC without command \
+         queue (CQHCI) and SD (may hold SDIO) slots of {} MiB\n",
+        CARD_BYTES >> 20,
+        SMALL_CARD_BYTES >> 20
     );
     Ok(())
 }

@@ -5,14 +5,17 @@
 # driver's state, runs the end-to-end fio test on the MMC disks, prints lines that
 # scripts/e2e-check.sh parses, and reboots (ending QEMU).
 #
-# On each disk: two jobs one request at a time (psync), then three queued jobs
-# (libaio, 32 requests in flight, O_DIRECT), each writing its region and reading
-# it back with every block's crc32c checked; then one line per disk with how the
-# driver queued (CQHCI, HSQ or one at a time) from its debugfs statistics.
+# On each disk (five on the simulated board, driver/simhw.rs): two jobs one
+# request at a time (psync), then three queued jobs (libaio, 32 requests in
+# flight, O_DIRECT), each writing its region and reading it back with every
+# block's crc32c checked; then one line per disk with how the driver queued
+# (CQHCI, HSQ or one at a time) from its debugfs statistics. The queued jobs
+# run on the disks served one request at a time as well: there the block layer
+# holds what the host cannot take.
 #
 # Kernel command-line parameters (scripts/run.sh sets them):
 #   msdc_e2e=short|full      fio size per job: 2 or 16 MiB; absent: report only
-#   msdc_e2e_disks=N         whole-disk mmcblk devices to wait for (default 3)
+#   msdc_e2e_disks=N         whole-disk mmcblk devices to wait for (default 5)
 #   msdc_e2e_wait=S          how long to wait for them (default 60 s)
 #   msdc_e2e_size=MiB        overrides the size per job
 #   msdc_e2e_target=file     test hook: the same jobs on a file in tmpfs
@@ -55,7 +58,7 @@ fi
 echo "guest: mmc hosts: $(names /sys/class/mmc_host/*)"
 
 MODE=$(param msdc_e2e "")
-NDISKS=$(param msdc_e2e_disks 3)
+NDISKS=$(param msdc_e2e_disks 5)
 WAIT=$(param msdc_e2e_wait 60)
 TARGET=$(param msdc_e2e_target disks)
 FAULT=$(param msdc_e2e_fault none)
@@ -173,7 +176,8 @@ sync_job() {
 
 # A queued job: up to 32 requests in flight, submitted 8 per io_submit, so that the
 # host gets several before the first completes (the MMC core then hands CQHCI up to
-# its queue depth, HSQ up to hsq_depth + 1). The caller gives the region.
+# its queue depth, HSQ up to hsq_depth + 1, and a host without either one request
+# at a time). The caller gives the region.
 queued_job() {
 	local label=$1 job=$2 file=$3
 	shift 3
@@ -191,9 +195,11 @@ disk_host() {
 
 # Exactly one line per disk, "e2e: mode <disk> <cqe|hsq|legacy> max_in_flight=N
 # errors=N recoveries=N", from the driver's statistics of the disk's host in
-# debugfs (mtk_sd_rust/mmcM/), then the other counters indented for the log.
+# debugfs (mtk_sd_rust/mmcM/), then the other counters indented, and the host's
+# caps2 from the MMC core's debugfs (mmcM/caps2: whether the slot may hold SDIO
+# or has a command queue engine), for the log and scripts/e2e-check.sh.
 mode_lines() {
-	local d host dir f more
+	local d host dir f more caps2
 	for d in "$@"; do
 		if ! host=$(disk_host "$d"); then
 			fail "$d: no MMC card behind /sys/block/$d/device"
@@ -210,7 +216,8 @@ mode_lines() {
 		for f in queue_depth issued completed errors_crc errors_timeout errors_other direct_commands; do
 			more="$more $f=$(cat "$dir/$f" 2>/dev/null || echo '?')"
 		done
-		echo "e2e:   $d on $host:$more"
+		caps2=$(cat "/sys/kernel/debug/$host/caps2" 2>/dev/null || echo '?')
+		echo "e2e:   $d on $host:$more caps2=$caps2"
 	done
 }
 

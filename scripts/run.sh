@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Boots the x86_64 kernel with the driver built in under QEMU (TCG) with the
-# project's initramfs (busybox, fio). The guest waits for the three simulated
-# MSDC disks (eMMC with CQHCI, eMMC with HSQ, SD with HSQ), writes and verifies
-# each with fio, one request at a time and 32 deep (scripts/guest-init.sh), and
-# prints the driver's queueing statistics per disk; scripts/e2e-check.sh then
-# judges the console log.
+# project's initramfs (busybox, fio). The guest waits for the five simulated
+# MSDC disks (eMMC with CQHCI, eMMC with HSQ, SD with HSQ, an eMMC without
+# command queueing on a CQHCI controller and an SD card in a slot that may hold
+# SDIO, both served one request at a time), writes and verifies each with fio,
+# one request at a time and 32 deep (scripts/guest-init.sh), and prints the
+# driver's queueing statistics per disk; scripts/e2e-check.sh then judges the
+# console log.
 #
 # usage: scripts/run.sh [full|short]
 #   full  (make run):  16 MiB per fio job, the whole console on the terminal
@@ -14,7 +16,7 @@
 # environment:
 #   E2E_KERNEL=PATH    boot this bzImage; implies E2E_NO_BUILD=1 and no lock
 #   E2E_NO_BUILD=1     skip scripts/kernel.sh and boot the cached image as it is
-#   E2E_DISKS=N        whole-disk mmcblk devices the guest waits for (3)
+#   E2E_DISKS=N        whole-disk mmcblk devices the guest waits for (5)
 #   E2E_WAIT=S         how long it waits for them (60)
 #   E2E_SIZE=MiB       fio size per job instead of the mode's
 #   E2E_TARGET=file    test hook: the same jobs on a tmpfs file, not the disks
@@ -51,7 +53,7 @@ fi
 # kunit.enable=0: the suites are built in but this run is about the disks. Unknown
 # msdc_e2e* parameters are left to /init, which reads them from /proc/cmdline.
 CMDLINE="console=ttyS0 kunit.enable=0 panic=-1 rdinit=/init msdc_e2e=$MODE"
-CMDLINE+=" msdc_e2e_disks=${E2E_DISKS:-3} msdc_e2e_wait=${E2E_WAIT:-60}"
+CMDLINE+=" msdc_e2e_disks=${E2E_DISKS:-5} msdc_e2e_wait=${E2E_WAIT:-60}"
 CMDLINE+=" msdc_e2e_target=${E2E_TARGET:-disks}"
 [[ -z ${E2E_SIZE:-} ]] || CMDLINE+=" msdc_e2e_size=$E2E_SIZE"
 [[ -z ${E2E_FAULT:-} ]] || CMDLINE+=" msdc_e2e_fault=$E2E_FAULT"
@@ -62,9 +64,9 @@ show() {
 
 # TCG only: /dev/kvm can exist and still hang the boot here. The guest reboots
 # when done, which -no-reboot turns into QEMU's exit. 2 GiB of RAM is plenty: the
-# board's storage is vmalloc'ed in the guest (3 × 64 MiB plus 4 × 4 MiB of eMMC
-# boot partitions, about 210 MiB) next to the 80 MiB initramfs and fio's buffers
-# (32 × 512 KiB for the queued sequential job).
+# board's storage is vmalloc'ed in the guest (3 × 64 MiB and 2 × 16 MiB of cards
+# plus 4 × 4 MiB of eMMC boot partitions, 240 MiB) next to the 80 MiB initramfs
+# and fio's buffers (32 × 512 KiB for the queued sequential job).
 log "booting x86_64 under QEMU TCG, end-to-end $MODE (log: $LOG)"
 start=$SECONDS
 status=0

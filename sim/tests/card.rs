@@ -69,6 +69,50 @@ fn ext_csd_reports_queue_and_capacity() {
 }
 
 #[test]
+fn card_without_command_queue() {
+    let mut storage = vec![0u8; 16 * 512];
+    let config = CardConfig {
+        queue_depth: 0,
+        ..CardConfig::default()
+    };
+    let mut c = Card::with_config(&mut storage, [&mut [], &mut []], config);
+    // Enabling the queue as part of initialisation fails: the SWITCH reports an error.
+    assert_eq!(c.initialize(3, true), Err(NoResponse));
+    c.initialize(3, false).unwrap();
+    // EXT_CSD: CMDQ_SUPPORT 0, CMDQ_DEPTH 0; the CSD's CCC leaves out class 11.
+    assert_eq!(c.ext_csd().get(308), 0);
+    assert_eq!(c.ext_csd().get(307), 0);
+    assert!(!c.ext_csd().cmdq_supported());
+    let ccc = c.csd()[1] >> 20;
+    assert_eq!(ccc, 0x035);
+    // CMDQ_MODE_EN cannot be set (SWITCH_ERROR with the next status); clearing it is fine.
+    let switch = |c: &mut Card<'_>, value: u32| {
+        cmd(c, 6, (3 << 24) | (15 << 16) | (value << 8)).unwrap();
+        cmd(c, 13, 3 << 16).unwrap().value() & status::SWITCH_ERROR == 0
+    };
+    assert!(!switch(&mut c, 1), "no command queue to enable");
+    assert!(!c.ext_csd().cmdq_enabled());
+    assert!(switch(&mut c, 0));
+    // The queue commands and CMD13 with SQS stay illegal.
+    for (index, arg) in [
+        (44, (1 << 30) | (2 << 16) | 1),
+        (45, 4),
+        (46, 2 << 16),
+        (48, 1),
+    ] {
+        assert_eq!(cmd(&mut c, index, arg), Err(NoResponse), "CMD{index}");
+        let s = cmd(&mut c, 13, 3 << 16).unwrap().value();
+        assert_ne!(s & status::ILLEGAL_COMMAND, 0, "CMD{index}");
+    }
+    assert_eq!(cmd(&mut c, 13, (3 << 16) | (1 << 15)), Err(NoResponse));
+    // A card with the queue advertises class 11 as well.
+    let mut other = vec![0u8; 16 * 512];
+    let queued = card(&mut other);
+    assert!(queued.ext_csd().cmdq_supported());
+    assert_eq!(queued.csd()[1] >> 20, 0x835);
+}
+
+#[test]
 fn legacy_transfers() {
     let mut storage = vec![0u8; 16 * 512];
     let mut c = card(&mut storage);

@@ -47,6 +47,10 @@
 //!   erase and trim arguments answer ERASE_PARAM (SEC_ER_EN = 0). A command outside the
 //!   sequence clears it with ERASE_RESET.
 //! * CMD5 sleep/awake from stby ("Sleep (CMD5)"), CMD15 inactive.
+//! * The command queue is optional ([`CardConfig::queue_depth`] 0: none): a card without it
+//!   reports CMDQ_SUPPORT 0 and CMDQ_DEPTH 0, leaves class 11 out of the CSD's CCC, and
+//!   answers a SWITCH that sets CMDQ_MODE_EN with SWITCH_ERROR, so CMD44..CMD48 and CMD13
+//!   with SQS stay illegal.
 //! * Not modelled: byte access mode (the card reports sector mode whatever its size),
 //!   DDR52, HS200, HS400 and tuning (DEVICE_TYPE says high speed SDR only), boot operation,
 //!   bus testing (CMD14/CMD19), write protection (class 6), lock/unlock (class 7),
@@ -83,9 +87,11 @@ const CARD_OCR: OCR = OCR::zeroed()
 /// CURRENT_STATE of the sleep state (device status: 10 = slp).
 const STATE_SLP: u32 = 10;
 
-/// CSD command classes the model implements: 0 basic, 2 block read, 4 block write, 5 erase,
-/// 11 command queue (bits of CCC, CSD bits 95:84).
-const CSD_CCC: u32 = 0x835;
+/// CSD command classes every card of the model implements: 0 basic, 2 block read, 4 block
+/// write, 5 erase (bits of CCC, CSD bits 95:84).
+const CSD_CCC: u32 = 0x035;
+/// Class 11, the command queue (CMD44..CMD48), which only a card with one implements.
+const CCC_COMMAND_QUEUE: u32 = 1 << 11;
 
 /// How the card picks when queued tasks become ready for execution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,7 +106,8 @@ pub enum ReadyOrder {
 /// Device properties a test or the simulation glue may choose.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CardConfig {
-    /// Command queue depth (1..=32, CMDQ_DEPTH + 1).
+    /// Command queue depth (1..=32, CMDQ_DEPTH + 1); 0: the card has no command queue
+    /// (CMDQ_SUPPORT 0).
     pub queue_depth: u8,
     /// When queued tasks become ready.
     pub order: ReadyOrder,
@@ -422,8 +429,17 @@ impl<'a> Card<'a> {
         }
     }
 
+    /// The CSD's command classes (CCC): class 11 only with a command queue.
+    fn command_classes(&self) -> u32 {
+        if self.ext_csd.cmdq_supported() {
+            CSD_CCC | CCC_COMMAND_QUEUE
+        } else {
+            CSD_CCC
+        }
+    }
+
     /// The CSD (§7.3), most significant word first: CSD_STRUCTURE 3 (version in EXT_CSD),
-    /// SPEC_VERS 4, TAAC 35 ms, TRAN_SPEED 26 MHz, the command classes the model implements,
+    /// SPEC_VERS 4, TAAC 35 ms, TRAN_SPEED 26 MHz, the command classes the card implements,
     /// 512-byte blocks, erase groups of 32 × 32 blocks (512 KiB, as HC_ERASE_GRP_SIZE),
     /// R2W_FACTOR 16. C_SIZE describes the user area up to 1 GiB and is 0xFFF above (the
     /// capacity is then in SEC_COUNT).
@@ -438,7 +454,7 @@ impl<'a> Card<'a> {
         };
         [
             0xD04F_0132,
-            (CSD_CCC << 20) | (9 << 16) | (c_size >> 2),
+            (self.command_classes() << 20) | (9 << 16) | (c_size >> 2),
             ((c_size & 3) << 30) | 0x3FFF_FFFF,
             0x1240_4001,
         ]
@@ -814,7 +830,9 @@ impl Card<'_> {
     /// Validates and applies one EXT_CSD write; false for SWITCH_ERROR.
     fn write_field(&mut self, byte: usize, new: u8) -> bool {
         let valid = match byte {
-            index::CMDQ_MODE_EN => new <= 1 && self.queue_empty(),
+            index::CMDQ_MODE_EN => {
+                new <= 1 && self.queue_empty() && (new == 0 || self.ext_csd.cmdq_supported())
+            }
             index::FLUSH_CACHE => {
                 // Bit 1 (barrier) needs BARRIER_SUPPORT, which is 0; the others are reserved.
                 let flush = FLUSH_CACHE::from_raw(u32::from(new));

@@ -252,7 +252,7 @@ pub const HC_ERASE_GROUP_SECTORS: u32 = 1024;
 
 /// The properties segment's single-byte fields (JESD84-B51 §7.4, read-only) that do not
 /// depend on the device's geometry: byte index and value.
-const PROPERTIES: [(usize, u8); 29] = [
+const PROPERTIES: [(usize, u8); 28] = [
     (index::EXT_CSD_REV, 8),
     (index::CSD_STRUCTURE, 2),
     (index::DEVICE_TYPE, DEVICE_TYPE_HS),
@@ -287,10 +287,6 @@ const PROPERTIES: [(usize, u8); 29] = [
     (index::PRE_EOL_INFO, 1),
     (index::DEVICE_LIFE_TIME_EST_TYP_A, 1),
     (index::DEVICE_LIFE_TIME_EST_TYP_B, 1),
-    (
-        index::CMDQ_SUPPORT,
-        byte(FEATURE_ENABLE::zeroed().with_enable(true).raw()),
-    ),
     (index::S_CMD_SET, 0x01),
 ];
 
@@ -305,7 +301,7 @@ pub struct Geometry {
     pub rpmb_size_mult: u8,
     /// Cache size in KiB (0: no cache).
     pub cache_kib: u32,
-    /// Command queue depth (1..=32).
+    /// Command queue depth (1..=32; 0: no command queue, CMDQ_SUPPORT 0).
     pub queue_depth: u8,
 }
 
@@ -317,7 +313,7 @@ pub struct ExtCsd {
 
 impl ExtCsd {
     /// The register of a 5.1 card with `sectors` 512-byte sectors, a 64 KiB cache, a command
-    /// queue of `queue_depth` (1..=32) tasks, and neither boot nor RPMB partitions.
+    /// queue of `queue_depth` (1..=32) tasks (0: none), and neither boot nor RPMB partitions.
     pub fn new(sectors: u32, queue_depth: u8) -> Self {
         Self::with_geometry(&Geometry {
             sectors,
@@ -346,7 +342,14 @@ impl ExtCsd {
         set_bytes(index::FIRMWARE_VERSION, b"SIM5.1\0\0");
         set_bytes(index::BOOT_SIZE_MULT, &[g.boot_size_mult]);
         set_bytes(index::RPMB_SIZE_MULT, &[g.rpmb_size_mult]);
-        set_bytes(index::CMDQ_DEPTH, &[g.queue_depth.clamp(1, 32) - 1]);
+        // The command queue is optional in 5.1 (CMDQ_SUPPORT); CMDQ_DEPTH only means
+        // something with it and stays 0 without.
+        let (support, depth) = match g.queue_depth {
+            0 => (FEATURE_ENABLE::zeroed(), 0),
+            n => (FEATURE_ENABLE::zeroed().with_enable(true), n.min(32) - 1),
+        };
+        set_bytes(index::CMDQ_SUPPORT, &[byte(support.raw())]);
+        set_bytes(index::CMDQ_DEPTH, &[depth]);
         ext_csd
     }
 
@@ -376,12 +379,18 @@ impl ExtCsd {
         u32::from(self.get(i))
     }
 
+    /// Whether the device has a command queue (CMDQ_SUPPORT).
+    pub fn cmdq_supported(&self) -> bool {
+        FEATURE_ENABLE::from_raw(self.word(index::CMDQ_SUPPORT)).enable()
+    }
+
     /// Whether the host has enabled the command queue.
     pub fn cmdq_enabled(&self) -> bool {
         FEATURE_ENABLE::from_raw(self.word(index::CMDQ_MODE_EN)).enable()
     }
 
-    /// The queue depth the card advertises (1..=32).
+    /// The queue depth the card advertises (1..=32; meaningless without
+    /// [`cmdq_supported`](Self::cmdq_supported)).
     pub fn cmdq_depth(&self) -> u32 {
         CMDQ_DEPTH::from_raw(self.word(index::CMDQ_DEPTH)).depth_minus_one() + 1
     }
