@@ -178,6 +178,14 @@ const SLOTS: [SlotSpec; 5] = [
 
 /// The overlay's board node, whose children are the devices.
 const BOARD_PATH: &CStr = c"/msdc-sim-board";
+/// The overlay's MSDC nodes, one per entry of [`SLOTS`].
+const SLOT_PATHS: [&CStr; SLOTS.len()] = [
+    c"/msdc-sim-board/mmc@1011f60000",
+    c"/msdc-sim-board/mmc@1011f70000",
+    c"/msdc-sim-board/mmc@1011f80000",
+    c"/msdc-sim-board/mmc@1011f90000",
+    c"/msdc-sim-board/mmc@1011fa0000",
+];
 /// The overlay's interrupt controller node.
 const IRQ_NODE_PATH: &CStr = c"/msdc-sim-board/interrupt-controller";
 
@@ -564,6 +572,37 @@ pub(crate) fn claim(base: u64) -> Option<Arc<SimulatedMsdc>> {
     (!slot.claimed.swap(true, Ordering::AcqRel)).then(|| slot.clone())
 }
 
+/// The queue the board's slots may use at most, from `mtk_sd_rust_sim.queue=` on the kernel
+/// command line (test kernels only; `make perf` measures each disk in every mode its slot
+/// allows this way, on one kernel image): `cqe` (as the overlay says, the default), `hsq`
+/// (no slot says `supports-cqe`), `legacy` (no slot says `supports-cqe` or `no-sdio`, so
+/// every slot serves one request at a time).
+fn limit_queues() -> Result {
+    let (no_cqe, no_hsq) = match ffi::command_line_value("mtk_sd_rust_sim.queue") {
+        None | Some(b"cqe") => return Ok(()),
+        Some(b"hsq") => (true, false),
+        Some(b"legacy") => (true, true),
+        Some(_) => {
+            pr_err!("mtk_sd_rust_sim.queue= takes cqe, hsq or legacy\n");
+            return Err(EINVAL);
+        }
+    };
+    for path in SLOT_PATHS {
+        let node = ffi::Node::find(path).ok_or(ENOENT)?;
+        if no_cqe {
+            node.remove_property(c"supports-cqe")?;
+        }
+        if no_hsq {
+            node.remove_property(c"no-sdio")?;
+        }
+    }
+    pr_info!(
+        "simulated board: queues limited to {}\n",
+        if no_hsq { "legacy" } else { "hsq" }
+    );
+    Ok(())
+}
+
 /// Builds the board: card models, the overlay, the interrupt domain, then the devices
 /// (which the MSDC driver, registered before, probes).
 pub(crate) fn install() -> Result {
@@ -584,6 +623,7 @@ pub(crate) fn install() -> Result {
     let irqs = ffi::SimIrqDomain::new(&irq_node, SLOTS.len() as u32)?;
     irq_node.mark_initialized();
     board.irqs.populate(irqs);
+    limit_queues()?;
     let board_node = ffi::Node::find(BOARD_PATH).ok_or(ENOENT)?;
     board_node
         .populate_children()

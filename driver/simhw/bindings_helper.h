@@ -12,3 +12,4 @@
 #include <linux/interrupt.h>
 #include <linux/of.h>
 #include <linux/of_platform.h>
+#include <linux/init.h>

@@ -57,6 +57,24 @@ impl Node {
         NonNull::new(node).map(|node| Self { node })
     }
 
+    /// Removes the property `name`, if the node has it (before its device is populated).
+    pub(super) fn remove_property(&self, name: &CStr) -> Result {
+        // SAFETY: by the type invariant the node is alive; `name` is NUL-terminated.
+        let property = unsafe {
+            bindings::of_find_property(
+                self.node.as_ptr(),
+                name.as_char_ptr(),
+                core::ptr::null_mut(),
+            )
+        };
+        if property.is_null() {
+            return Ok(());
+        }
+        // SAFETY: `property` belongs to this live node; the core keeps removed properties
+        // (on the node's dead list), so nothing that read it is left dangling.
+        to_result(unsafe { bindings::of_remove_property(self.node.as_ptr(), property) })
+    }
+
     /// Creates platform devices for the node's children (bus semantics of `simple-bus`).
     pub(super) fn populate_children(&self) -> Result {
         // SAFETY: by the type invariant the node is alive; null match tables select the
@@ -213,4 +231,28 @@ pub(super) fn default_queue() -> &'static Queue {
     // SAFETY: `system_dfl_wq` is allocated during early boot, before any initcall runs,
     // and never destroyed; reading the pointer copies it.
     unsafe { Queue::from_raw(kernel::bindings::system_dfl_wq) }
+}
+
+/// The value of `name=` on the kernel command line (the last one), if any. Built-in only:
+/// the kernel does not export its saved command line to modules.
+#[cfg(not(MODULE))]
+pub(super) fn command_line_value(name: &str) -> Option<&'static [u8]> {
+    // SAFETY: `saved_command_line` is set up before any initcall and never freed or
+    // changed afterwards.
+    let line = unsafe { bindings::saved_command_line };
+    if line.is_null() {
+        return None;
+    }
+    // SAFETY: a NUL-terminated string that lives as long as the kernel (above).
+    let line = unsafe { CStr::from_char_ptr(line) }.to_bytes();
+    line.split(|&b| b == b' ').rev().find_map(|word| {
+        let rest = word.strip_prefix(name.as_bytes())?;
+        rest.strip_prefix(b"=")
+    })
+}
+
+/// A module cannot read the kernel command line: no value.
+#[cfg(MODULE)]
+pub(super) fn command_line_value(_name: &str) -> Option<&'static [u8]> {
+    None
 }
