@@ -16,7 +16,7 @@ use crate::registers::Io;
 
 use crate::{
     backend::{RegisterWindow, REGISTER_WINDOW_SIZE},
-    cqhci::{self, regs::CQCAP, DmaWidth, TaskDescriptorSize},
+    cqhci::{self, regs::CQCAP},
     debugfs,
     dt::MediatekProperties,
     host::{Msdc, MsdcSlot, QueueChoice, SlotParts, DESCRIPTOR_AREA_LEN},
@@ -26,7 +26,10 @@ use crate::{
     },
     msdc::{
         controller::{CardDetect, HostSetup},
-        cqe::{send_status_idle_timer, SEND_STATUS_IDLE_NS},
+        cqe::{
+            send_status_idle_timer, ENGINE_CONFIG, MAX_SEGMENT_BYTES, MAX_TASK_SEGMENTS,
+            SEND_STATUS_IDLE_NS,
+        },
         dma::{DmaAddressing, MAX_SEGMENTS},
         soc::{self, SocData},
     },
@@ -74,10 +77,7 @@ const AUTOSUSPEND_DELAY_MS: i32 = 50;
 /// Largest request the DMA descriptors describe (upstream's limit as well).
 const MAX_REQUEST_BYTES: u32 = 512 * 1024;
 
-/// Transfer descriptors per CQHCI task, and the bytes one describes (its 16-bit length), as
-/// upstream declares them for the MSDC's CQHCI block.
-const CQHCI_MAX_SEGMENTS: u16 = 128;
-const CQHCI_MAX_SEGMENT_BYTES: u32 = 64 * 1024;
+
 
 /// The controller's clocks, on while the driver is bound.
 struct Clocks {
@@ -270,7 +270,7 @@ impl platform::Driver for MsdcDriver {
             let software_queue = !hardware_queue && host.host().caps2() & caps::NO_SDIO != 0;
             let (max_segments, max_segment_size) = if hardware_queue {
                 // What one CQHCI task's transfer descriptors carry.
-                (CQHCI_MAX_SEGMENTS, CQHCI_MAX_SEGMENT_BYTES)
+                (MAX_TASK_SEGMENTS, MAX_SEGMENT_BYTES)
             } else {
                 (MAX_SEGMENTS as u16, addressing.max_segment_len())
             };
@@ -284,14 +284,7 @@ impl platform::Driver for MsdcDriver {
             });
             let queue = if hardware_queue {
                 host.add_caps(0, caps::CQE | caps::CQE_DCMD);
-                let config = cqhci::Config {
-                    task_descriptor: TaskDescriptorSize::Bits128,
-                    dma: DmaWidth::Bits64,
-                    short_transfer_descriptor: false,
-                    direct_commands: true,
-                    max_segments: CQHCI_MAX_SEGMENTS,
-                    coalescing: None,
-                };
+                let config = ENGINE_CONFIG;
                 let layout = cqhci::Cqhci::new(config)
                     .map_err(|e| {
                         dev_err!(dev, "CQHCI configuration: {:?}\n", e);

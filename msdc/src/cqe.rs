@@ -51,6 +51,25 @@ use crate::registers::Io;
 /// (`msdc_cqe_cit_cal(host, 2350)` at probe).
 pub const SEND_STATUS_IDLE_NS: u32 = 2350;
 
+/// Transfer descriptors per task the MSDC's CQHCI block is given (the host's `max_segs`
+/// with the command queue engine, as upstream declares it).
+pub const MAX_TASK_SEGMENTS: u16 = 128;
+
+/// Bytes one transfer descriptor describes (its 16-bit length field: 64 KiB).
+pub const MAX_SEGMENT_BYTES: u32 = 64 * 1024;
+
+/// How the MSDC's CQHCI block is integrated (mtk-sd.c's probe): 128-bit task descriptors,
+/// 64-bit descriptor addresses with 16-byte transfer descriptors, direct commands in slot
+/// 31, no interrupt coalescing.
+pub const ENGINE_CONFIG: crate::cqhci::Config = crate::cqhci::Config {
+    task_descriptor: crate::cqhci::TaskDescriptorSize::Bits128,
+    dma: crate::cqhci::DmaWidth::Bits64,
+    short_transfer_descriptor: false,
+    direct_commands: true,
+    max_segments: MAX_TASK_SEGMENTS,
+    coalescing: None,
+};
+
 /// Nanoseconds in a second.
 const NS_PER_SECOND: u64 = 1_000_000_000;
 
