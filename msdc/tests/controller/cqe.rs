@@ -11,13 +11,15 @@
 
 use cqhci::regs::{Tag, CQCRDCT, CQSSC1};
 use cqhci::{
-    CardInfo, CompletionStatus, Completions, Config, Cqhci, DataTask, DcmdResponse,
-    DescriptorMemory, DirectCommand, Direction, DmaWidth, HostError, Segment, Step,
-    TaskDescriptorSize, TaskError, TaskFlags, TaskMask, Ticket, TimeoutVerdict,
+    CardInfo, CompletionStatus, Completions, Cqhci, DataTask, DcmdResponse, DescriptorMemory,
+    DirectCommand, Direction, HostError, Segment, Step, TaskError, TaskFlags, TaskMask, Ticket,
+    TimeoutVerdict,
 };
 use msdc::clock::Timing;
 use msdc::controller::{CardDetect, HostSetup, HwError, Progress};
-use msdc::cqe::{send_status_idle_timer, CqeAftermath, CqeEvent, CqeHooks, SEND_STATUS_IDLE_NS};
+use msdc::cqe::{
+    send_status_idle_timer, CqeAftermath, CqeEvent, CqeHooks, ENGINE_CONFIG, SEND_STATUS_IDLE_NS,
+};
 use msdc::dma::DmaAddressing;
 use msdc::soc;
 use registers::Io;
@@ -104,18 +106,6 @@ fn cqe_config() -> HostSetup {
     }
 }
 
-/// MediaTek's engine configuration (mtk-sd.c probe).
-fn engine_config() -> Config {
-    Config {
-        task_descriptor: TaskDescriptorSize::Bits128,
-        dma: DmaWidth::Bits64,
-        short_transfer_descriptor: false,
-        direct_commands: true,
-        max_segments: 128,
-        coalescing: None,
-    }
-}
-
 /// A card with `SECTORS` sectors filled with a pattern, and a copy of it.
 fn storage() -> (Vec<u8>, Vec<u8>) {
     patterned(SECTORS * 512)
@@ -182,7 +172,7 @@ impl<'r, 's> Queue<'r, 's> {
         assert!(rig.card().ext_csd().cmdq_enabled());
         let cap = rig.read::<cqhci::regs::CQCAP>();
         let idle_timer = send_status_idle_timer(HCLK_HZ, cap, SEND_STATUS_IDLE_NS);
-        let engine = Cqhci::new(engine_config()).expect("engine");
+        let engine = Cqhci::new(ENGINE_CONFIG).expect("engine");
         let layout = engine.layout();
         assert!(layout.transfer_area_len() <= TDL_AT - TRANSFERS_AT);
         assert!(TDL_AT + layout.tdl_len() <= WINDOW_LEN);
@@ -454,444 +444,453 @@ fn sectors(storage: &[u8], slot: u32) -> &[u8] {
     &storage[at..at + TASK_LEN]
 }
 
+/// Runs `test` on a bench (`make`) with an eMMC of `SECTORS` patterned sectors behind
+/// the glue of a queueing slot, brought up and not yet enabled ([`Queue::new`]); `test`
+/// also gets the copy of the card's first contents to compare with.
+fn with_queue(
+    make: for<'s> fn(&'s mut [u8]) -> Rig<Card<'s>>,
+    test: impl for<'r, 's> FnOnce(&'r Rig<Card<'s>>, &mut Queue<'r, 's>, &[u8]),
+) {
+    let (mut storage, expect) = storage();
+    let rig = make(&mut storage);
+    let mut queue = Queue::new(&rig);
+    test(&rig, &mut queue, &expect);
+}
+
+/// [`with_queue`] on the plain bench ([`rig`]).
+fn on_bench(test: impl for<'r, 's> FnOnce(&'r Rig<Card<'s>>, &mut Queue<'r, 's>, &[u8])) {
+    with_queue(rig, test);
+}
+
+/// [`with_queue`] on the board bench ([`board_rig`]).
+fn on_board(test: impl for<'r, 's> FnOnce(&'r Rig<Card<'s>>, &mut Queue<'r, 's>, &[u8])) {
+    with_queue(board_rig, test);
+}
+
 #[test]
 fn enable_gives_the_queue_the_msdc_side_and_disable_takes_it_back() {
-    let (mut storage, _) = storage();
-    let rig = rig(&mut storage);
-    let mut queue = Queue::new(&rig);
-    // Standing interrupts the controller owns; they must survive the queue.
-    queue.host.ctrl.set_card_detect(&rig, CardDetect::Internal);
-    queue.host.ctrl.enable_sdio_irq(&rig, true);
-    assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC | INT_SDIOIRQ);
-    // MT8183 has busy_check: initialisation leaves BUSY_CHECK_SEL clear.
-    assert_eq!(rig.peek(MSDC_PATCH_BIT1) & BUSY_CHECK_SEL, 0);
-    assert_eq!(field(rig.peek(SDC_CFG), 31, 24), DTOC_100MS_AT_50MHZ);
+    on_bench(|rig, queue, _| {
+        // Standing interrupts the controller owns; they must survive the queue.
+        queue.host.ctrl.set_card_detect(rig, CardDetect::Internal);
+        queue.host.ctrl.enable_sdio_irq(rig, true);
+        assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC | INT_SDIOIRQ);
+        // MT8183 has busy_check: initialisation leaves BUSY_CHECK_SEL clear.
+        assert_eq!(rig.peek(MSDC_PATCH_BIT1) & BUSY_CHECK_SEL, 0);
+        assert_eq!(field(rig.peek(SDC_CFG), 31, 24), DTOC_100MS_AT_50MHZ);
 
-    queue.enable();
-    assert_eq!(rig.peek(MSDC_INTEN), INT_CMDQ | INT_CDSC | INT_SDIOIRQ);
-    assert_ne!(rig.peek(MSDC_PATCH_BIT1) & BUSY_CHECK_SEL, 0);
-    let sdc_cfg = rig.peek(SDC_CFG);
-    assert_eq!(field(sdc_cfg, 31, 24), DTOC_1S_AT_50MHZ);
-    assert_eq!(field(sdc_cfg, 14, 2), WRDTOC_20S_AT_50MHZ);
-    // The model's CQCAP says ITCFMUL 3: 273 MHz × 2.35 µs = 641 clocks, CBC 0.
-    assert_eq!(rig.peek(CQSSC1_AT), 641);
-    assert_eq!(rig.peek(CQCFG) & 1, 1, "CQ_EN");
-    assert_eq!(queue.aftermath.unwrap().fault, None);
-    assert_eq!(queue.host.ctrl.take_hardware_fault(), None);
+        queue.enable();
+        assert_eq!(rig.peek(MSDC_INTEN), INT_CMDQ | INT_CDSC | INT_SDIOIRQ);
+        assert_ne!(rig.peek(MSDC_PATCH_BIT1) & BUSY_CHECK_SEL, 0);
+        let sdc_cfg = rig.peek(SDC_CFG);
+        assert_eq!(field(sdc_cfg, 31, 24), DTOC_1S_AT_50MHZ);
+        assert_eq!(field(sdc_cfg, 14, 2), WRDTOC_20S_AT_50MHZ);
+        // The model's CQCAP says ITCFMUL 3: 273 MHz × 2.35 µs = 641 clocks, CBC 0.
+        assert_eq!(rig.peek(CQSSC1_AT), 641);
+        assert_eq!(rig.peek(CQCFG) & 1, 1, "CQ_EN");
+        assert_eq!(queue.aftermath.unwrap().fault, None);
+        assert_eq!(queue.host.ctrl.take_hardware_fault(), None);
 
-    queue.drive(|engine, hooks, rig| engine.disable(rig, hooks));
-    assert!(!queue.engine.is_enabled());
-    assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC | INT_SDIOIRQ);
-    assert_eq!(rig.peek(MSDC_PATCH_BIT1) & BUSY_CHECK_SEL, 0);
-    assert_eq!(rig.peek(CQCFG) & 1, 0, "CQ_EN");
-    queue.assert_clean();
+        queue.drive(|engine, hooks, rig| engine.disable(rig, hooks));
+        assert!(!queue.engine.is_enabled());
+        assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC | INT_SDIOIRQ);
+        assert_eq!(rig.peek(MSDC_PATCH_BIT1) & BUSY_CHECK_SEL, 0);
+        assert_eq!(rig.peek(CQCFG) & 1, 0, "CQ_EN");
+        queue.assert_clean();
+    });
 }
 
 #[test]
 fn queued_writes_and_reads_are_byte_exact() {
-    let (mut storage, _) = storage();
-    let rig = rig(&mut storage);
-    let mut queue = Queue::new(&rig);
-    queue.enable();
-    for slot in 0..4 {
-        rig.fill(buffer(slot), &task_pattern(slot));
-    }
-    queue.issue(&[
-        (0, Direction::Write),
-        (1, Direction::Write),
-        (2, Direction::Write),
-        (3, Direction::Write),
-    ]);
-    queue.pump();
-    for slot in 0..4 {
-        assert_eq!(queue.status(slot), Some(CompletionStatus::Done), "{slot}");
-        assert_eq!(
-            sectors(rig.card().storage(), slot),
-            task_pattern(slot).as_slice(),
-            "{slot}"
-        );
-    }
+    on_bench(|rig, queue, _| {
+        queue.enable();
+        for slot in 0..4 {
+            rig.fill(buffer(slot), &task_pattern(slot));
+        }
+        queue.issue(&[
+            (0, Direction::Write),
+            (1, Direction::Write),
+            (2, Direction::Write),
+            (3, Direction::Write),
+        ]);
+        queue.pump();
+        for slot in 0..4 {
+            assert_eq!(queue.status(slot), Some(CompletionStatus::Done), "{slot}");
+            assert_eq!(
+                sectors(rig.card().storage(), slot),
+                task_pattern(slot).as_slice(),
+                "{slot}"
+            );
+        }
 
-    // Read them back into other slots' buffers, which start out zeroed.
-    queue.issue(&[(8, Direction::Read), (9, Direction::Read)]);
-    queue.pump();
-    for slot in 8..10 {
-        assert_eq!(queue.status(slot), Some(CompletionStatus::Done), "{slot}");
-        assert_eq!(
-            rig.data(buffer(slot), TASK_LEN),
-            sectors(rig.card().storage(), slot),
-            "{slot}"
-        );
-    }
-    assert_eq!(queue.completions, 6);
-    assert!(queue.events.iter().all(|e| *e == CqeEvent::default()));
-    assert_eq!(rig.model().cqhci().unwrap().completions(), 6);
-    assert_eq!(rig.card().stats().tasks_completed, 6);
-    // Every event was acknowledged: the line is low and nothing is latched.
-    assert_eq!(rig.peek(MSDC_INT), 0);
-    queue.assert_clean();
+        // Read them back into other slots' buffers, which start out zeroed.
+        queue.issue(&[(8, Direction::Read), (9, Direction::Read)]);
+        queue.pump();
+        for slot in 8..10 {
+            assert_eq!(queue.status(slot), Some(CompletionStatus::Done), "{slot}");
+            assert_eq!(
+                rig.data(buffer(slot), TASK_LEN),
+                sectors(rig.card().storage(), slot),
+                "{slot}"
+            );
+        }
+        assert_eq!(queue.completions, 6);
+        assert!(queue.events.iter().all(|e| *e == CqeEvent::default()));
+        assert_eq!(rig.model().cqhci().unwrap().completions(), 6);
+        assert_eq!(rig.card().stats().tasks_completed, 6);
+        // Every event was acknowledged: the line is low and nothing is latched.
+        assert_eq!(rig.peek(MSDC_INT), 0);
+        queue.assert_clean();
+    });
 }
 
 #[test]
 fn a_cache_flush_runs_as_a_direct_command() {
-    let (mut storage, _) = storage();
-    let rig = rig(&mut storage);
-    let mut queue = Queue::new(&rig);
-    queue.enable();
-    let flushes = rig.card().stats().flushes;
-    queue.issue_dcmd(DirectCommand {
-        opcode: 6,
-        argument: FLUSH_ARGUMENT,
-        response: DcmdResponse::ShortBusy,
+    on_bench(|rig, queue, _| {
+        queue.enable();
+        let flushes = rig.card().stats().flushes;
+        queue.issue_dcmd(DirectCommand {
+            opcode: 6,
+            argument: FLUSH_ARGUMENT,
+            response: DcmdResponse::ShortBusy,
+        });
+        queue.pump();
+        assert_eq!(queue.status(31), Some(CompletionStatus::Done));
+        assert_eq!(rig.card().stats().flushes, flushes + 1);
+        // The R1b card status: transfer state (bits 12:9), no error.
+        let response = rig.read::<CQCRDCT>().raw();
+        assert_eq!(field(response, 12, 9), 4, "{response:#x}");
+        queue.assert_clean();
     });
-    queue.pump();
-    assert_eq!(queue.status(31), Some(CompletionStatus::Done));
-    assert_eq!(rig.card().stats().flushes, flushes + 1);
-    // The R1b card status: transfer state (bits 12:9), no error.
-    let response = rig.read::<CQCRDCT>().raw();
-    assert_eq!(field(response, 12, 9), 4, "{response:#x}");
-    queue.assert_clean();
 }
 
 #[test]
 fn a_data_crc_error_reaches_the_engine_and_recovery_completes_every_task() {
-    let (mut storage, expect) = storage();
-    let rig = rig(&mut storage);
-    let mut queue = Queue::new(&rig);
-    // Both are queued on the card before the first one runs into the error.
-    queue.fail(
-        CqFault::DataCrc { tag: 0 },
-        &[(0, Direction::Read), (1, Direction::Read)],
-    );
-    assert_eq!(
-        queue.events.first(),
-        Some(&CqeEvent {
-            cmd_error: None,
-            data_error: Some(HostError::Crc),
-        })
-    );
-    assert_eq!(queue.notified, Some(tag(0)));
-    assert!(queue.engine.recovery_pending());
-    assert_eq!(queue.completions, 0, "nothing completes before recovery");
-    assert_eq!(rig.peek(MSDC_INT) & INT_DATCRCERR, 0, "acknowledged");
+    on_bench(|rig, queue, expect| {
+        // Both are queued on the card before the first one runs into the error.
+        queue.fail(
+            CqFault::DataCrc { tag: 0 },
+            &[(0, Direction::Read), (1, Direction::Read)],
+        );
+        assert_eq!(
+            queue.events.first(),
+            Some(&CqeEvent {
+                cmd_error: None,
+                data_error: Some(HostError::Crc),
+            })
+        );
+        assert_eq!(queue.notified, Some(tag(0)));
+        assert!(queue.engine.recovery_pending());
+        assert_eq!(queue.completions, 0, "nothing completes before recovery");
+        assert_eq!(rig.peek(MSDC_INT) & INT_DATCRCERR, 0, "acknowledged");
 
-    let (resets, stops) = (rig.resets.get(), rig.dma_stops.get());
-    queue.recovery_start();
-    assert_eq!(rig.dma_stops.get(), stops + 1, "DMA stopped");
-    assert_eq!(rig.resets.get(), resets + 1, "controller reset");
-    assert_eq!(rig.peek(MSDC_INTEN) & INT_CMDQ, 0);
-    assert_eq!(queue.aftermath.unwrap().fault, None);
-    // The core's legacy commands, through the controller's request path.
-    queue.stop_transmission();
-    queue.discard_queue();
-    queue.recovery_finish();
-    assert_eq!(
-        queue.status(0),
-        Some(CompletionStatus::Failed(TaskError::Crc))
-    );
-    assert_eq!(queue.status(1), Some(CompletionStatus::Requeue));
-    assert_eq!(queue.completions, 2);
-    assert!(!queue.engine.recovery_pending());
-    assert!(queue.engine.in_flight().is_empty());
+        let (resets, stops) = (rig.resets.get(), rig.dma_stops.get());
+        queue.recovery_start();
+        assert_eq!(rig.dma_stops.get(), stops + 1, "DMA stopped");
+        assert_eq!(rig.resets.get(), resets + 1, "controller reset");
+        assert_eq!(rig.peek(MSDC_INTEN) & INT_CMDQ, 0);
+        assert_eq!(queue.aftermath.unwrap().fault, None);
+        // The core's legacy commands, through the controller's request path.
+        queue.stop_transmission();
+        queue.discard_queue();
+        queue.recovery_finish();
+        assert_eq!(
+            queue.status(0),
+            Some(CompletionStatus::Failed(TaskError::Crc))
+        );
+        assert_eq!(queue.status(1), Some(CompletionStatus::Requeue));
+        assert_eq!(queue.completions, 2);
+        assert!(!queue.engine.recovery_pending());
+        assert!(queue.engine.in_flight().is_empty());
 
-    // The block layer retries both; the queue runs again.
-    queue.issue(&[(0, Direction::Read), (1, Direction::Read)]);
-    assert_eq!(rig.peek(MSDC_INTEN) & INT_CMDQ, INT_CMDQ);
-    queue.pump();
-    for slot in 0..2 {
-        assert_eq!(queue.status(slot), Some(CompletionStatus::Done));
-        assert_eq!(rig.data(buffer(slot), TASK_LEN), sectors(&expect, slot));
-    }
-    queue.assert_clean();
+        // The block layer retries both; the queue runs again.
+        queue.issue(&[(0, Direction::Read), (1, Direction::Read)]);
+        assert_eq!(rig.peek(MSDC_INTEN) & INT_CMDQ, INT_CMDQ);
+        queue.pump();
+        for slot in 0..2 {
+            assert_eq!(queue.status(slot), Some(CompletionStatus::Done));
+            assert_eq!(rig.data(buffer(slot), TASK_LEN), sectors(expect, slot));
+        }
+        queue.assert_clean();
+    });
 }
 
 #[test]
 fn a_command_timeout_reaches_the_engine_as_a_command_error() {
-    let (mut storage, expect) = storage();
-    let rig = rig(&mut storage);
-    let mut queue = Queue::new(&rig);
-    queue.fail(CqFault::CommandTimeout { tag: 2 }, &[(2, Direction::Read)]);
-    assert_eq!(
-        queue.events.first(),
-        Some(&CqeEvent {
-            cmd_error: Some(HostError::Timeout),
-            data_error: None,
-        })
-    );
-    assert_eq!(queue.notified, Some(tag(2)));
-    // The card still holds the task CMD46 never reached: CMD48 discards it.
-    queue.recover();
-    assert_eq!(
-        queue.status(2),
-        Some(CompletionStatus::Failed(TaskError::Timeout))
-    );
-    queue.issue(&[(2, Direction::Read)]);
-    queue.pump();
-    assert_eq!(queue.status(2), Some(CompletionStatus::Done));
-    assert_eq!(rig.data(buffer(2), TASK_LEN), sectors(&expect, 2));
-    queue.assert_clean();
+    on_bench(|rig, queue, expect| {
+        queue.fail(CqFault::CommandTimeout { tag: 2 }, &[(2, Direction::Read)]);
+        assert_eq!(
+            queue.events.first(),
+            Some(&CqeEvent {
+                cmd_error: Some(HostError::Timeout),
+                data_error: None,
+            })
+        );
+        assert_eq!(queue.notified, Some(tag(2)));
+        // The card still holds the task CMD46 never reached: CMD48 discards it.
+        queue.recover();
+        assert_eq!(
+            queue.status(2),
+            Some(CompletionStatus::Failed(TaskError::Timeout))
+        );
+        queue.issue(&[(2, Direction::Read)]);
+        queue.pump();
+        assert_eq!(queue.status(2), Some(CompletionStatus::Done));
+        assert_eq!(rig.data(buffer(2), TASK_LEN), sectors(expect, 2));
+        queue.assert_clean();
+    });
 }
 
 #[test]
 fn command_queue_event_decodes_and_acknowledges_only_its_own_events() {
-    let (mut storage, _) = storage();
-    let rig = rig(&mut storage);
-    let mut queue = Queue::new(&rig);
-    queue.host.ctrl.set_card_detect(&rig, CardDetect::Internal);
-    queue.enable();
-    let injected = &rig.misbehave.injected_events;
-    let ctrl = &mut queue.host.ctrl;
+    on_bench(|rig, queue, _| {
+        queue.host.ctrl.set_card_detect(rig, CardDetect::Internal);
+        queue.enable();
+        let injected = &rig.misbehave.injected_events;
+        let ctrl = &mut queue.host.ctrl;
 
-    // Both CRC errors win over the timeouts; card detect and SDIO stay pending.
-    injected.set(
-        INT_CMDQ
-            | INT_RSPCRCERR
-            | INT_CMDTMO
-            | INT_DATCRCERR
-            | INT_DATTMO
-            | INT_CMDRDY
-            | INT_CDSC
-            | INT_SDIOIRQ,
-    );
-    assert_eq!(
-        ctrl.command_queue_event(&rig),
-        Some(CqeEvent {
-            cmd_error: Some(HostError::Crc),
-            data_error: Some(HostError::Crc),
-        })
-    );
-    assert_eq!(injected.get(), INT_CDSC | INT_SDIOIRQ);
+        // Both CRC errors win over the timeouts; card detect and SDIO stay pending.
+        injected.set(
+            INT_CMDQ
+                | INT_RSPCRCERR
+                | INT_CMDTMO
+                | INT_DATCRCERR
+                | INT_DATTMO
+                | INT_CMDRDY
+                | INT_CDSC
+                | INT_SDIOIRQ,
+        );
+        assert_eq!(
+            ctrl.command_queue_event(rig),
+            Some(CqeEvent {
+                cmd_error: Some(HostError::Crc),
+                data_error: Some(HostError::Crc),
+            })
+        );
+        assert_eq!(injected.get(), INT_CDSC | INT_SDIOIRQ);
 
-    injected.set(INT_CMDQ | INT_CMDTMO | INT_DATTMO);
-    assert_eq!(
-        ctrl.command_queue_event(&rig),
-        Some(CqeEvent {
-            cmd_error: Some(HostError::Timeout),
-            data_error: Some(HostError::Timeout),
-        })
-    );
-    assert_eq!(injected.get(), 0);
+        injected.set(INT_CMDQ | INT_CMDTMO | INT_DATTMO);
+        assert_eq!(
+            ctrl.command_queue_event(rig),
+            Some(CqeEvent {
+                cmd_error: Some(HostError::Timeout),
+                data_error: Some(HostError::Timeout),
+            })
+        );
+        assert_eq!(injected.get(), 0);
 
-    // Without CMDQ nothing is consumed, not even its error bits.
-    injected.set(INT_DATCRCERR | INT_CDSC);
-    let writes = rig.writes.get();
-    assert_eq!(ctrl.command_queue_event(&rig), None);
-    assert_eq!(rig.writes.get(), writes);
-    assert_eq!(injected.get(), INT_DATCRCERR | INT_CDSC);
-    // Card detect is the controller's.
-    assert!(ctrl.card_detect_event(&rig));
-    injected.set(0);
-    queue.assert_clean();
+        // Without CMDQ nothing is consumed, not even its error bits.
+        injected.set(INT_DATCRCERR | INT_CDSC);
+        let writes = rig.writes.get();
+        assert_eq!(ctrl.command_queue_event(rig), None);
+        assert_eq!(rig.writes.get(), writes);
+        assert_eq!(injected.get(), INT_DATCRCERR | INT_CDSC);
+        // Card detect is the controller's.
+        assert!(ctrl.card_detect_event(rig));
+        injected.set(0);
+        queue.assert_clean();
+    });
 }
 
 #[test]
 fn command_queue_event_leaves_the_legacy_path_alone() {
-    let (mut storage, _) = storage();
-    let rig = rig(&mut storage);
-    let mut queue = Queue::new(&rig);
-    // CMDQ pending but not enabled (the queue is off): nothing to do.
-    rig.misbehave.injected_events.set(INT_CMDQ | INT_DATCRCERR);
-    let writes = rig.writes.get();
-    assert_eq!(queue.host.ctrl.command_queue_event(&rig), None);
-    assert_eq!(rig.writes.get(), writes);
-    rig.misbehave.injected_events.set(0);
+    on_bench(|rig, queue, _| {
+        // CMDQ pending but not enabled (the queue is off): nothing to do.
+        rig.misbehave.injected_events.set(INT_CMDQ | INT_DATCRCERR);
+        let writes = rig.writes.get();
+        assert_eq!(queue.host.ctrl.command_queue_event(rig), None);
+        assert_eq!(rig.writes.get(), writes);
+        rig.misbehave.injected_events.set(0);
 
-    // A legacy request in flight whose events would look like the queue's, were CMDQ
-    // enabled by mistake: they stay the request's.
-    queue
-        .host
-        .start(&request(command(13, RCA << 16, flags::R1 | flags::AC)), &[])
-        .expect("start");
-    {
-        let mut model = rig.model();
-        let inten = model.read(MSDC_INTEN);
-        model.write(MSDC_INTEN, inten | INT_CMDQ);
-    }
-    rig.misbehave.injected_events.set(INT_CMDQ);
-    assert_eq!(queue.host.ctrl.command_queue_event(&rig), None);
-    assert_ne!(rig.peek(MSDC_INT) & INT_CMDRDY, 0, "left for the request");
-    rig.misbehave.injected_events.set(0);
-    let result = queue.host.wait().expect("the request completes");
-    assert_eq!(result.cmd.error, None);
-    assert_eq!(field(result.cmd.response[0], 12, 9), 4);
-    queue.assert_clean();
+        // A legacy request in flight whose events would look like the queue's, were CMDQ
+        // enabled by mistake: they stay the request's.
+        queue
+            .host
+            .start(&request(command(13, RCA << 16, flags::R1 | flags::AC)), &[])
+            .expect("start");
+        {
+            let mut model = rig.model();
+            let inten = model.read(MSDC_INTEN);
+            model.write(MSDC_INTEN, inten | INT_CMDQ);
+        }
+        rig.misbehave.injected_events.set(INT_CMDQ);
+        assert_eq!(queue.host.ctrl.command_queue_event(rig), None);
+        assert_ne!(rig.peek(MSDC_INT) & INT_CMDRDY, 0, "left for the request");
+        rig.misbehave.injected_events.set(0);
+        let result = queue.host.wait().expect("the request completes");
+        assert_eq!(result.cmd.error, None);
+        assert_eq!(field(result.cmd.response[0], 12, 9), 4);
+        queue.assert_clean();
+    });
 }
 
 #[test]
 fn off_hands_the_bus_back_to_the_legacy_path() {
-    let (mut storage, expect) = storage();
-    let rig = rig(&mut storage);
-    let mut queue = Queue::new(&rig);
-    queue.enable();
-    for round in 0..2 {
-        queue.issue(&[(round, Direction::Read)]);
-        queue.pump();
-        assert_eq!(queue.status(round), Some(CompletionStatus::Done));
-        assert_eq!(rig.data(buffer(round), TASK_LEN), sectors(&expect, round));
-        queue.off();
-        assert!(!queue.engine.is_on());
-        assert_eq!(rig.peek(CQCFG) & 1, 0, "CQ_EN");
-        assert_eq!(rig.peek(MSDC_INTEN) & INT_CMDQ, 0);
-        // A legacy command now reaches the card.
-        queue.assert_card_in_tran();
-        let (count, first) = {
-            let model = rig.model();
-            let (count, first) = model.violations();
-            (count, *first)
-        };
-        assert!(
-            !first.contains(&Some(Violation::CommandWhileCqhciActive)),
-            "{first:?}"
-        );
-        assert_eq!(count, 0);
-    }
-    assert_eq!(rig.card().state(), CardState::Tran);
-    queue.assert_clean();
+    on_bench(|rig, queue, expect| {
+        queue.enable();
+        for round in 0..2 {
+            queue.issue(&[(round, Direction::Read)]);
+            queue.pump();
+            assert_eq!(queue.status(round), Some(CompletionStatus::Done));
+            assert_eq!(rig.data(buffer(round), TASK_LEN), sectors(expect, round));
+            queue.off();
+            assert!(!queue.engine.is_on());
+            assert_eq!(rig.peek(CQCFG) & 1, 0, "CQ_EN");
+            assert_eq!(rig.peek(MSDC_INTEN) & INT_CMDQ, 0);
+            // A legacy command now reaches the card.
+            queue.assert_card_in_tran();
+            let (count, first) = {
+                let model = rig.model();
+                let (count, first) = model.violations();
+                (count, *first)
+            };
+            assert!(
+                !first.contains(&Some(Violation::CommandWhileCqhciActive)),
+                "{first:?}"
+            );
+            assert_eq!(count, 0);
+        }
+        assert_eq!(rig.card().state(), CardState::Tran);
+        queue.assert_clean();
+    });
 }
 
 #[test]
 fn absorbing_the_hooks_keeps_the_data_timeout_right() {
-    let (mut storage, _) = storage();
-    let rig = rig(&mut storage);
-    let mut queue = Queue::new(&rig);
-    let dtoc = || field(rig.peek(SDC_CFG), 31, 24);
-    queue.host.read_ok(8, 0, 512, 1);
-    assert_eq!(dtoc(), DTOC_100MS_AT_50MHZ);
-    queue.enable();
-    assert_eq!(dtoc(), DTOC_1S_AT_50MHZ);
-    queue.off();
+    on_bench(|rig, queue, _| {
+        let dtoc = || field(rig.peek(SDC_CFG), 31, 24);
+        queue.host.read_ok(8, 0, 512, 1);
+        assert_eq!(dtoc(), DTOC_100MS_AT_50MHZ);
+        queue.enable();
+        assert_eq!(dtoc(), DTOC_1S_AT_50MHZ);
+        queue.off();
 
-    // The next legacy data command programs its own timeout again.
-    queue.host.read_ok(8, 0, 512, 1);
-    assert_eq!(dtoc(), DTOC_100MS_AT_50MHZ);
+        // The next legacy data command programs its own timeout again.
+        queue.host.read_ok(8, 0, 512, 1);
+        assert_eq!(dtoc(), DTOC_100MS_AT_50MHZ);
 
-    // After the queue ran, a clock change rescales the timeout the hooks left: 1 s at
-    // 25 MHz (40 ns) is 2.5e7 clocks, 24 units, DTOC 23 (the legacy 100 ms would be 2).
-    queue.issue(&[(0, Direction::Read)]);
-    queue.pump();
-    queue.off();
-    assert_eq!(dtoc(), DTOC_1S_AT_50MHZ);
-    assert_eq!(
-        queue.host.clock(25_000_000, Timing::MmcHighSpeed),
-        25_000_000
-    );
-    assert_eq!(dtoc(), 23);
-    queue.host.read_ok(8, 0, 512, 1);
-    // 100 ms at 25 MHz: 2.5e6 clocks, 3 units, DTOC 2.
-    assert_eq!(dtoc(), 2);
-    queue.assert_clean();
+        // After the queue ran, a clock change rescales the timeout the hooks left: 1 s at
+        // 25 MHz (40 ns) is 2.5e7 clocks, 24 units, DTOC 23 (the legacy 100 ms would be 2).
+        queue.issue(&[(0, Direction::Read)]);
+        queue.pump();
+        queue.off();
+        assert_eq!(dtoc(), DTOC_1S_AT_50MHZ);
+        assert_eq!(
+            queue.host.clock(25_000_000, Timing::MmcHighSpeed),
+            25_000_000
+        );
+        assert_eq!(dtoc(), 23);
+        queue.host.read_ok(8, 0, 512, 1);
+        // 100 ms at 25 MHz: 2.5e6 clocks, 3 units, DTOC 2.
+        assert_eq!(dtoc(), 2);
+        queue.assert_clean();
+    });
 }
 
 #[test]
 fn a_dma_that_does_not_stop_in_recovery_is_reported_and_reset() {
-    let (mut storage, _) = storage();
-    let rig = rig(&mut storage);
-    let mut queue = Queue::new(&rig);
-    queue.fail(CqFault::DataCrc { tag: 3 }, &[(3, Direction::Read)]);
-    rig.misbehave.pin_dma_active.set(true);
-    let resets = rig.resets.get();
-    queue.recovery_start();
-    assert_eq!(
-        queue.aftermath.unwrap().fault,
-        Some(HwError::DmaStopTimeout)
-    );
-    assert_eq!(rig.resets.get(), resets + 1, "reset anyway");
-    assert_eq!(
-        queue.host.ctrl.take_hardware_fault(),
-        Some(HwError::DmaStopTimeout)
-    );
-    rig.misbehave.pin_dma_active.set(false);
-    queue.stop_transmission();
-    queue.discard_queue();
-    queue.recovery_finish();
-    assert_eq!(
-        queue.status(3),
-        Some(CompletionStatus::Failed(TaskError::Crc))
-    );
-    queue.assert_clean();
+    on_bench(|rig, queue, _| {
+        queue.fail(CqFault::DataCrc { tag: 3 }, &[(3, Direction::Read)]);
+        rig.misbehave.pin_dma_active.set(true);
+        let resets = rig.resets.get();
+        queue.recovery_start();
+        assert_eq!(
+            queue.aftermath.unwrap().fault,
+            Some(HwError::DmaStopTimeout)
+        );
+        assert_eq!(rig.resets.get(), resets + 1, "reset anyway");
+        assert_eq!(
+            queue.host.ctrl.take_hardware_fault(),
+            Some(HwError::DmaStopTimeout)
+        );
+        rig.misbehave.pin_dma_active.set(false);
+        queue.stop_transmission();
+        queue.discard_queue();
+        queue.recovery_finish();
+        assert_eq!(
+            queue.status(3),
+            Some(CompletionStatus::Failed(TaskError::Crc))
+        );
+        queue.assert_clean();
+    });
 }
 
 #[test]
 fn a_reset_that_fails_in_recovery_is_retried_by_the_next_start() {
-    let (mut storage, _) = storage();
-    let rig = rig(&mut storage);
-    let mut queue = Queue::new(&rig);
-    queue.fail(CqFault::DataCrc { tag: 5 }, &[(5, Direction::Read)]);
-    rig.misbehave.pin_reset.set(true);
-    queue.recovery_start();
-    assert_eq!(queue.aftermath.unwrap().fault, Some(HwError::ResetTimeout));
-    assert_eq!(
-        queue.host.ctrl.take_hardware_fault(),
-        Some(HwError::ResetTimeout)
-    );
-    rig.misbehave.pin_reset.set(false);
-    // The next legacy command resets first.
-    let resets = rig.resets.get();
-    queue.assert_card_in_tran();
-    assert_eq!(rig.resets.get(), resets + 1);
-    queue.discard_queue();
-    queue.recovery_finish();
-    assert_eq!(
-        queue.status(5),
-        Some(CompletionStatus::Failed(TaskError::Crc))
-    );
-    queue.assert_clean();
+    on_bench(|rig, queue, _| {
+        queue.fail(CqFault::DataCrc { tag: 5 }, &[(5, Direction::Read)]);
+        rig.misbehave.pin_reset.set(true);
+        queue.recovery_start();
+        assert_eq!(queue.aftermath.unwrap().fault, Some(HwError::ResetTimeout));
+        assert_eq!(
+            queue.host.ctrl.take_hardware_fault(),
+            Some(HwError::ResetTimeout)
+        );
+        rig.misbehave.pin_reset.set(false);
+        // The next legacy command resets first.
+        let resets = rig.resets.get();
+        queue.assert_card_in_tran();
+        assert_eq!(rig.resets.get(), resets + 1);
+        queue.discard_queue();
+        queue.recovery_finish();
+        assert_eq!(
+            queue.status(5),
+            Some(CompletionStatus::Failed(TaskError::Crc))
+        );
+        queue.assert_clean();
+    });
 }
 
 #[test]
 fn a_reset_done_in_recovery_settles_one_left_pending() {
-    let (mut storage, _) = storage();
-    let rig = rig(&mut storage);
-    let mut queue = Queue::new(&rig);
-    // A reset that timed out leaves one pending for the next start.
-    rig.misbehave.pin_reset.set(true);
-    assert_eq!(queue.host.ctrl.reset(&rig), Err(HwError::ResetTimeout));
-    rig.misbehave.pin_reset.set(false);
-    queue.fail(CqFault::DataCrc { tag: 5 }, &[(5, Direction::Read)]);
-    queue.recovery_start();
-    assert_eq!(queue.aftermath.unwrap().fault, None);
-    // The hooks' reset did it: the next legacy command goes straight out.
-    let resets = rig.resets.get();
-    queue.assert_card_in_tran();
-    assert_eq!(rig.resets.get(), resets);
-    queue.discard_queue();
-    queue.recovery_finish();
-    queue.assert_clean();
+    on_bench(|rig, queue, _| {
+        // A reset that timed out leaves one pending for the next start.
+        rig.misbehave.pin_reset.set(true);
+        assert_eq!(queue.host.ctrl.reset(rig), Err(HwError::ResetTimeout));
+        rig.misbehave.pin_reset.set(false);
+        queue.fail(CqFault::DataCrc { tag: 5 }, &[(5, Direction::Read)]);
+        queue.recovery_start();
+        assert_eq!(queue.aftermath.unwrap().fault, None);
+        // The hooks' reset did it: the next legacy command goes straight out.
+        let resets = rig.resets.get();
+        queue.assert_card_in_tran();
+        assert_eq!(rig.resets.get(), resets);
+        queue.discard_queue();
+        queue.recovery_finish();
+        queue.assert_clean();
+    });
 }
 
 #[test]
 fn a_legacy_read_after_the_queue_uses_the_legacy_data_path() {
-    let (mut storage, expect) = storage();
-    let rig = rig(&mut storage);
-    let mut queue = Queue::new(&rig);
-    queue.enable();
-    queue.issue(&[(4, Direction::Read)]);
-    queue.pump();
-    queue.off();
-    // A multi-block read with auto-CMD23 through the controller, as after `cqe_off`.
-    let req = block_request(false, 16, 4, true);
-    let result = queue.host.run(&req, &[(0x1_0000, 2048)]);
-    assert_eq!(result.first_error(), None, "{result:?}");
-    assert_eq!(rig.data(0x1_0000, 2048), expect[16 * 512..20 * 512]);
-    queue.assert_clean();
+    on_bench(|rig, queue, expect| {
+        queue.enable();
+        queue.issue(&[(4, Direction::Read)]);
+        queue.pump();
+        queue.off();
+        // A multi-block read with auto-CMD23 through the controller, as after `cqe_off`.
+        let req = block_request(false, 16, 4, true);
+        let result = queue.host.run(&req, &[(0x1_0000, 2048)]);
+        assert_eq!(result.first_error(), None, "{result:?}");
+        assert_eq!(rig.data(0x1_0000, 2048), expect[16 * 512..20 * 512]);
+        queue.assert_clean();
+    });
 }
 
 #[test]
 fn off_clears_events_left_from_the_queue_but_not_card_detect() {
-    let (mut storage, _) = storage();
-    let rig = rig(&mut storage);
-    let mut queue = Queue::new(&rig);
-    queue.host.ctrl.set_card_detect(&rig, CardDetect::Internal);
-    queue.enable();
-    // Error and command events the queue's commands latched without CMDQ, and a card
-    // detect change.
-    let injected = &rig.misbehave.injected_events;
-    injected.set(INT_DATCRCERR | INT_CMDRDY | INT_CDSC);
-    queue.off();
-    assert_eq!(injected.get(), INT_CDSC);
-    assert!(queue.host.ctrl.card_detect_event(&rig));
-    assert_eq!(injected.get(), 0);
-    queue.assert_clean();
+    on_bench(|rig, queue, _| {
+        queue.host.ctrl.set_card_detect(rig, CardDetect::Internal);
+        queue.enable();
+        // Error and command events the queue's commands latched without CMDQ, and a card
+        // detect change.
+        let injected = &rig.misbehave.injected_events;
+        injected.set(INT_DATCRCERR | INT_CMDRDY | INT_CDSC);
+        queue.off();
+        assert_eq!(injected.get(), INT_CDSC);
+        assert!(queue.host.ctrl.card_detect_event(rig));
+        assert_eq!(injected.get(), 0);
+        queue.assert_clean();
+    });
 }
 
 /// A board bench (see `rig.rs`) with an eMMC of `sectors` sectors filled with a pattern.
@@ -985,81 +984,79 @@ fn on_the_board_a_task_of_any_size_takes_one_run_of_three_steps() {
 
 #[test]
 fn on_the_board_queued_tasks_beyond_one_run_go_on_when_its_timer_expires() {
-    let (mut storage, expect) = storage();
-    let rig = board_rig(&mut storage);
-    let mut queue = Queue::new(&rig);
-    queue.enable();
-    let slots: Vec<(u32, Direction)> = (0..16).map(|slot| (slot, Direction::Read)).collect();
-    let before = rig.board_stats();
-    queue.issue(&slots);
-    // 16 fetches, one poll that finds them all ready, 16 executions: 33 steps, so four full
-    // runs of eight and a last one. A full run goes on when the board's timer expires, or
-    // earlier when a register write (the interrupt handler's) queues a run.
-    let resumes = run_board(&mut queue, &rig, 8);
-    let stats = rig.board_stats();
-    assert_eq!(stats.steps - before.steps, 33);
-    assert_eq!(stats.full_runs - before.full_runs, 4);
-    assert_eq!(stats.resumes - before.resumes, u64::from(resumes));
-    assert!((1..=4).contains(&resumes), "{resumes}");
-    assert!(!rig.timer_armed());
-    for (slot, _) in slots {
-        assert_eq!(queue.status(slot), Some(CompletionStatus::Done), "{slot}");
-        assert_eq!(rig.data(buffer(slot), TASK_LEN), sectors(&expect, slot));
-    }
-    queue.assert_clean();
+    on_board(|rig, queue, expect| {
+        queue.enable();
+        let slots: Vec<(u32, Direction)> = (0..16).map(|slot| (slot, Direction::Read)).collect();
+        let before = rig.board_stats();
+        queue.issue(&slots);
+        // 16 fetches, one poll that finds them all ready, 16 executions: 33 steps, so four full
+        // runs of eight and a last one. A full run goes on when the board's timer expires, or
+        // earlier when a register write (the interrupt handler's) queues a run.
+        let resumes = run_board(queue, rig, 8);
+        let stats = rig.board_stats();
+        assert_eq!(stats.steps - before.steps, 33);
+        assert_eq!(stats.full_runs - before.full_runs, 4);
+        assert_eq!(stats.resumes - before.resumes, u64::from(resumes));
+        assert!((1..=4).contains(&resumes), "{resumes}");
+        assert!(!rig.timer_armed());
+        for (slot, _) in slots {
+            assert_eq!(queue.status(slot), Some(CompletionStatus::Done), "{slot}");
+            assert_eq!(rig.data(buffer(slot), TASK_LEN), sectors(expect, slot));
+        }
+        queue.assert_clean();
+    });
 }
 
 #[test]
 fn on_the_board_a_task_never_ready_polls_at_the_idle_timer_until_cleared() {
-    let (mut storage, _) = storage();
-    let rig = board_rig(&mut storage);
-    let mut queue = Queue::new(&rig);
-    queue.enable();
-    assert!(rig
-        .model()
-        .cqhci_mut()
-        .unwrap()
-        .inject(CqFault::Stall { tag: 2 }));
-    queue.issue(&[(2, Direction::Read)]);
-    // The first run queues the task and polls; every run after it is eight polls, each
-    // after the send-status idle timer (the hooks program 641 clocks; the model's CQCAP
-    // says a 200 MHz timer): the block waits, it never stops.
-    let poll_ns = Latency::EMMC.command_ns(ResponseLength::Short, BUS_HZ);
-    let idle_ns = (641u64 * 1_000_000_000).div_ceil(200_000_000);
-    for _ in 0..10 {
-        let before = rig.board_stats();
-        assert!(rig.timer_armed(), "a full run is resumed");
-        assert!(rig.expire());
-        let after = rig.board_stats();
-        assert_eq!(after.steps - before.steps, u64::from(BOARD.steps));
-        assert_eq!(
-            after.elapsed_ns - before.elapsed_ns,
-            u64::from(BOARD.steps) * (poll_ns + idle_ns)
-        );
-        assert!(!rig.interrupt_line());
-    }
-    // The block layer's timeout: recovery discards the task with CLEAR ALL TASKS, after
-    // which nothing runs and nothing completes.
-    let ticket = queue.tickets[2].unwrap();
-    assert!(matches!(
-        queue.engine.timeout(ticket),
-        TimeoutVerdict::TimedOut {
-            recovery_needed: true
+    on_board(|rig, queue, _| {
+        queue.enable();
+        assert!(rig
+            .model()
+            .cqhci_mut()
+            .unwrap()
+            .inject(CqFault::Stall { tag: 2 }));
+        queue.issue(&[(2, Direction::Read)]);
+        // The first run queues the task and polls; every run after it is eight polls, each
+        // after the send-status idle timer (the hooks program 641 clocks; the model's CQCAP
+        // says a 200 MHz timer): the block waits, it never stops.
+        let poll_ns = Latency::EMMC.command_ns(ResponseLength::Short, BUS_HZ);
+        let idle_ns = (641u64 * 1_000_000_000).div_ceil(200_000_000);
+        for _ in 0..10 {
+            let before = rig.board_stats();
+            assert!(rig.timer_armed(), "a full run is resumed");
+            assert!(rig.expire());
+            let after = rig.board_stats();
+            assert_eq!(after.steps - before.steps, u64::from(BOARD.steps));
+            assert_eq!(
+                after.elapsed_ns - before.elapsed_ns,
+                u64::from(BOARD.steps) * (poll_ns + idle_ns)
+            );
+            assert!(!rig.interrupt_line());
         }
-    ));
-    queue.recover();
-    assert_eq!(
-        queue.status(2),
-        Some(CompletionStatus::Failed(TaskError::Timeout))
-    );
-    let completions = rig.model().cqhci().unwrap().completions();
-    let (steps, armed) = (rig.board_stats().steps, rig.timer_armed());
-    assert_eq!(run_board(&mut queue, &rig, 1), u32::from(armed));
-    assert_eq!(rig.board_stats().steps, steps);
-    assert!(!rig.timer_armed());
-    assert_eq!(rig.model().cqhci().unwrap().completions(), completions);
-    assert_eq!(rig.read::<cqhci::regs::CQTCN>().tcn(), TaskMask::EMPTY);
-    queue.assert_clean();
+        // The block layer's timeout: recovery discards the task with CLEAR ALL TASKS, after
+        // which nothing runs and nothing completes.
+        let ticket = queue.tickets[2].unwrap();
+        assert!(matches!(
+            queue.engine.timeout(ticket),
+            TimeoutVerdict::TimedOut {
+                recovery_needed: true
+            }
+        ));
+        queue.recover();
+        assert_eq!(
+            queue.status(2),
+            Some(CompletionStatus::Failed(TaskError::Timeout))
+        );
+        let completions = rig.model().cqhci().unwrap().completions();
+        let (steps, armed) = (rig.board_stats().steps, rig.timer_armed());
+        assert_eq!(run_board(queue, rig, 1), u32::from(armed));
+        assert_eq!(rig.board_stats().steps, steps);
+        assert!(!rig.timer_armed());
+        assert_eq!(rig.model().cqhci().unwrap().completions(), completions);
+        assert_eq!(rig.read::<cqhci::regs::CQTCN>().tcn(), TaskMask::EMPTY);
+        queue.assert_clean();
+    });
 }
 
 /// An eMMC with a user area of `SECTORS` sectors and two boot partitions of 128 KiB, each
@@ -1136,49 +1133,48 @@ fn a_legacy_command_while_the_queue_owns_the_bus_is_refused_and_silences_the_que
     // What the glue did before it published `mmc_host::cqe_on`: the MMC core never called
     // cqe_off, so its legacy commands (the partition switch for mmcblkNboot0 at boot) went
     // out with the block enabled and not halted.
-    let (mut storage, _) = storage();
-    let rig = board_rig(&mut storage);
-    let mut queue = Queue::new(&rig);
-    queue.enable();
-    queue.issue(&[(0, Direction::Read)]);
-    run_board(&mut queue, &rig, 0);
-    assert_eq!(queue.status(0), Some(CompletionStatus::Done));
-    let switch = queue
-        .host
-        .command(6, partition_access(1), flags::R1B | flags::AC);
-    assert_eq!(switch.error, Some(mmc_request::ErrorKind::TimedOut));
-    assert_eq!(rig.card().ext_csd().partition_access(), 0, "never sent");
-    {
-        let model = rig.model();
-        let (count, first) = model.violations();
-        assert_eq!(count, 1);
-        assert_eq!(first[0], Some(Violation::CommandWhileCqhciActive));
-    }
-    // The legacy path programmed MSDC_INTEN for its own request, without CMDQ, and the
-    // engine, still on, has no reason to enable it again: the next task completes in the
-    // block but its interrupt never reaches the line.
-    assert_eq!(rig.peek(MSDC_INTEN) & INT_CMDQ, 0);
-    queue.issue(&[(13, Direction::Read)]);
-    run_board(&mut queue, &rig, 0);
-    assert_eq!(queue.status(13), None, "never seen complete");
-    assert_eq!(rig.read::<cqhci::regs::CQTCN>().tcn(), tag(13).mask());
-    assert!(!rig.interrupt_line());
-    // The block layer's timeout (60 s) and the core's recovery end the task; the
-    // completion it left in CQTCN survives CLEAR ALL TASKS (which discards tasks, not
-    // completion notices) and comes up with the next task's as one for an empty slot.
-    let ticket = queue.tickets[13].unwrap();
-    assert!(matches!(
-        queue.engine.timeout(ticket),
-        TimeoutVerdict::TimedOut { .. }
-    ));
-    queue.recover();
-    assert_eq!(
-        queue.status(13),
-        Some(CompletionStatus::Failed(TaskError::Timeout))
-    );
-    assert_eq!(queue.spurious, TaskMask::EMPTY);
-    queue.issue(&[(1, Direction::Read)]);
-    run_board(&mut queue, &rig, 0);
-    assert_eq!(queue.status(1), Some(CompletionStatus::Done));
-    assert_eq!(queue.spurious, TaskMask::EMPTY.with(tag(13)));
+    on_board(|rig, queue, _| {
+        queue.enable();
+        queue.issue(&[(0, Direction::Read)]);
+        run_board(queue, rig, 0);
+        assert_eq!(queue.status(0), Some(CompletionStatus::Done));
+        let switch = queue
+            .host
+            .command(6, partition_access(1), flags::R1B | flags::AC);
+        assert_eq!(switch.error, Some(mmc_request::ErrorKind::TimedOut));
+        assert_eq!(rig.card().ext_csd().partition_access(), 0, "never sent");
+        {
+            let model = rig.model();
+            let (count, first) = model.violations();
+            assert_eq!(count, 1);
+            assert_eq!(first[0], Some(Violation::CommandWhileCqhciActive));
+        }
+        // The legacy path programmed MSDC_INTEN for its own request, without CMDQ, and the
+        // engine, still on, has no reason to enable it again: the next task completes in the
+        // block but its interrupt never reaches the line.
+        assert_eq!(rig.peek(MSDC_INTEN) & INT_CMDQ, 0);
+        queue.issue(&[(13, Direction::Read)]);
+        run_board(queue, rig, 0);
+        assert_eq!(queue.status(13), None, "never seen complete");
+        assert_eq!(rig.read::<cqhci::regs::CQTCN>().tcn(), tag(13).mask());
+        assert!(!rig.interrupt_line());
+        // The block layer's timeout (60 s) and the core's recovery end the task; the
+        // completion it left in CQTCN survives CLEAR ALL TASKS (which discards tasks, not
+        // completion notices) and comes up with the next task's as one for an empty slot.
+        let ticket = queue.tickets[13].unwrap();
+        assert!(matches!(
+            queue.engine.timeout(ticket),
+            TimeoutVerdict::TimedOut { .. }
+        ));
+        queue.recover();
+        assert_eq!(
+            queue.status(13),
+            Some(CompletionStatus::Failed(TaskError::Timeout))
+        );
+        assert_eq!(queue.spurious, TaskMask::EMPTY);
+        queue.issue(&[(1, Direction::Read)]);
+        run_board(queue, rig, 0);
+        assert_eq!(queue.status(1), Some(CompletionStatus::Done));
+        assert_eq!(queue.spurious, TaskMask::EMPTY.with(tag(13)));
+    });
 }

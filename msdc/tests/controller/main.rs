@@ -6,6 +6,8 @@
 //! self-clearing bits never clear. Register values in the assertions are written out from
 //! the bit definitions, not produced by the code under test.
 
+#[path = "../common/mod.rs"]
+mod common;
 mod cqe;
 mod emmc;
 mod faults;

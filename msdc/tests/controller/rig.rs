@@ -37,6 +37,9 @@ use sim::msdc::regs::{self, DataType};
 use sim::msdc::{CardSlot, Fault, ModelConfig, MsdcModel, Violation};
 use sim::Ram;
 
+use crate::common::{self, data};
+pub(crate) use crate::common::{command, flags, request};
+
 /// Source clock of every bench, as the model's default.
 pub(crate) const SOURCE_HZ: u32 = 200_000_000;
 /// Descriptor area: as much as the glue allocates.
@@ -73,15 +76,6 @@ const DMA_CTRL_START: u32 = regs::MSDC_DMA_CTRL::zeroed().with_start(true).raw()
 const DMA_CTRL_STOP: u32 = regs::MSDC_DMA_CTRL::zeroed().with_stop(true).raw();
 const DMA_CFG_STS: u32 = regs::MSDC_DMA_CFG::zeroed().with_sts(true).raw();
 const STS_CMDBUSY: u32 = regs::SDC_STS::zeroed().with_cmdbusy(true).raw();
-
-/// `mmc_command.flags` response and command types, by their short names.
-pub(crate) mod flags {
-    pub(crate) use mmc_request::flags::{
-        MMC_CMD_AC as AC, MMC_CMD_ADTC as ADTC, MMC_CMD_BC as BC, MMC_CMD_BCR as BCR,
-        MMC_RSP_NONE as NONE, MMC_RSP_R1 as R1, MMC_RSP_R1B as R1B,
-        MMC_RSP_R1B_NO_CRC as R1B_NO_CRC, MMC_RSP_R2 as R2, MMC_RSP_R3 as R3,
-    };
-}
 
 /// The legacy 8-bit-divider generation with 32-bit DMA and no patch-bit quirks (MT8173).
 pub(crate) fn legacy_config() -> HostSetup {
@@ -686,26 +680,6 @@ impl<'r, C: CardSlot> Host<'r, C> {
     }
 }
 
-/// A command as the MMC core describes it.
-pub(crate) fn command(opcode: u32, arg: u32, flags: u32) -> Command {
-    Command {
-        opcode,
-        arg,
-        flags,
-        busy_timeout_ms: 0,
-    }
-}
-
-/// A request of one command without data.
-pub(crate) fn request(cmd: Command) -> Request {
-    Request {
-        sbc: None,
-        cmd,
-        data: None,
-        stop: None,
-    }
-}
-
 /// A single-block read of `block_size` bytes, as `mmc_send_adtc_data` and the SD register
 /// reads (`mmc_app_send_scr`, `mmc_read_ssr`, `mmc_sd_switch`) build it.
 pub(crate) fn adtc_read(opcode: u32, arg: u32, block_size: u32) -> Request {
@@ -717,22 +691,7 @@ pub(crate) fn adtc_read(opcode: u32, arg: u32, block_size: u32) -> Request {
 
 /// A read data phase with the MMC core's default timeout for SD reads (100 ms).
 pub(crate) fn read_data(block_size: u32, blocks: u32) -> Data {
-    Data {
-        block_size,
-        blocks,
-        direction: Direction::Read,
-        timeout_ns: 100_000_000,
-        timeout_clks: 0,
-    }
-}
-
-/// A write data phase (250 ms).
-pub(crate) fn write_data(block_size: u32, blocks: u32) -> Data {
-    Data {
-        direction: Direction::Write,
-        timeout_ns: 250_000_000,
-        ..read_data(block_size, blocks)
-    }
+    data(Direction::Read, block_size, blocks)
 }
 
 /// CMD12 as the block layer prepares it.
@@ -745,28 +704,15 @@ pub(crate) fn set_block_count(blocks: u32) -> Command {
     command(23, blocks, flags::R1 | flags::AC)
 }
 
-/// A block read or write of 512-byte blocks as the block layer builds it: CMD17/24 for one
-/// block, CMD18/25 otherwise, with CMD23 when `sbc`, and always a stop command for multiple
-/// blocks.
+/// A block read (`write` false) or write of 512-byte blocks as the block layer builds it
+/// ([`common::block_request`]).
 pub(crate) fn block_request(write: bool, address: u32, blocks: u32, sbc: bool) -> Request {
-    let multi = blocks > 1;
-    let opcode = match (write, multi) {
-        (false, false) => 17,
-        (false, true) => 18,
-        (true, false) => 24,
-        (true, true) => 25,
-    };
-    let data = if write {
-        write_data(512, blocks)
+    let direction = if write {
+        Direction::Write
     } else {
-        read_data(512, blocks)
+        Direction::Read
     };
-    Request {
-        sbc: (multi && sbc).then(|| set_block_count(blocks)),
-        cmd: command(opcode, address, flags::R1 | flags::ADTC),
-        data: Some(data),
-        stop: multi.then(stop_command),
-    }
+    common::block_request(direction, address, blocks, sbc)
 }
 
 /// A recognisable pattern for block `n`.

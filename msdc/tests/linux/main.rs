@@ -6,10 +6,15 @@
 //! them, the engine cross-checked against the models (faults, DMA descriptors, clocks), and
 //! the time the model charges for it all.
 
+#[path = "../common/mod.rs"]
+#[expect(
+    unused_imports,
+    reason = "the builders serve the controller and queue targets too; these tests use part of them"
+)]
+mod common;
 #[path = "../controller/rig.rs"]
 #[expect(
     dead_code,
-    unused_imports,
     reason = "the rig serves the controller target too; these tests use part of it"
 )]
 mod rig;

@@ -17,19 +17,18 @@ use std::convert::Infallible;
 
 use cqhci::regs::{Tag, CQCAP, CQCRDCT, CQSSC1};
 use cqhci::{
-    CardInfo, CompletionStatus, Completions, Config, Cqhci, DataTask, DcmdResponse,
-    DescriptorMemory, DirectCommand, DmaWidth, Finished, Segment as TaskSegment, Step,
-    TaskDescriptorSize, TaskError, TaskFlags, Wait,
+    CardInfo, CompletionStatus, Completions, Cqhci, DataTask, DcmdResponse, DescriptorMemory,
+    DirectCommand, Finished, Segment as TaskSegment, Step, TaskError, TaskFlags, Wait,
 };
-use mmc_request::flags::{MMC_CMD_AC as AC, MMC_RSP_R1B_NO_CRC as R1B_NO_CRC};
 use mmc_request::{Direction, ErrorKind, Request, Segment};
 use msdc::controller::Progress;
-use msdc::cqe::{send_status_idle_timer, CqeEvent, CqeHooks, SEND_STATUS_IDLE_NS};
+use msdc::cqe::{send_status_idle_timer, CqeEvent, CqeHooks, ENGINE_CONFIG, SEND_STATUS_IDLE_NS};
 use registers::Io;
 use sim::msdc::CardSlot;
 
 use crate::block::{Attempt, BlockLayer, Work};
 use crate::board::{Board, CQ_AT, CQ_LEN};
+use crate::common::flags::{AC, R1B_NO_CRC};
 use crate::slot::{
     bring_up_emmc, ready_for_data, switch_arg, CoreHost, Owner, Slot, CMD_RETRIES, EMMC_RCA,
 };
@@ -49,18 +48,6 @@ const DISCARD_QUEUE: u32 = 1;
 const CQE_RETRIES: u32 = 2;
 /// Ticks after which the harness calls a run stuck.
 const MAX_TICKS: usize = 100_000;
-
-/// MediaTek's engine configuration (mtk-sd.c probe).
-fn engine_config() -> Config {
-    Config {
-        task_descriptor: TaskDescriptorSize::Bits128,
-        dma: DmaWidth::Bits64,
-        short_transfer_descriptor: false,
-        direct_commands: true,
-        max_segments: 128,
-        coalescing: None,
-    }
-}
 
 /// The request error of a task that ended with `error` (`hardware_queue::task_error`).
 fn task_error(error: TaskError) -> ErrorKind {
@@ -109,7 +96,7 @@ impl<'b, C: CardSlot> CqeHarness<'b, C> {
     /// Probes the slot, brings the eMMC up with its command queue enabled, and enables the
     /// engine (`cqe_enable`).
     pub(crate) fn new(board: &'b Board<C>, block: BlockLayer) -> Self {
-        let engine = Cqhci::new(engine_config()).expect("engine");
+        let engine = Cqhci::new(ENGINE_CONFIG).expect("engine");
         let layout = engine.layout();
         assert!(layout.tdl_len() + layout.transfer_area_len() <= CQ_LEN);
         let cap = Io::<cqhci::CqhciBlock>::read::<CQCAP>(board);

@@ -6,7 +6,6 @@
 //! every task once; the core's own commands between tasks, after `cqe_off`.
 
 use cqhci::{CompletionStatus, TaskError};
-use mmc_request::flags::{MMC_CMD_AC as AC, MMC_RSP_R1 as R1};
 use mmc_request::Direction;
 use msdc::controller::HostSetup;
 use msdc::dma::DmaAddressing;
@@ -16,6 +15,7 @@ use sim::emmc::{Card, ReadyOrder};
 
 use crate::block::{initial_storage, Work, REGION_SECTORS};
 use crate::board::{setup, Board};
+use crate::common::flags::{AC, R1};
 use crate::cqe_glue::{block_layer, CqeHarness, Mistake};
 use crate::slot::{ready_for_data, CoreHost, EMMC_RCA};
 

@@ -18,14 +18,15 @@
 //! block layer's ledger) that every request is completed once.
 
 use hsq::{Actions, DataDirection, Hsq, HsqError, RequestShape, NORMAL_DEPTH, PERFORMANCE_DEPTH};
-use mmc_request::flags::{MMC_CMD_AC as AC, MMC_RSP_R1 as R1};
 use mmc_request::{Direction, ErrorKind, Request, RequestResult, Segment};
 use msdc::controller::Progress;
 use sim::msdc::{CardSlot, Fault};
 
 use crate::block::{Attempt, BlockLayer, Work};
 use crate::board::Board;
-use crate::slot::{block_request, ready_for_data, CardKind, CoreHost, Owner, Slot};
+use crate::common::block_request;
+use crate::common::flags::{AC, R1};
+use crate::slot::{ready_for_data, CardKind, CoreHost, Owner, Slot};
 
 /// The block-layer tags of the software queue.
 const TAGS: std::ops::Range<u8> = 0..hsq::SLOT_COUNT as u8;

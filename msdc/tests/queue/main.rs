@@ -13,6 +13,8 @@
 
 mod block;
 mod board;
+#[path = "../common/mod.rs"]
+mod common;
 mod cqe_glue;
 mod hardware_queue;
 mod hsq_glue;

@@ -5,16 +5,14 @@
 //! core's own commands through the core's `request` path ([`CoreHost`]): card bring-up, the
 //! status polls and stops of recovery.
 
-use mmc_request::flags::{
-    MMC_CMD_AC as AC, MMC_CMD_ADTC as ADTC, MMC_CMD_BC as BC, MMC_CMD_BCR as BCR,
-    MMC_RSP_NONE as NONE, MMC_RSP_R1 as R1, MMC_RSP_R1B as R1B, MMC_RSP_R2 as R2, MMC_RSP_R3 as R3,
-};
-use mmc_request::{Command, CommandResult, Data, Direction, Request, RequestResult, Segment};
+use mmc_request::{CommandResult, Direction, Request, RequestResult, Segment};
 use msdc::clock::Timing;
 use msdc::controller::{Controller, DmaChain, StartError};
 use sim::msdc::CardSlot;
 
 use crate::board::{Board, AREA_AT, AREA_LEN, SCRATCH_AT, SCRATCH_LEN};
+use crate::common::flags::{AC, ADTC, BC, BCR, NONE, R1, R1B, R2, R3};
+use crate::common::{command, data, request};
 
 /// The RCA the MMC core gives an eMMC.
 pub(crate) const EMMC_RCA: u32 = 1;
@@ -257,60 +255,6 @@ pub(crate) trait CoreHost<'b> {
         let result = self.core_request(&read, &[segment]);
         assert_eq!(result.first_error(), None, "CMD{opcode}: {result:?}");
         self.board().bytes(SCRATCH_AT, len as usize)
-    }
-}
-
-/// A command as the MMC core describes it.
-pub(crate) fn command(opcode: u32, arg: u32, flags: u32) -> Command {
-    Command {
-        opcode,
-        arg,
-        flags,
-        busy_timeout_ms: 0,
-    }
-}
-
-/// A request of one command without data.
-pub(crate) fn request(cmd: Command) -> Request {
-    Request {
-        sbc: None,
-        cmd,
-        data: None,
-        stop: None,
-    }
-}
-
-/// A data phase of `blocks` blocks of `block_size` bytes (100 ms for reads, 250 ms for
-/// writes, as the core gives SD cards).
-pub(crate) fn data(direction: Direction, block_size: u32, blocks: u32) -> Data {
-    Data {
-        block_size,
-        blocks,
-        direction,
-        timeout_ns: match direction {
-            Direction::Read => 100_000_000,
-            Direction::Write => 250_000_000,
-        },
-        timeout_clks: 0,
-    }
-}
-
-/// A block read or write of 512-byte blocks as `mmc_blk_rw_rq_prep` builds it: CMD17/24
-/// for one block, CMD18/25 otherwise, with CMD23 when `sbc`, and a stop command for
-/// multiple blocks.
-pub(crate) fn block_request(direction: Direction, lba: u32, blocks: u32, sbc: bool) -> Request {
-    let multi = blocks > 1;
-    let opcode = match (direction, multi) {
-        (Direction::Read, false) => 17,
-        (Direction::Read, true) => 18,
-        (Direction::Write, false) => 24,
-        (Direction::Write, true) => 25,
-    };
-    Request {
-        sbc: (multi && sbc).then(|| command(23, blocks, R1 | AC)),
-        cmd: command(opcode, lba, R1 | ADTC),
-        data: Some(data(direction, 512, blocks)),
-        stop: multi.then(|| command(12, 0, R1B | AC)),
     }
 }
 

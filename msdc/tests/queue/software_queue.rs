@@ -7,7 +7,6 @@
 //! core's recovery with the queue halted.
 
 use hsq::{NORMAL_DEPTH, PERFORMANCE_DEPTH};
-use mmc_request::flags::{MMC_CMD_AC as AC, MMC_RSP_R1 as R1};
 use mmc_request::{Direction, ErrorKind};
 use msdc::controller::HostSetup;
 use msdc::dma::DmaAddressing;
@@ -18,8 +17,10 @@ use sim::sd::{SdCard, SdConfig};
 
 use crate::block::{initial_storage, Attempt, Work, REGION_SECTORS};
 use crate::board::{setup, Board};
+use crate::common::flags::{AC, R1};
+use crate::common::{command, request};
 use crate::hsq_glue::{block_layer, Event, HsqHarness, Mistake};
-use crate::slot::{command, ready_for_data, request, CardKind, CoreHost, EMMC_RCA};
+use crate::slot::{ready_for_data, CardKind, CoreHost, EMMC_RCA};
 
 /// Jobs of a full run, and of a run around one failure.
 const JOBS: usize = 64;
