@@ -77,8 +77,6 @@ const AUTOSUSPEND_DELAY_MS: i32 = 50;
 /// Largest request the DMA descriptors describe (upstream's limit as well).
 const MAX_REQUEST_BYTES: u32 = 512 * 1024;
 
-
-
 /// The controller's clocks, on while the driver is bound.
 struct Clocks {
     /// Feeds the bus clock divider.
