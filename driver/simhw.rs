@@ -62,7 +62,7 @@ use kernel::{
             ArcHrTimerHandle, HrTimer, HrTimerCallback, HrTimerCallbackContext, HrTimerPointer,
             HrTimerRestart, RelativeMode,
         },
-        Delta, Monotonic,
+        Delta, Instant, Monotonic,
     },
     workqueue::{Work, WorkItem},
 };
@@ -262,9 +262,13 @@ struct SimState {
     /// The interrupt waiting for the simulated time of the work that raised it, and the
     /// resumption of a run that stopped at its step limit.
     irq_timer: Option<ArcHrTimerHandle<SimulatedMsdc>>,
-    /// The last run stopped at [`STEPS_PER_RUN`] and may have left work: the timer's
-    /// expiry queues the next run.
+    /// The last run stopped at [`STEPS_PER_RUN`] and may have left work, or work arrived
+    /// while the hardware was still busy: the timer's expiry queues the next run.
     resume: bool,
+    /// The simulated hardware is busy until then with the work it has already run: the
+    /// next run waits for it, so the model's work adds up in simulated time instead of
+    /// overlapping whenever a register write queues a run early.
+    busy_until: Option<Instant<Monotonic>>,
     /// The kinds of the controller model's violations reported so far.
     msdc_reported: FirstOfKind<MsdcViolation, REPORTED_KINDS>,
     /// The kinds of the CQHCI block's violations reported so far.
@@ -413,6 +417,7 @@ impl SimulatedMsdc {
                     card,
                     irq_timer: None,
                     resume: false,
+                    busy_until: None,
                     msdc_reported: FirstOfKind::new(),
                     cqhci_reported: FirstOfKind::new(),
                 }),
@@ -494,6 +499,15 @@ impl SimulatedMsdc {
         let (ran, pending, elapsed_ns, violations) = {
             let mut state = self.state.lock();
             let state = &mut *state;
+            if state
+                .busy_until
+                .is_some_and(|until| (until - Instant::<Monotonic>::now()).as_nanos() > 0)
+            {
+                // The timer armed for the end of the busy time runs the model then.
+                state.resume = true;
+                return;
+            }
+            state.busy_until = None;
             let ran = state
                 .model
                 .run(&mut state.card, &mut SystemRam, STEPS_PER_RUN);
@@ -507,21 +521,29 @@ impl SimulatedMsdc {
         };
         self.report(violations);
         let resume = ran == STEPS_PER_RUN;
-        if ran == 0 || !(pending || resume) {
+        if ran == 0 {
             return;
         }
         if elapsed_ns < MIN_LATENCY_NS && !resume {
-            self.raise();
+            if pending {
+                self.raise();
+            }
             return;
         }
         // All handles name the one timer: retire the old one before starting it again. It
         // has usually fired by now (its work ran first). If not, this run did that work:
         // the new expiry raises the line instead, and resumes the model only if this run
         // left work (`resume` was just set from it).
-        let previous = self.state.lock().irq_timer.take();
-        drop(previous);
         let delay = elapsed_ns.max(MIN_LATENCY_NS);
         let delay = Delta::from_nanos(i64::try_from(delay).unwrap_or(i64::MAX));
+        // The busy time ends no later than the timer expires, and is recorded before the
+        // timer can fire, so the run its expiry queues never finds the hardware busy.
+        let previous = {
+            let mut state = self.state.lock();
+            state.busy_until = Some(Instant::<Monotonic>::now() + delay);
+            state.irq_timer.take()
+        };
+        drop(previous);
         let handle = self.clone().start(delay);
         self.state.lock().irq_timer = Some(handle);
     }
