@@ -48,14 +48,16 @@
 
 mod ffi;
 
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use kernel::{
     alloc::VBox,
+    debugfs::{Dir, Scope},
     impl_has_hr_timer, impl_has_work,
     init::InPlaceInit,
     new_work,
     prelude::*,
+    str::CString,
     sync::{new_spinlock_irq, Arc, ArcBorrow, SetOnce, SpinLockIrq},
     time::{
         hrtimer::{
@@ -344,6 +346,9 @@ pub(crate) struct SimulatedMsdc {
     base: u64,
     hwirq: u32,
     claimed: AtomicBool,
+    /// Guest time spent inside the models (register accesses and runs), in ns: the
+    /// simulated hardware's own cost, which `make perf` takes out of the driver's.
+    model_ns: AtomicU64,
     #[pin]
     state: SpinLockIrq<SimState>,
     #[pin]
@@ -412,6 +417,7 @@ impl SimulatedMsdc {
                 base: spec.base,
                 hwirq: spec.hwirq,
                 claimed: AtomicBool::new(false),
+                model_ns: AtomicU64::new(0),
                 state <- new_spinlock_irq!(SimState {
                     model,
                     card,
@@ -432,6 +438,19 @@ impl SimulatedMsdc {
     /// the block carry it out first (see [`SimState::settle_cqhci_control`]) and raises
     /// the interrupt that may signal.
     pub(crate) fn read(&self, offset: usize) -> u32 {
+        self.timed(|| self.read_model(offset))
+    }
+
+    /// Runs `f`, the models' work, adding the guest time it takes to [`Self::model_ns`].
+    fn timed<T>(&self, f: impl FnOnce() -> T) -> T {
+        let start = Instant::<Monotonic>::now();
+        let result = f();
+        let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(0);
+        self.model_ns.fetch_add(ns, Ordering::Relaxed);
+        result
+    }
+
+    fn read_model(&self, offset: usize) -> u32 {
         if !(CQHCI_BASE..CQHCI_BASE + CQHCI_LEN).contains(&offset) {
             return self.state.lock().model.read(offset);
         }
@@ -452,11 +471,11 @@ impl SimulatedMsdc {
     /// A register write. The interrupt line follows `MSDC_INT & MSDC_INTEN` (enabling an
     /// interrupt that is already latched raises it); work the write started is queued.
     pub(crate) fn write(self: &Arc<Self>, offset: usize, value: u32) {
-        let pending = {
+        let pending = self.timed(|| {
             let mut state = self.state.lock();
             state.model.write(offset, value);
             state.model.interrupt_pending()
-        };
+        });
         if pending {
             self.raise();
         }
@@ -508,9 +527,11 @@ impl SimulatedMsdc {
                 return;
             }
             state.busy_until = None;
-            let ran = state
-                .model
-                .run(&mut state.card, &mut SystemRam, STEPS_PER_RUN);
+            let ran = self.timed(|| {
+                state
+                    .model
+                    .run(&mut state.card, &mut SystemRam, STEPS_PER_RUN)
+            });
             state.resume = ran == STEPS_PER_RUN;
             (
                 ran,
@@ -586,6 +607,35 @@ struct Board {
 
 static BOARD: SetOnce<Board> = SetOnce::new();
 
+/// A slot's debugfs directory with its `model_ns`.
+type ModelTimeDir = Pin<KBox<Scope<Arc<SimulatedMsdc>>>>;
+
+/// `/sys/kernel/debug/mtk_sd_rust_sim/<window address>/model_ns` of every slot.
+static MODEL_TIME_FILES: SetOnce<KVec<ModelTimeDir>> = SetOnce::new();
+
+/// Publishes each slot's [`SimulatedMsdc::model_ns`] in debugfs (a measurement aid: the
+/// board works without it).
+fn publish_model_time(slots: &[Arc<SimulatedMsdc>]) -> Result {
+    let root = Dir::new(c"mtk_sd_rust_sim");
+    let mut files = KVec::with_capacity(slots.len(), GFP_KERNEL)?;
+    for slot in slots {
+        let name = CString::try_from_fmt(fmt!("{:x}", slot.base))?;
+        let scope = KBox::pin_init(
+            root.scope(
+                Ok::<_, Error>(slot.clone()),
+                &name,
+                |slot: &Arc<SimulatedMsdc>, dir| {
+                    dir.read_only_file(c"model_ns", &slot.model_ns);
+                },
+            ),
+            GFP_KERNEL,
+        )?;
+        files.push(scope, GFP_KERNEL)?;
+    }
+    MODEL_TIME_FILES.populate(files);
+    Ok(())
+}
+
 /// The simulated controller whose register window starts at `base`, if any; each is
 /// handed out once (to the device probing that window).
 pub(crate) fn claim(base: u64) -> Option<Arc<SimulatedMsdc>> {
@@ -640,6 +690,9 @@ pub(crate) fn install() -> Result {
         return Err(EBUSY);
     }
     let board = BOARD.as_ref().ok_or(EINVAL)?;
+    if let Err(e) = publish_model_time(&board.slots) {
+        pr_warn!("no debugfs files for the models' time: {:?}\n", e);
+    }
     ffi::apply_overlay().inspect_err(|e| pr_err!("board overlay: {:?}\n", e))?;
     let irq_node = ffi::Node::find(IRQ_NODE_PATH).ok_or(ENOENT)?;
     let irqs = ffi::SimIrqDomain::new(&irq_node, SLOTS.len() as u32)?;

@@ -56,6 +56,24 @@ profile_of() {
 	esac
 }
 
+# The simulated controller's debugfs file of its models' guest time (ns), if any.
+model_file() {
+	local base
+	case $1 in
+	emmc-cq) base=1011f60000 ;;
+	emmc) base=1011f70000 ;;
+	sd) base=1011f80000 ;;
+	*) return ;;
+	esac
+	echo "/sys/kernel/debug/mtk_sd_rust_sim/$base/model_ns"
+}
+
+model_ns() {
+	local f
+	f=$(model_file "$1")
+	if [ -n "$f" ] && [ -r "$f" ]; then cat "$f"; else echo 0; fi
+}
+
 # mmcblkN for a slot name, or nothing.
 disk_of_slot() {
 	local p host dev
@@ -99,12 +117,15 @@ busy_ticks() {
 measure() {
 	local label=$1 mode=$2 engine=$3 job=$4 dev=$5 out=/tmp/perf-$1-$4 before after rc=0
 	shift 5
+	local model_before model_after
+	model_before=$(model_ns "$label")
 	before=$(busy_ticks)
 	fio --name="$job" --filename="$dev" --direct=1 --thread=1 --group_reporting=1 \
 		--time_based=1 --runtime="$RUNTIME" --ramp_time=0 --size="$SPAN" \
 		--randrepeat=1 --randseed=12345 --norandommap=1 --output-format=terse --terse-version=3 \
 		"$@" >"$out" 2>&1 || rc=$?
 	after=$(busy_ticks)
+	model_after=$(model_ns "$label")
 	local terse
 	terse=$(grep '^3;' "$out" | tail -n 1)
 	if [ "$rc" -ne 0 ] || [ -z "$terse" ] || [ "$(echo "$terse" | cut -d';' -f5)" != 0 ]; then
@@ -115,7 +136,8 @@ measure() {
 	# terse v3: read 6 KiB 7 KiB/s 8 IOPS 16 lat mean(us); write 47 48 49 57;
 	# clat percentiles 18..37 (read) and 59..78 (write) as "p=value", 99.00% is the 13th.
 	echo "$terse" | awk -F';' -v d="$label" -v p="$(profile_of "$label")" -v m="$mode" \
-		-v e="$engine" -v j="$job" -v busy=$((after - before)) -v rt="$RUNTIME" '{
+		-v e="$engine" -v j="$job" -v busy=$((after - before)) -v rt="$RUNTIME" \
+		-v model_ns=$((model_after - model_before)) '{
 		iops = $8 + $49; kib = $7 + $48
 		lat = (($8 * $40) + ($49 * $81)) / (iops > 0 ? iops : 1)
 		split($30, rp, "="); split($71, wp, "=")
@@ -123,7 +145,11 @@ measure() {
 		ios = iops * rt
 		cpu = ios > 0 ? busy * 10000 / ios : 0
 		printf "perf: %s %s %s %s %s iops=%d mib_s=%.1f lat_us=%.0f p99_us=%d cpu_us_per_io=%.1f\n",
-			d, p, m, e, j, iops, kib / 1024, lat, p99, cpu }'
+			d, p, m, e, j, iops, kib / 1024, lat, p99, cpu
+		model = ios > 0 ? model_ns / 1000 / ios : 0
+		host = cpu > model ? cpu - model : 0
+		printf "perf-time: %s %s %s %s model_us_per_io=%.1f host_us_per_io=%.1f\n",
+			d, m, e, j, model, host }'
 }
 
 # The jobs, named like randread-4k-qd32-j1.

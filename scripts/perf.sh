@@ -53,7 +53,8 @@ boot() {
 		grep -E '^perf: (FAIL|  )' <<<"$text" >&2 || true
 		die "the guest's measurement failed; log: $log"
 	}
-	grep -E '^perf: [a-z-]+ ' <<<"$text" | grep -v '^perf: result' | grep ' iops=' || true
+	grep -E '^perf(-time)?: [a-z-]+ ' <<<"$text" | grep -v '^perf: result' |
+		grep -E ' (iops|model_us_per_io)=' || true
 }
 
 # Each disk in every mode its slot allows: the CQE slot in all three, the others
@@ -64,6 +65,14 @@ lines=$(
 	boot legacy emmc-cq,emmc,sd
 )
 [[ -n $lines ]] || die "no measurement came back"
+# Where the time goes: the simulated hardware's own guest time per I/O, and the rest.
+times=$(grep '^perf-time: ' <<<"$lines" || true)
+lines=$(grep '^perf: ' <<<"$lines")
+TIMES_CSV=$OUT/perf-$MODE-time.csv
+{
+	echo "disk,mode,engine,job,model_us_per_io,host_us_per_io"
+	sed -E 's/^perf-time: //; s/ [a-z0-9_]+=/ /g; s/ /,/g' <<<"$times"
+} >"$TIMES_CSV"
 
 CSV=$OUT/perf-$MODE.csv
 {
@@ -104,4 +113,5 @@ plot for [i=2:$columns] '$DAT' using i:xtic(1) title columnheader(i)
 EOF
 
 printf '%s\n' "$lines"
-log "perf $MODE: $(($(wc -l <"$CSV") - 1)) measurements; CSV: $CSV; chart: $PNG"
+log "perf $MODE: $(($(wc -l <"$CSV") - 1)) measurements; CSV: $CSV; chart: $PNG;"\
+" per-I/O time of the simulated hardware and of the rest: $TIMES_CSV"
