@@ -77,6 +77,18 @@ const AUTOSUSPEND_DELAY_MS: i32 = 50;
 /// Largest request the DMA descriptors describe (upstream's limit as well).
 const MAX_REQUEST_BYTES: u32 = 512 * 1024;
 
+/// The largest request the host takes: upstream's 512 KiB, within what its descriptors
+/// carry (`capacity` bytes). On the simulated board (test kernels) `make perf`'s transfer
+/// size sweep may set it with `mtk_sd_rust_sim.max_request_kib=`, up to that capacity
+/// and the 65,535 blocks a CQHCI task counts.
+fn request_limit(capacity: u32) -> u32 {
+    #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
+    if let Some(bytes) = crate::simhw::request_limit_bytes() {
+        return bytes.min(capacity).min(u32::from(u16::MAX) * 512) & !511;
+    }
+    MAX_REQUEST_BYTES.min(capacity)
+}
+
 /// The controller's clocks, on while the driver is bound.
 struct Clocks {
     /// Feeds the bus clock divider.
@@ -272,12 +284,14 @@ impl platform::Driver for MsdcDriver {
             } else {
                 (MAX_SEGMENTS as u16, addressing.max_segment_len())
             };
+            let max_request =
+                request_limit(u32::from(max_segments).saturating_mul(max_segment_size));
             host.set_limits(&TransferLimits {
                 max_segments,
                 max_segment_size,
                 max_block_size: 2048,
-                max_block_count: MAX_REQUEST_BYTES / 512,
-                max_request_size: MAX_REQUEST_BYTES,
+                max_block_count: max_request / 512,
+                max_request_size: max_request,
                 max_busy_timeout_ms: 0,
             });
             let queue = if hardware_queue {

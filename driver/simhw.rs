@@ -644,6 +644,20 @@ pub(crate) fn claim(base: u64) -> Option<Arc<SimulatedMsdc>> {
     (!slot.claimed.swap(true, Ordering::AcqRel)).then(|| slot.clone())
 }
 
+/// The request size limit `make perf`'s transfer size sweep asks for
+/// (`mtk_sd_rust_sim.max_request_kib=N` or `=max` on the kernel command line, test kernels
+/// only), in bytes; the probe keeps it within what the descriptors carry.
+pub(crate) fn request_limit_bytes() -> Option<u32> {
+    match ffi::command_line_value("mtk_sd_rust_sim.max_request_kib")? {
+        // The most the descriptors carry (the probe clamps).
+        b"max" => Some(u32::MAX),
+        kib => {
+            let kib = core::str::from_utf8(kib).ok()?.parse::<u32>().ok()?;
+            kib.checked_mul(1024).filter(|&bytes| bytes >= 4096)
+        }
+    }
+}
+
 /// The queue the board's slots may use at most, from `mtk_sd_rust_sim.queue=` on the kernel
 /// command line (test kernels only; `make perf` measures each disk in every mode its slot
 /// allows this way, on one kernel image): `cqe` (as the overlay says, the default), `hsq`

@@ -11,6 +11,9 @@
 #   msdc_perf=full|smoke   every job for 3 s, or one 1 s job per disk and mode
 #   msdc_perf_disks=LIST   which disks: emmc-cq, emmc, sd, null (comma separated)
 #   msdc_perf_wait=S       how long to wait for the MMC disks (default 60 s)
+#   msdc_perf_sweep=LIMIT  instead of the jobs: the sequential-read transfer size sweep
+#                          (4 KiB to 4 MiB at depth 32), labelled with the host's
+#                          request limit (mtk_sd_rust_sim.max_request_kib): 512k or max
 # The queue mode each MMC disk runs in is the board's (mtk_sd_rust_sim.queue=...),
 # read back from the driver's debugfs.
 
@@ -30,6 +33,7 @@ param() {
 MODE=$(param msdc_perf smoke)
 DISKS=$(param msdc_perf_disks emmc-cq,emmc,sd,null | tr ',' ' ')
 WAIT=$(param msdc_perf_wait 60)
+SWEEP=$(param msdc_perf_sweep "")
 FAILED=0
 
 fail() {
@@ -177,6 +181,18 @@ run_jobs() {
 	done
 }
 
+# The transfer size sweep: sequential reads of 4 KiB to 4 MiB at depth 32, named
+# seqread-<size>-qd32-j1-req<limit>. The span is 48 MiB, so even 4 MiB reads move
+# through the disk rather than re-read one spot.
+run_sweep() {
+	local label=$1 mode=$2 engine=$3 dev=$4 bs
+	SPAN=48M
+	for bs in 4k 16k 64k 256k 512k 1m 4m; do
+		measure "$label" "$mode" "$engine" "seqread-$bs-qd32-j1-req$SWEEP" "$dev" \
+			--ioengine=libaio --iodepth=32 --iodepth_batch_submit=8 --rw=read --bs="$bs"
+	done
+}
+
 case $MODE in
 full) RUNTIME=3 ;;
 smoke) RUNTIME=1 ;;
@@ -202,7 +218,11 @@ if [ "$FAILED" -eq 0 ] && wait_for_disks; then
 		[ -n "$mode" ] || { fail "$d: no debugfs mode for $host"; continue; }
 		engine=rust
 		[ "$mode" = legacy ] && engine=none
-		run_jobs "$d" "$mode" "$engine" "/dev/$disk"
+		if [ -n "$SWEEP" ]; then
+			run_sweep "$d" "$mode" "$engine" "/dev/$disk"
+		else
+			run_jobs "$d" "$mode" "$engine" "/dev/$disk"
+		fi
 	done
 fi
 if [ "$FAILED" -eq 0 ]; then echo "perf: result PASS"; else echo "perf: result FAIL"; fi

@@ -30,11 +30,13 @@ with_lock perf-x86_64 cp "$OBJ/arch/x86/boot/bzImage" "$KERNEL"
 # Kernel complaints a measurement run must not have (as scripts/e2e-check.sh).
 KERNEL_PROBLEMS='WARNING:|BUG:|Oops|[Kk]ernel panic|Call Trace:|INFO: |general protection fault'
 
-# Boots once: $1 the board's queue mode, $2 the disks to measure.
+# Boots once: $1 the board's queue mode, $2 the disks to measure, $3 (optional) the
+# host's request limit in KiB for the transfer size sweep instead of the jobs.
 boot() {
-	local queue=$1 disks=$2 log=$OUT/perf-$MODE-$1.log status=0
+	local queue=$1 disks=$2 sweep=${3:-} log=$OUT/perf-$MODE-$1${3:+-sweep$3}.log status=0
 	local cmdline="console=ttyS0 kunit.enable=0 panic=-1 rdinit=/perf msdc_perf=$MODE"
 	cmdline+=" msdc_perf_disks=$disks mtk_sd_rust_sim.queue=$queue null_blk.nr_devices=1"
+	[[ -z $sweep ]] || cmdline+=" msdc_perf_sweep=$sweep mtk_sd_rust_sim.max_request_kib=${sweep%k}"
 	log "perf $MODE: booting with the board's queues at most '$queue' (log: $log)"
 	local start=$SECONDS
 	timeout "${PERF_TIMEOUT:-1800}" qemu-system-x86_64 -accel tcg -icount shift=0,sleep=off \
@@ -59,10 +61,17 @@ boot() {
 
 # Each disk in every mode its slot allows: the CQE slot in all three, the others
 # in HSQ and legacy; null_blk once.
+# The transfer size sweep (full runs only): the host's request limit at upstream's
+# 512 KiB and at the most its descriptors carry (8 MiB with CQHCI; without it, the GPD/BD
+# chain's limit, which the 65,535-block cap keeps at 32 MiB).
 lines=$(
 	boot cqe emmc-cq,emmc,sd,null
 	boot hsq emmc-cq
 	boot legacy emmc-cq,emmc,sd
+	if [[ $MODE == full ]]; then
+		boot cqe emmc-cq,emmc,sd 512k
+		boot cqe emmc-cq,emmc,sd max
+	fi
 )
 [[ -n $lines ]] || die "no measurement came back"
 # Where the time goes: the simulated hardware's own guest time per I/O, and the rest.
@@ -84,7 +93,7 @@ CSV=$OUT/perf-$MODE.csv
 # null_blk is orders of magnitude faster).
 DAT=$OUT/perf-$MODE.dat
 PNG=$OUT/perf-$MODE.png
-awk -F, 'NR > 1 {
+awk -F, 'NR > 1 && $5 !~ /-req([0-9]+k|max)$/ {
 	series = $1 "/" $3 "/" $4
 	if (!(series in seen)) { seen[series] = 1; order[++ns] = series }
 	if (!($5 in jseen)) { jseen[$5] = 1; jobs[++nj] = $5 }
@@ -112,6 +121,38 @@ set key outside right
 plot for [i=2:$columns] '$DAT' using i:xtic(1) title columnheader(i)
 EOF
 
+# The transfer size sweep's chart: MiB/s by read size, one line per disk and limit.
+SWEEP_PNG=
+if grep -qE -- '-req([0-9]+k|max),' "$CSV"; then
+	SWEEP_DAT=$OUT/perf-$MODE-sweep.dat
+	SWEEP_PNG=$OUT/perf-$MODE-sweep.png
+	awk -F, 'NR > 1 && match($5, /-req([0-9]+k|max)$/) {
+		split($5, p, "-"); size = p[2]; limit = substr($5, RSTART + 4, RLENGTH - 4)
+		series = $1 "/" $3 "/limit-" limit
+		if (!(series in seen)) { seen[series] = 1; order[++ns] = series }
+		if (!(size in sseen)) { sseen[size] = 1; sizes[++nz] = size }
+		v[size, series] = $7
+	} END {
+		printf "size"; for (s = 1; s <= ns; s++) printf " %s", order[s]; print ""
+		for (z = 1; z <= nz; z++) {
+			printf "%s", sizes[z]
+			for (s = 1; s <= ns; s++) printf " %s", ((sizes[z], order[s]) in v) ? v[sizes[z], order[s]] : "NaN"
+			print ""
+		}
+	}' "$CSV" >"$SWEEP_DAT"
+	sweep_columns=$(head -n 1 "$SWEEP_DAT" | wc -w)
+	gnuplot <<GNUPLOT || die "gnuplot could not draw $SWEEP_PNG"
+set terminal pngcairo size 1200,600 noenhanced
+set output '$SWEEP_PNG'
+set title 'mtk-sd-rust: sequential read MiB/s by transfer size, depth 32 (QEMU -icount)'
+set ylabel 'MiB/s'
+set xlabel 'read size'
+set key outside right
+plot for [i=2:$sweep_columns] '$SWEEP_DAT' using 0:i:xtic(1) with linespoints title columnheader(i)
+GNUPLOT
+fi
+
 printf '%s\n' "$lines"
 log "perf $MODE: $(($(wc -l <"$CSV") - 1)) measurements; CSV: $CSV; chart: $PNG;"\
+"${SWEEP_PNG:+ transfer size sweep: $SWEEP_PNG;}"\
 " per-I/O time of the simulated hardware and of the rest: $TIMES_CSV"
