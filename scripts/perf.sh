@@ -89,23 +89,37 @@ CSV=$OUT/perf-$MODE.csv
 	sed -E 's/^perf: //; s/ [a-z0-9_]+=/ /g; s/ /,/g' <<<"$lines"
 } >"$CSV"
 
+# A table for gnuplot from the CSV: one row per $2 (job or read size), one column per
+# series (disk/mode/engine, or disk/mode/limit for the sweep), values from column $3.
+# $1: `jobs` (every measurement but the sweep's) or `sweep`.
+to_table() {
+	awk -F, -v kind="$1" -v col="$2" 'NR > 1 {
+		sweep = match($5, /-req([0-9]+k|max)$/)
+		if ((kind == "sweep") != (sweep > 0)) next
+		if (sweep) {
+			split($5, p, "-"); row = p[2]
+			series = $1 "/" $3 "/limit-" substr($5, RSTART + 4, RLENGTH - 4)
+		} else {
+			row = $5; series = $1 "/" $3 "/" $4
+		}
+		if (!(series in seen)) { seen[series] = 1; order[++ns] = series }
+		if (!(row in rseen)) { rseen[row] = 1; rows[++nr] = row }
+		v[row, series] = $col
+	} END {
+		printf "%s", kind; for (s = 1; s <= ns; s++) printf " %s", order[s]; print ""
+		for (r = 1; r <= nr; r++) {
+			printf "%s", rows[r]
+			for (s = 1; s <= ns; s++) printf " %s", ((rows[r], order[s]) in v) ? v[rows[r], order[s]] : "NaN"
+			print ""
+		}
+	}' "$CSV"
+}
+
 # The chart: IOPS of each job, one bar per disk, mode and engine (log scale, as
 # null_blk is orders of magnitude faster).
 DAT=$OUT/perf-$MODE.dat
 PNG=$OUT/perf-$MODE.png
-awk -F, 'NR > 1 && $5 !~ /-req([0-9]+k|max)$/ {
-	series = $1 "/" $3 "/" $4
-	if (!(series in seen)) { seen[series] = 1; order[++ns] = series }
-	if (!($5 in jseen)) { jseen[$5] = 1; jobs[++nj] = $5 }
-	v[$5, series] = $6
-} END {
-	printf "job"; for (s = 1; s <= ns; s++) printf " %s", order[s]; print ""
-	for (j = 1; j <= nj; j++) {
-		printf "%s", jobs[j]
-		for (s = 1; s <= ns; s++) printf " %s", ((jobs[j], order[s]) in v) ? v[jobs[j], order[s]] : "NaN"
-		print ""
-	}
-}' "$CSV" >"$DAT"
+to_table jobs 6 >"$DAT"
 columns=$(head -n 1 "$DAT" | wc -w)
 gnuplot <<EOF || die "gnuplot could not draw $PNG"
 set terminal pngcairo size 1400,700 noenhanced
@@ -126,20 +140,7 @@ SWEEP_PNG=
 if grep -qE -- '-req([0-9]+k|max),' "$CSV"; then
 	SWEEP_DAT=$OUT/perf-$MODE-sweep.dat
 	SWEEP_PNG=$OUT/perf-$MODE-sweep.png
-	awk -F, 'NR > 1 && match($5, /-req([0-9]+k|max)$/) {
-		split($5, p, "-"); size = p[2]; limit = substr($5, RSTART + 4, RLENGTH - 4)
-		series = $1 "/" $3 "/limit-" limit
-		if (!(series in seen)) { seen[series] = 1; order[++ns] = series }
-		if (!(size in sseen)) { sseen[size] = 1; sizes[++nz] = size }
-		v[size, series] = $7
-	} END {
-		printf "size"; for (s = 1; s <= ns; s++) printf " %s", order[s]; print ""
-		for (z = 1; z <= nz; z++) {
-			printf "%s", sizes[z]
-			for (s = 1; s <= ns; s++) printf " %s", ((sizes[z], order[s]) in v) ? v[sizes[z], order[s]] : "NaN"
-			print ""
-		}
-	}' "$CSV" >"$SWEEP_DAT"
+	to_table sweep 7 >"$SWEEP_DAT"
 	sweep_columns=$(head -n 1 "$SWEEP_DAT" | wc -w)
 	gnuplot <<GNUPLOT || die "gnuplot could not draw $SWEEP_PNG"
 set terminal pngcairo size 1200,600 noenhanced
