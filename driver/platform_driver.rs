@@ -294,15 +294,18 @@ impl platform::Driver for MsdcDriver {
                 max_request_size: max_request,
                 max_busy_timeout_ms: 0,
             });
+            // The block layer's depth for the hardware queue; the software queue publishes
+            // its own (`hsq_depth`).
+            let mut cqe_queue_depth = 0;
             let queue = if hardware_queue {
                 host.add_caps(0, caps::CQE | caps::CQE_DCMD);
                 let config = ENGINE_CONFIG;
-                let layout = cqhci::Cqhci::new(config)
-                    .map_err(|e| {
-                        dev_err!(dev, "CQHCI configuration: {:?}\n", e);
-                        EINVAL
-                    })?
-                    .layout();
+                let engine = cqhci::Cqhci::new(config).map_err(|e| {
+                    dev_err!(dev, "CQHCI configuration: {:?}\n", e);
+                    EINVAL
+                })?;
+                let layout = engine.layout();
+                cqe_queue_depth = engine.queue_depth();
                 let memory =
                     DescriptorMemory::new(dev, layout.tdl_len() + layout.transfer_area_len())
                         .inspect_err(|e| {
@@ -336,9 +339,7 @@ impl platform::Driver for MsdcDriver {
                 ocr_avail: vdd::VDD_32_33 | vdd::VDD_33_34,
                 caps: 0,
                 caps2: 0,
-                // The block layer's depth for the hardware queue; the software queue
-                // publishes its own (`hsq_depth`).
-                queue_depth: if hardware_queue { 31 } else { 0 },
+                queue_depth: cqe_queue_depth,
             };
             let setup = HostSetup {
                 soc,

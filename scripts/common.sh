@@ -46,3 +46,10 @@ with_lock() {
 		"$@"
 	) 9>"$CACHE/locks/$name"
 }
+
+# Headers the kernel prints for the problems a test or measurement run must not have
+# (scripts/e2e-check.sh, scripts/perf.sh). "INFO: " starts lockdep's, RCU stall and
+# hung-task reports.
+KERNEL_PROBLEMS='WARNING:|BUG:|Oops|[Kk]ernel panic|Call Trace:|possible circular locking'
+KERNEL_PROBLEMS+='|possible recursive locking|inconsistent lock state|suspicious RCU usage'
+KERNEL_PROBLEMS+='|INFO: |KASAN:|UBSAN:|general protection fault|hung_task|blocked for more than'

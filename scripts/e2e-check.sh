@@ -19,16 +19,12 @@
 #
 # usage: scripts/e2e-check.sh GUEST.log
 
-set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 LOG=${1:?usage: e2e-check.sh GUEST.log}
 [[ -r $LOG ]] || { echo "error: no log $LOG" >&2; exit 1; }
 
-# Headers the kernel prints for the problems a test run must not have. "INFO: "
-# starts lockdep's, RCU stall and hung-task reports.
-KERNEL_PROBLEMS='WARNING:|BUG:|Oops|[Kk]ernel panic|Call Trace:|possible circular locking'
-KERNEL_PROBLEMS+='|possible recursive locking|inconsistent lock state|suspicious RCU usage'
-KERNEL_PROBLEMS+='|INFO: |KASAN:|UBSAN:|general protection fault|hung_task|blocked for more than'
+# KERNEL_PROBLEMS (common.sh): the kernel's headers for what a run must not have.
 
 # The least max_in_flight a disk must reach: CQHCI gets up to its queue depth from
 # the 32-deep fio jobs; HSQ holds up to hsq_depth + 1 (3) from the MMC core.

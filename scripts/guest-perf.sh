@@ -41,13 +41,13 @@ fail() {
 	FAILED=1
 }
 
-# The simulated slot behind a register window address, by the board's layout.
-slot_name() {
+# The register window of each measured simulated slot, by the board's layout
+# (driver/simhw.rs); its platform device is <window>.mmc.
+slot_window() {
 	case $1 in
-	1011f60000.mmc) echo emmc-cq ;;
-	1011f70000.mmc) echo emmc ;;
-	1011f80000.mmc) echo sd ;;
-	*) echo "" ;;
+	emmc-cq) echo 1011f60000 ;;
+	emmc) echo 1011f70000 ;;
+	sd) echo 1011f80000 ;;
 	esac
 }
 
@@ -62,14 +62,9 @@ profile_of() {
 
 # The simulated controller's debugfs file of its models' guest time (ns), if any.
 model_file() {
-	local base
-	case $1 in
-	emmc-cq) base=1011f60000 ;;
-	emmc) base=1011f70000 ;;
-	sd) base=1011f80000 ;;
-	*) return ;;
-	esac
-	echo "/sys/kernel/debug/mtk_sd_rust_sim/$base/model_ns"
+	local window
+	window=$(slot_window "$1")
+	[ -n "$window" ] && echo "/sys/kernel/debug/mtk_sd_rust_sim/$window/model_ns"
 }
 
 model_ns() {
@@ -87,7 +82,7 @@ disk_of_slot() {
 		host=$(readlink -f "$p/device")
 		host=${host%/*}         # .../mmc_host/mmcM
 		dev=${host%/mmc_host/*} # .../<platform device>
-		if [ "$(slot_name "${dev##*/}")" = "$1" ]; then
+		if [ "${dev##*/}" = "$(slot_window "$1").mmc" ]; then
 			echo "${p##*/} ${host##*/}"
 			return
 		fi

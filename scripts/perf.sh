@@ -27,8 +27,6 @@ trap 'rm -f "$KERNEL"' EXIT
 with_lock perf-x86_64 cp "$OBJ/arch/x86/boot/bzImage" "$KERNEL"
 "$REPO/scripts/initramfs.sh" "$INITRAMFS"
 
-# Kernel complaints a measurement run must not have (as scripts/e2e-check.sh).
-KERNEL_PROBLEMS='WARNING:|BUG:|Oops|[Kk]ernel panic|Call Trace:|INFO: |general protection fault'
 
 # Boots once: $1 the board's queue mode, $2 the disks to measure, $3 (optional) the
 # host's request limit in KiB for the transfer size sweep instead of the jobs.
