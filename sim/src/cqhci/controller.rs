@@ -441,11 +441,38 @@ impl CqhciModel {
         self.terri = CQTERRI::zeroed();
         self.stalled = 0;
         self.polled_idle = false;
+        self.drop_stall_faults();
+    }
+
+    /// Stalls belong to the tasks they hold up: they go when the tasks do.
+    fn drop_stall_faults(&mut self) {
         for f in self.faults.iter_mut() {
             if matches!(f, Some(Fault::Stall { .. })) {
                 *f = None;
             }
         }
+    }
+
+    /// The block after its power domain was off: every register, the task slots and the
+    /// halt state are back at their reset values, pending interrupts and host-detected
+    /// errors are gone. The record of the run stays (violations, completions, steps, time
+    /// waited), and so do the injected faults except stalls, which go with the tasks.
+    pub fn reset(&mut self) {
+        let fresh = Self::new(self.config);
+        let before = core::mem::replace(self, fresh);
+        self.violations = before.violations;
+        self.last_violation = before.last_violation;
+        self.completions = before.completions;
+        self.steps = before.steps;
+        self.waited_clocks = before.waited_clocks;
+        self.faults = before.faults;
+        self.drop_stall_faults();
+    }
+
+    /// Whether a task is in the block: its doorbell rung and not yet completed or cleared
+    /// (whether or not the engine is halted or stopped on an error).
+    pub fn tasks_in_progress(&self) -> bool {
+        self.tdbr != 0
     }
 
     /// Adds a fault; false if the fault table is full.

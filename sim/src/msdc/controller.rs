@@ -38,6 +38,25 @@
 //!   that [`MsdcModel::take_elapsed_ns`] reads and clears: the frames at the bus clock and
 //!   width programmed in `MSDC_CFG`/`SDC_CFG` and the card's internal times, with the
 //!   parameters of [`ModelConfig::latency`] (see the `latency` module).
+//! * Power and clocks, which the board controls (no register does): when the SoC power
+//!   domain goes off ([`MsdcModel::power_off`]) every register of the controller and of
+//!   its CQHCI block returns to its reset value, work in progress is dropped
+//!   ([`Violation::PowerOffWhileBusy`] if there was any) and pending interrupts vanish;
+//!   that is why upstream's `msdc_runtime_suspend` saves, and `msdc_runtime_resume`
+//!   restores, the configuration and tuning registers (`MSDC_CFG`, `IOCON`, `SDC_CFG`,
+//!   `PATCH_BIT0/1/2`, `PAD_DS_TUNE`, `PAD_CMD_TUNE`, `EMMC50_CFG0/3`, `SDC_FIFO_CFG`, the
+//!   pad tune or top registers). While the power is off any register access, base window
+//!   or CQHCI block, is [`Violation::UnpoweredAccess`]; with the register clock gated
+//!   ([`ModelClock::Register`], `hclk`), where a MediaTek SoC's bus access hangs or returns
+//!   garbage, it is [`Violation::GatedAccess`]. Either way a read returns 0 and a write is
+//!   lost. With the source clock gated ([`ModelClock::Source`]) the card clock stops:
+//!   [`MsdcModel::step`] makes no progress and takes no time, [`MsdcModel::bus_clock_hz`]
+//!   is 0 and `MSDC_CFG.CKSTB` reads 0; once it runs again `CKSTB` comes back after
+//!   [`CLOCK_STABLE_POLLS`] reads, as after a divider change (upstream's
+//!   `msdc_ungate_clock` polls it for up to 20 ms). Gating the source clock with work in
+//!   progress is [`Violation::ClockGatedWhileBusy`]. A new model is powered with both
+//!   clocks running; the card's supply (vmmc) is separate, so the card model is not
+//!   affected.
 //!
 //! Not modelled, and reported as a [`Violation`] when used: PIO mode, basic (non
 //! descriptor) DMA, DMA resume, stream transfers, GPD chains longer than one GPD (the
@@ -122,6 +141,15 @@ pub enum Fault {
     DataTimeout,
 }
 
+/// A clock of the controller, as the model sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelClock {
+    /// `hclk`: the register interface.
+    Register,
+    /// `source` (with its gate): feeds the card clock divider.
+    Source,
+}
+
 /// Something software did that the model does not model or that the hardware forbids.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Violation {
@@ -192,6 +220,27 @@ pub enum Violation {
         /// The card's limit.
         max: u32,
     },
+    /// A register access (base window or CQHCI block) while the power domain is off: a
+    /// read returns 0, a write is lost.
+    UnpoweredAccess {
+        /// The offset in the model's register space.
+        offset: usize,
+        /// A write (else a read).
+        write: bool,
+    },
+    /// A register access while the register clock (`hclk`) is gated: on MediaTek SoCs the
+    /// bus access hangs or returns garbage; the model reads 0 and drops writes.
+    GatedAccess {
+        /// The offset in the model's register space.
+        offset: usize,
+        /// A write (else a read).
+        write: bool,
+    },
+    /// The power went off with a command, data phase, DMA or CQHCI task in progress: the
+    /// work is lost.
+    PowerOffWhileBusy,
+    /// A clock was gated with a command, data phase, DMA or CQHCI task in progress.
+    ClockGatedWhileBusy(ModelClock),
 }
 
 /// Integration choices software cannot change.
@@ -318,10 +367,18 @@ pub struct MsdcModel {
     violation_count: u32,
     violations: [Option<Violation>; MAX_VIOLATIONS],
     last_violation: Option<Violation>,
+    /// The power domain is on.
+    powered: bool,
+    /// `hclk` runs.
+    register_clock: bool,
+    /// The source clock (and its gate) runs.
+    source_clock: bool,
+    power_offs: u32,
 }
 
 impl MsdcModel {
-    /// A controller after power-on without a CQHCI block: everything zero, clock stable.
+    /// A controller after power-on without a CQHCI block: everything zero, clock stable,
+    /// powered with both clocks running.
     pub fn new(config: ModelConfig) -> Self {
         Self::build(config, None)
     }
@@ -365,7 +422,127 @@ impl MsdcModel {
             violation_count: 0,
             violations: [None; MAX_VIOLATIONS],
             last_violation: None,
+            powered: true,
+            register_clock: true,
+            source_clock: true,
+            power_offs: 0,
         }
+    }
+
+    /// The power domain goes off: every register of the controller and of its CQHCI block
+    /// returns to its reset value, work in progress is dropped (a command, data phase, DMA
+    /// or CQHCI task in progress then is a violation: [`Violation::PowerOffWhileBusy`]),
+    /// pending interrupts vanish.
+    pub fn power_off(&mut self) {
+        if !self.powered {
+            return;
+        }
+        if self.work_in_progress() {
+            self.violation(Violation::PowerOffWhileBusy);
+        }
+        self.reset_registers();
+        self.powered = false;
+        self.power_offs = self.power_offs.saturating_add(1);
+    }
+
+    /// The power domain comes back (registers at reset values; clocks as they were set).
+    pub fn power_on(&mut self) {
+        // The registers were reset when the power went and nothing could reach them since.
+        self.powered = true;
+    }
+
+    /// Whether the power domain is on.
+    pub fn is_powered(&self) -> bool {
+        self.powered
+    }
+
+    /// Gates (`running == false`) or ungates a clock. Gating the source clock while a
+    /// command/data phase/DMA/CQHCI task is in progress is a violation
+    /// ([`Violation::ClockGatedWhileBusy`]). Once the source clock runs again, `CKSTB`
+    /// needs [`CLOCK_STABLE_POLLS`] reads of `MSDC_CFG` to come back, as after a divider
+    /// change (upstream's `msdc_ungate_clock` polls it).
+    pub fn set_clock(&mut self, clock: ModelClock, running: bool) {
+        match clock {
+            ModelClock::Register => self.register_clock = running,
+            ModelClock::Source => {
+                if self.source_clock == running {
+                    return;
+                }
+                if !running && self.work_in_progress() {
+                    self.violation(Violation::ClockGatedWhileBusy(clock));
+                }
+                if running {
+                    self.clock_reads = CLOCK_STABLE_POLLS;
+                }
+                self.source_clock = running;
+            }
+        }
+    }
+
+    /// Whether `clock` runs.
+    pub fn clock_running(&self, clock: ModelClock) -> bool {
+        match clock {
+            ModelClock::Register => self.register_clock,
+            ModelClock::Source => self.source_clock,
+        }
+    }
+
+    /// How many times the power went off (for the board's debugfs).
+    pub fn power_offs(&self) -> u32 {
+        self.power_offs
+    }
+
+    /// Whether anything would be lost if the controller stopped now: a command or data
+    /// phase, a started DMA, or a task in the CQHCI block's slots.
+    fn work_in_progress(&self) -> bool {
+        self.phase != Phase::Idle
+            || self.dma_armed
+            || self
+                .cqhci
+                .as_ref()
+                .is_some_and(CqhciModel::tasks_in_progress)
+    }
+
+    /// Every register (and the CQHCI block) back to its power-on value. What is no
+    /// register stays: the record of the run (violations, commands, simulated time), the
+    /// fault a test injected for the next command, and the power and clock state.
+    fn reset_registers(&mut self) {
+        let cqhci = self.cqhci.take().map(|mut c| {
+            c.reset();
+            c
+        });
+        let fresh = Self::build(self.config, cqhci);
+        let before = core::mem::replace(self, fresh);
+        self.fault = before.fault;
+        self.commands = before.commands;
+        self.elapsed_ns = before.elapsed_ns;
+        self.violation_count = before.violation_count;
+        self.violations = before.violations;
+        self.last_violation = before.last_violation;
+        self.powered = before.powered;
+        self.register_clock = before.register_clock;
+        self.source_clock = before.source_clock;
+        self.power_offs = before.power_offs;
+    }
+
+    /// Whether a register access at `offset` reaches the registers; records the violation
+    /// if not (power off, or `hclk` gated).
+    fn accessible(&mut self, offset: usize, write: bool) -> bool {
+        if !self.powered {
+            self.violation(Violation::UnpoweredAccess { offset, write });
+            false
+        } else if !self.register_clock {
+            self.violation(Violation::GatedAccess { offset, write });
+            false
+        } else {
+            true
+        }
+    }
+
+    /// Whether the controller's engine can run: powered, with its source clock running
+    /// (the card clock is derived from it).
+    fn clocked(&self) -> bool {
+        self.powered && self.source_clock
     }
 
     /// The CQHCI block, if the controller has one (for a test to inspect it, or to inject
@@ -526,7 +703,7 @@ impl MsdcModel {
     /// `MSDC_INT & MSDC_INTEN != 0`: the interrupt line (`MSDC_INT` as read, so with the
     /// CQHCI block's `CMDQ`).
     pub fn interrupt_pending(&self) -> bool {
-        self.int_status().raw() & self.inten.raw() != 0
+        self.powered && self.int_status().raw() & self.inten.raw() != 0
     }
 
     /// Whether a command or data phase is in progress.
@@ -534,12 +711,16 @@ impl MsdcModel {
         self.phase != Phase::Idle
     }
 
-    /// The bus clock `MSDC_CFG` selects, in Hz (what the card sees while a command runs).
+    /// The bus clock `MSDC_CFG` selects, in Hz (what the card sees while a command runs);
+    /// 0 while the source clock is gated or the power is off.
     ///
     /// CKMOD 0 divides: CKDIV 0 gives source/2, otherwise source/(4 × CKDIV). CKMOD 1 passes
     /// the source through. CKMOD 2 (DDR) and 3 (HS400) give source/4 for CKDIV 0, otherwise
     /// source/(8 × CKDIV); HS400 with HS400_CK_MODE gives source/2.
     pub fn bus_clock_hz(&self) -> u32 {
+        if !self.clocked() {
+            return 0;
+        }
         let src = self.config.source_hz;
         let ClockSetting { div, mode, hs400 } = self.clock_setting(self.cfg);
         match (mode, div) {
@@ -591,6 +772,9 @@ impl MsdcModel {
     /// Reads the register at `offset`. Reads have the polling side effects of the hardware
     /// (self-clearing bits settle after a number of reads).
     pub fn read(&mut self, offset: usize) -> u32 {
+        if !self.accessible(offset, false) {
+            return 0;
+        }
         if let Some((c, at)) = self.cqhci_register(offset) {
             return RegisterFile::read(c, at);
         }
@@ -601,10 +785,13 @@ impl MsdcModel {
                     self.reset_reads -= 1;
                     v = v.with_rst(true);
                 }
-                if self.clock_reads > 0 {
-                    self.clock_reads -= 1;
-                } else {
-                    v = v.with_ckstb(true);
+                // Without the source clock nothing is stable: CKSTB stays low.
+                if self.source_clock {
+                    if self.clock_reads > 0 {
+                        self.clock_reads -= 1;
+                    } else {
+                        v = v.with_ckstb(true);
+                    }
                 }
                 v.raw()
             }
@@ -656,6 +843,9 @@ impl MsdcModel {
 
     /// Writes `value` to the register at `offset`.
     pub fn write(&mut self, offset: usize, value: u32) {
+        if !self.accessible(offset, true) {
+            return;
+        }
         if let Some((c, at)) = self.cqhci_register(offset) {
             return RegisterFile::write(c, at, value);
         }
@@ -777,7 +967,7 @@ impl MsdcModel {
         if !self.cfg.mode() {
             self.violation(Violation::NotSdMode);
         }
-        if self.clock_reads > 0 {
+        if self.clock_reads > 0 || !self.source_clock {
             self.violation(Violation::ClockNotStable);
         }
         let refused = self.cqhci_owns_bus();
@@ -789,8 +979,13 @@ impl MsdcModel {
 
     /// Advances the model by one unit of work: runs the pending command, or the pending
     /// data phase once the DMA was started, or else one step of the CQHCI block (if the
-    /// controller has one) against the same card. Returns whether anything happened.
+    /// controller has one) against the same card. Returns whether anything happened:
+    /// nothing happens, and no time passes, while the power is off or the source clock is
+    /// gated.
     pub fn step<C: CardSlot + ?Sized, M: BusMemory>(&mut self, card: &mut C, mem: &mut M) -> bool {
+        if !self.clocked() {
+            return false;
+        }
         match self.phase {
             Phase::Idle => self.step_cqhci(card, mem),
             Phase::Command(c) => {

@@ -13,5 +13,5 @@ pub mod desc;
 pub mod regs;
 pub mod slot;
 
-pub use controller::{Fault, ModelConfig, MsdcModel, Violation, MAX_VIOLATIONS};
+pub use controller::{Fault, ModelClock, ModelConfig, MsdcModel, Violation, MAX_VIOLATIONS};
 pub use slot::CardSlot;
