@@ -17,12 +17,21 @@
 //! The last two have 16 MiB, enough for the end-to-end test's jobs, and the eMMC among
 //! them no boot partitions. Each eMMC has RPMB and a cache.
 //!
-//! The board is a device tree overlay (`dts/msdc-sim.dtso`) with real MSDC nodes, fixed
-//! clocks and supplies, so the driver probes them exactly as it probes hardware. The one
-//! difference: when a node's register window belongs to a simulated controller,
+//! The board is a device tree overlay (`dts/msdc-sim.dtso`) with real MSDC nodes, clocks,
+//! power domains and supplies, so the driver probes them exactly as it probes hardware.
+//! The one difference: when a node's register window belongs to a simulated controller,
 //! [`claim`] hands the driver that controller instead of an MMIO mapping. Interrupts come
 //! from the kernel's interrupt simulator, so the driver's handler runs in hard-IRQ
 //! context as with a real interrupt line.
+//!
+//! Each slot's two clocks ("source" for the card clock divider, "hclk" for the registers)
+//! are gate clocks of the common clock framework, and each slot has a generic PM domain;
+//! the board serves both through the overlay's provider nodes, so the driver gates and
+//! powers the controller with the kernel's clock and runtime PM calls and knows nothing of
+//! the simulation. The gates and the domain switch the model's clocks and power: a slot
+//! starts unpowered with its clocks stopped, power-off resets the model's registers and
+//! forgets the work it had pending, and a register access without power or clocks is a
+//! violation the model records.
 //!
 //! Simulated controllers work next to the CPU: every register write queues the model's
 //! run in a work item; the run executes what the registers started (a command, a DMA
@@ -42,9 +51,10 @@
 //! simulator is edge-triggered and drops a raise while the handler runs on another CPU,
 //! which the single-CPU test machine never does (a raise from the handler's own register
 //! accesses runs it again). Each kind of protocol violation a
-//! model records is reported once, with `pr_err`, when its first one is seen, for the
-//! end-to-end check to find (a driver that misuses the hardware one new way after another
-//! is not hidden behind its first mistake).
+//! model records is reported once, with `pr_err`, when its first one is seen (after a run,
+//! a register access, or a clock or power switch), for the end-to-end check to find (a
+//! driver that misuses the hardware one new way after another is not hidden behind its
+//! first mistake).
 
 mod ffi;
 
@@ -78,7 +88,7 @@ use crate::sim::{
     latency::Latency,
     memory::{BusFault, BusMemory},
     msdc::{
-        controller::{ModelConfig, MsdcModel},
+        controller::{ModelClock, ModelConfig, MsdcModel},
         regs::{CQHCI_BASE, CQHCI_LEN},
         slot::CardSlot,
         Violation as MsdcViolation, MAX_VIOLATIONS,
@@ -86,6 +96,9 @@ use crate::sim::{
     report::FirstOfKind,
     sd::card::{SdCard, SdConfig},
 };
+
+// `self::`: a bare `ffi` also names the kernel's `ffi` crate.
+use self::ffi::SlotPower;
 
 /// Bytes of storage of the cards of the queueing slots (CQHCI and HSQ).
 const CARD_BYTES: usize = 64 << 20;
@@ -106,6 +119,38 @@ const EMMC_QUEUE_DEPTH: u8 = 32;
 /// Kinds of violations reported per model; a driver that runs into more has bigger
 /// problems than the log shows.
 const REPORTED_KINDS: usize = 8;
+/// Rate of each slot's "source" clock, which feeds the card clock divider. MT8192's MSDC
+/// source clocks run at up to 400 MHz.
+const SOURCE_HZ: u32 = 200_000_000;
+/// Rate of each slot's "hclk", the register (bus) clock, from which the driver derives the
+/// CQHCI send-status idle timer (`CQSSC1`).
+const HCLK_HZ: u32 = 273_000_000;
+
+/// One of a slot's clock gates.
+struct GateSpec {
+    /// The model's clock it switches.
+    clock: ModelClock,
+    /// Its name after the slot's (`sim-msdc-<window>-<suffix>`), as the MSDC binding names
+    /// the clock.
+    suffix: &'static str,
+    /// Its fixed rate.
+    hz: u32,
+}
+
+/// Each slot's clock gates, in the order of the provider's cells: slot `n`'s are cells
+/// `GATES.len() * n + i` (`dts/msdc-sim.dtso` says the same).
+const GATES: [GateSpec; 2] = [
+    GateSpec {
+        clock: ModelClock::Source,
+        suffix: "source",
+        hz: SOURCE_HZ,
+    },
+    GateSpec {
+        clock: ModelClock::Register,
+        suffix: "hclk",
+        hz: HCLK_HZ,
+    },
+];
 
 /// Zeroed card storage that lives as long as the kernel (the board is never removed).
 fn storage<const BYTES: usize>() -> Result<&'static mut [u8]> {
@@ -190,6 +235,10 @@ const SLOT_PATHS: [&CStr; SLOTS.len()] = [
 ];
 /// The overlay's interrupt controller node.
 const IRQ_NODE_PATH: &CStr = c"/msdc-sim-board/interrupt-controller";
+/// The overlay's clock provider node (the slots' clock gates).
+const CLOCK_NODE_PATH: &CStr = c"/msdc-sim-board/clock-controller";
+/// The overlay's power domain provider node (one domain per slot).
+const POWER_NODE_PATH: &CStr = c"/msdc-sim-board/power-controller";
 
 /// A card model in a slot.
 #[allow(
@@ -275,6 +324,10 @@ struct SimState {
     msdc_reported: FirstOfKind<MsdcViolation, REPORTED_KINDS>,
     /// The kinds of the CQHCI block's violations reported so far.
     cqhci_reported: FirstOfKind<CqhciViolation, REPORTED_KINDS>,
+    /// The models' violation counts when [`SimState::unreported_violations`] last looked:
+    /// unchanged counts mean nothing new, which keeps the check cheap on every register
+    /// access.
+    checked_violations: (u32, u32),
 }
 
 /// Violations of a kind not reported before that a run found, each with its model's count
@@ -299,9 +352,23 @@ impl SimState {
         pending && !self.model.busy() && self.model.step(&mut self.card, &mut SystemRam)
     }
 
+    /// The violation counts of the controller model and of its CQHCI block.
+    fn violation_counts(&self) -> (u32, u32) {
+        (
+            self.model.violations().0,
+            self.model.cqhci().map_or(0, |c| c.violations().0),
+        )
+    }
+
     /// The models' violations of kinds not reported before (so that a misbehaving driver
-    /// gets one line per kind and slot, not one per run).
-    fn unreported_violations(&mut self) -> NewViolations {
+    /// gets one line per kind and slot, not one per run), if any were recorded since the
+    /// last look.
+    fn unreported_violations(&mut self) -> Option<NewViolations> {
+        let counts = self.violation_counts();
+        if counts == self.checked_violations {
+            return None;
+        }
+        self.checked_violations = counts;
         let mut new = NewViolations::default();
         let (count, list) = self.model.violations();
         let mut slots = new.msdc.iter_mut();
@@ -325,7 +392,7 @@ impl SimState {
                 new.cqhci = Some((count, last));
             }
         }
-        new
+        Some(new)
     }
 }
 
@@ -338,9 +405,10 @@ impl SimState {
 /// run reaches its step limit resumes at that time.
 ///
 /// Lock order: the driver calls [`read`](Self::read) and [`write`](Self::write) with its
-/// own IRQ-safe lock held, so `state` nests inside the driver's lock and nothing here
-/// takes a driver lock; the interrupt is raised and the work queued only after `state`
-/// is released.
+/// own IRQ-safe lock held, and the clock framework switches the gates under its enable
+/// spinlock and genpd the power under the domain's lock, so `state` nests inside all of
+/// these and nothing here takes any of them; the interrupt is raised, the work queued and
+/// the timer cancelled only after `state` is released.
 #[pin_data]
 pub(crate) struct SimulatedMsdc {
     base: u64,
@@ -395,23 +463,28 @@ impl SimulatedMsdc {
             )),
             CardKind::Sd => SimCard::Sd(SdCard::new(user, SdConfig::default())),
         };
-        // MT8192 (the overlay's compatible): 12-bit divider, 36-bit DMA, a 200 MHz
-        // source clock as the overlay's fixed clock says; the CQHCI block as MediaTek
-        // integrates it (64-bit descriptors).
+        // MT8192 (the overlay's compatible): 12-bit divider, 36-bit DMA, the source clock
+        // its gate serves; the CQHCI block as MediaTek integrates it (64-bit descriptors).
         let config = ModelConfig {
             support_64g: true,
             divider_12bit: true,
-            source_hz: 200_000_000,
+            source_hz: SOURCE_HZ,
             latency: match spec.card {
                 CardKind::Emmc | CardKind::EmmcWithoutQueue => Latency::EMMC,
                 CardKind::Sd => Latency::SD,
             },
         };
-        let model = if spec.cqhci {
+        let mut model = if spec.cqhci {
             MsdcModel::with_cqhci(config, CqhciConfig::MEDIATEK)
         } else {
             MsdcModel::new(config)
         };
+        // As the slot's clock gates and power domain start: stopped and off, until the
+        // driver enables them (genpd powers the domain on when the device attaches).
+        for gate in &GATES {
+            model.set_clock(gate.clock, false);
+        }
+        model.power_off();
         Arc::pin_init(
             pin_init!(Self {
                 base: spec.base,
@@ -426,6 +499,7 @@ impl SimulatedMsdc {
                     busy_until: None,
                     msdc_reported: FirstOfKind::new(),
                     cqhci_reported: FirstOfKind::new(),
+                    checked_violations: (0, 0),
                 }),
                 work <- new_work!("SimulatedMsdc::work"),
                 timer <- HrTimer::new(),
@@ -438,7 +512,12 @@ impl SimulatedMsdc {
     /// the block carry it out first (see [`SimState::settle_cqhci_control`]) and raises
     /// the interrupt that may signal.
     pub(crate) fn read(&self, offset: usize) -> u32 {
-        self.timed(|| self.read_model(offset))
+        let (value, pending, violations) = self.timed(|| self.read_model(offset));
+        if pending {
+            self.raise();
+        }
+        self.report(violations);
+        value
     }
 
     /// Runs `f`, the models' work, adding the guest time it takes to [`Self::model_ns`].
@@ -450,35 +529,35 @@ impl SimulatedMsdc {
         result
     }
 
-    fn read_model(&self, offset: usize) -> u32 {
-        if !(CQHCI_BASE..CQHCI_BASE + CQHCI_LEN).contains(&offset) {
-            return self.state.lock().model.read(offset);
-        }
-        let (value, pending) = {
-            let mut state = self.state.lock();
-            let settled = state.settle_cqhci_control();
-            (
-                state.model.read(offset),
-                settled && state.model.interrupt_pending(),
-            )
-        };
-        if pending {
-            self.raise();
-        }
-        value
+    /// The read on the model: the value, whether a halt or clear carried out for it
+    /// raises the interrupt, and the violations of new kinds it recorded.
+    fn read_model(&self, offset: usize) -> (u32, bool, Option<NewViolations>) {
+        let mut state = self.state.lock();
+        let settled =
+            (CQHCI_BASE..CQHCI_BASE + CQHCI_LEN).contains(&offset) && state.settle_cqhci_control();
+        let value = state.model.read(offset);
+        (
+            value,
+            settled && state.model.interrupt_pending(),
+            state.unreported_violations(),
+        )
     }
 
     /// A register write. The interrupt line follows `MSDC_INT & MSDC_INTEN` (enabling an
     /// interrupt that is already latched raises it); work the write started is queued.
     pub(crate) fn write(self: &Arc<Self>, offset: usize, value: u32) {
-        let pending = self.timed(|| {
+        let (pending, violations) = self.timed(|| {
             let mut state = self.state.lock();
             state.model.write(offset, value);
-            state.model.interrupt_pending()
+            (
+                state.model.interrupt_pending(),
+                state.unreported_violations(),
+            )
         });
         if pending {
             self.raise();
         }
+        self.report(violations);
         // Already queued is fine: the queued run picks this write's work up too.
         let _ = ffi::default_queue().enqueue(self.clone());
     }
@@ -491,9 +570,12 @@ impl SimulatedMsdc {
         }
     }
 
-    /// Prints the violations of new kinds a run found (outside the state lock: printing is
-    /// slow).
-    fn report(&self, new: NewViolations) {
+    /// Prints the violations of new kinds a run, a register access or a clock or power
+    /// switch found (outside the state lock: printing is slow).
+    fn report(&self, new: Option<NewViolations>) {
+        let Some(new) = new else {
+            return;
+        };
         for (count, v) in new.msdc.into_iter().flatten() {
             pr_err!(
                 "simulated controller {:#x}: {} model violation(s), new kind: {:?}\n",
@@ -561,12 +643,73 @@ impl SimulatedMsdc {
         // timer can fire, so the run its expiry queues never finds the hardware busy.
         let previous = {
             let mut state = self.state.lock();
+            if !state.model.is_powered() {
+                // Powered off since the run: its work is gone.
+                return;
+            }
             state.busy_until = Some(Instant::<Monotonic>::now() + delay);
             state.irq_timer.take()
         };
         drop(previous);
         let handle = self.clone().start(delay);
-        self.state.lock().irq_timer = Some(handle);
+        let stale = {
+            let mut state = self.state.lock();
+            // A power-off in between found no timer to cancel: cancel this one.
+            if state.model.is_powered() {
+                state.irq_timer = Some(handle);
+                None
+            } else {
+                Some(handle)
+            }
+        };
+        drop(stale);
+    }
+
+    /// Violations the slot's models recorded: the controller's and its CQHCI block's.
+    fn violations(&self) -> u32 {
+        let (msdc, cqhci) = self.state.lock().violation_counts();
+        msdc.saturating_add(cqhci)
+    }
+
+    /// Times the slot was powered off.
+    fn power_offs(&self) -> u32 {
+        self.state.lock().model.power_offs()
+    }
+}
+
+/// The slot's clock gates and power domain switch the model's clocks and power.
+impl SlotPower for SimulatedMsdc {
+    fn set_clock(&self, clock: ModelClock, running: bool) {
+        let violations = self.timed(|| {
+            let mut state = self.state.lock();
+            state.model.set_clock(clock, running);
+            state.unreported_violations()
+        });
+        self.report(violations);
+    }
+
+    fn clock_running(&self, clock: ModelClock) -> bool {
+        self.state.lock().model.clock_running(clock)
+    }
+
+    /// Powering off resets the model's registers and forgets the work it had pending: the
+    /// resumption of a run, the busy time, the interrupt timer.
+    fn set_power(&self, on: bool) {
+        let (timer, violations) = self.timed(|| {
+            let mut state = self.state.lock();
+            if on {
+                state.model.power_on();
+                return (None, state.unreported_violations());
+            }
+            state.model.power_off();
+            state.resume = false;
+            state.busy_until = None;
+            (state.irq_timer.take(), state.unreported_violations())
+        });
+        // Cancels the timer, waiting for its callback if it runs; that takes `state`,
+        // hence only now.
+        drop(timer);
+        self.report(violations);
     }
 }
 
@@ -607,15 +750,16 @@ struct Board {
 
 static BOARD: SetOnce<Board> = SetOnce::new();
 
-/// A slot's debugfs directory with its `model_ns`.
-type ModelTimeDir = Pin<KBox<Scope<Arc<SimulatedMsdc>>>>;
+/// A slot's debugfs directory with its files.
+type SlotDir = Pin<KBox<Scope<Arc<SimulatedMsdc>>>>;
 
-/// `/sys/kernel/debug/mtk_sd_rust_sim/<window address>/model_ns` of every slot.
-static MODEL_TIME_FILES: SetOnce<KVec<ModelTimeDir>> = SetOnce::new();
+/// `/sys/kernel/debug/mtk_sd_rust_sim/<window address>/` of every slot.
+static SLOT_DIRS: SetOnce<KVec<SlotDir>> = SetOnce::new();
 
-/// Publishes each slot's [`SimulatedMsdc::model_ns`] in debugfs (a measurement aid: the
-/// board works without it).
-fn publish_model_time(slots: &[Arc<SimulatedMsdc>]) -> Result {
+/// Publishes in debugfs, per slot, [`SimulatedMsdc::model_ns`] (`model_ns`), the models'
+/// violation count (`violations`) and how often the slot was powered off (`power_offs`),
+/// which the end-to-end run prints (aids: the board works without them).
+fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result {
     let root = Dir::new(c"mtk_sd_rust_sim");
     let mut files = KVec::with_capacity(slots.len(), GFP_KERNEL)?;
     for slot in slots {
@@ -626,13 +770,54 @@ fn publish_model_time(slots: &[Arc<SimulatedMsdc>]) -> Result {
                 &name,
                 |slot: &Arc<SimulatedMsdc>, dir| {
                     dir.read_only_file(c"model_ns", &slot.model_ns);
+                    dir.read_callback_file(c"violations", slot, &|slot, f| {
+                        writeln!(f, "{}", slot.violations())
+                    });
+                    dir.read_callback_file(c"power_offs", slot, &|slot, f| {
+                        writeln!(f, "{}", slot.power_offs())
+                    });
                 },
             ),
             GFP_KERNEL,
         )?;
         files.push(scope, GFP_KERNEL)?;
     }
-    MODEL_TIME_FILES.populate(files);
+    SLOT_DIRS.populate(files);
+    Ok(())
+}
+
+/// Serves the slots' clock gates and power domains at the overlay's provider nodes, and
+/// marks those nodes set up, so that the devices created afterwards find their clocks and
+/// domains at once (fw_devlink waits for nothing). Gates and domains live as long as the
+/// kernel, as the board does (built in, never removed).
+fn serve_clocks_and_power(slots: &'static [Arc<SimulatedMsdc>]) -> Result {
+    let clock_node = ffi::Node::find(CLOCK_NODE_PATH).ok_or(ENOENT)?;
+    let mut clocks = ffi::ClockProvider::with_capacity(slots.len() * GATES.len())?;
+    for slot in slots {
+        for gate in &GATES {
+            let name = CString::try_from_fmt(fmt!("sim-msdc-{:x}-{}", slot.base, gate.suffix))?;
+            clocks.add(&clock_node, &name, gate.hz, gate.clock, &**slot)?;
+        }
+    }
+    clocks.serve(&clock_node)?;
+    clock_node.mark_initialized();
+    let power_node = ffi::Node::find(POWER_NODE_PATH).ok_or(ENOENT)?;
+    #[cfg(CONFIG_PM_GENERIC_DOMAINS_OF)]
+    {
+        let mut domains = ffi::PowerDomains::with_capacity(slots.len())?;
+        for slot in slots {
+            let name = CString::try_from_fmt(fmt!("sim-msdc-{:x}", slot.base))?;
+            domains.add(name, &**slot)?;
+        }
+        domains.serve(&power_node)?;
+    }
+    // Without generic PM domains (a kernel without PM) the devices ignore their
+    // `power-domains`, and the slots are powered for good.
+    #[cfg(not(CONFIG_PM_GENERIC_DOMAINS_OF))]
+    for slot in slots {
+        slot.set_power(true);
+    }
+    power_node.mark_initialized();
     Ok(())
 }
 
@@ -689,8 +874,8 @@ fn limit_queues() -> Result {
     Ok(())
 }
 
-/// Builds the board: card models, the overlay, the interrupt domain, then the devices
-/// (which the MSDC driver, registered before, probes).
+/// Builds the board: card models, the overlay, the interrupt domain, the clock gates and
+/// power domains, then the devices (which the MSDC driver, registered before, probes).
 pub(crate) fn install() -> Result {
     let mut slots = KVec::with_capacity(SLOTS.len(), GFP_KERNEL)?;
     for spec in &SLOTS {
@@ -704,14 +889,16 @@ pub(crate) fn install() -> Result {
         return Err(EBUSY);
     }
     let board = BOARD.as_ref().ok_or(EINVAL)?;
-    if let Err(e) = publish_model_time(&board.slots) {
-        pr_warn!("no debugfs files for the models' time: {:?}\n", e);
+    if let Err(e) = publish_debugfs(&board.slots) {
+        pr_warn!("no debugfs files for the simulated slots: {:?}\n", e);
     }
     ffi::apply_overlay().inspect_err(|e| pr_err!("board overlay: {:?}\n", e))?;
     let irq_node = ffi::Node::find(IRQ_NODE_PATH).ok_or(ENOENT)?;
     let irqs = ffi::SimIrqDomain::new(&irq_node, SLOTS.len() as u32)?;
     irq_node.mark_initialized();
     board.irqs.populate(irqs);
+    serve_clocks_and_power(&board.slots)
+        .inspect_err(|e| pr_err!("board clocks and power domains: {:?}\n", e))?;
     limit_queues()?;
     let board_node = ffi::Node::find(BOARD_PATH).ok_or(ENOENT)?;
     board_node

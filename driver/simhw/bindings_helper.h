@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The C interfaces the test-only simulated board needs (device tree overlays,
- * the interrupt simulator, a view of RAM by physical address) that the kernel
- * crate does not wrap in 7.3. bindgen turns them into sim_bindings_generated.rs;
- * only kernels with CONFIG_MMC_MTK_RUST_SIM build it.
+ * the interrupt simulator, clock and PM domain providers, a view of RAM by
+ * physical address) that the kernel crate does not wrap in 7.3. bindgen turns
+ * them into sim_bindings_generated.rs; only kernels with CONFIG_MMC_MTK_RUST_SIM
+ * build it.
  */
 #include <linux/io.h>
 #include <linux/mm.h>
@@ -13,3 +14,5 @@
 #include <linux/of.h>
 #include <linux/of_platform.h>
 #include <linux/init.h>
+#include <linux/clk-provider.h>
+#include <linux/pm_domain.h>

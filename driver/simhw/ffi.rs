@@ -1,12 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The simulated board's only raw FFI: applying its device tree overlay, populating its
-//! devices, the interrupt simulator, and reading RAM by physical address as a DMA engine
-//! does (through x86-64's direct map, hence the option's dependency on X86_64). Each item is wrapped once, safely, here.
+//! devices, the interrupt simulator, the slots' clock gates (common clock framework) and
+//! power domains (generic PM domains), and reading RAM by physical address as a DMA engine
+//! does (through x86-64's direct map, hence the option's dependency on X86_64). Each item
+//! is wrapped once, safely, here.
 
 use core::ptr::NonNull;
 
-use kernel::{error::to_result, prelude::*, workqueue::Queue};
+#[cfg(CONFIG_PM_GENERIC_DOMAINS_OF)]
+use kernel::str::CString;
+use kernel::{
+    error::to_result,
+    ffi::{c_int, c_ulong, c_void},
+    prelude::*,
+    types::Opaque,
+    workqueue::Queue,
+};
+
+use crate::sim::msdc::controller::ModelClock;
 
 #[allow(
     dead_code,
@@ -90,7 +102,8 @@ impl Node {
     }
 
     /// Marks the node as set up by code that is not a driver, so that devices whose
-    /// `interrupts` point at it do not wait for it to probe (fw_devlink).
+    /// `interrupts`, `clocks` or `power-domains` point at it do not wait for it to probe
+    /// (fw_devlink).
     pub(super) fn mark_initialized(&self) {
         // SAFETY: by the type invariant the node is alive; nothing else touches its flags
         // while the board is being set up (its consumers are not populated yet).
@@ -182,6 +195,319 @@ impl SimIrqDomain {
             )
         };
         true
+    }
+}
+
+/// The simulated hardware behind one slot's clock gates and power domain.
+pub(super) trait SlotPower: Sync {
+    /// Starts (`running`) or stops `clock`. Called in atomic context: the clock framework
+    /// runs its gates' `enable` and `disable` under its enable spinlock, interrupts off.
+    fn set_clock(&self, clock: ModelClock, running: bool);
+
+    /// Whether `clock` runs.
+    fn clock_running(&self, clock: ModelClock) -> bool;
+
+    /// Powers the slot on or off. Called in process context, under the domain's lock.
+    fn set_power(&self, on: bool);
+}
+
+/// A gate clock of the common clock framework in front of one of a slot's clocks, at a
+/// fixed rate. Registered gates are never unregistered or freed: the board lives as long
+/// as the kernel (it is built in and never removed).
+struct Gate {
+    /// The framework's handle. Only the framework touches it once registered.
+    hw: Opaque<bindings::clk_hw>,
+    slot: &'static dyn SlotPower,
+    clock: ModelClock,
+    rate: c_ulong,
+}
+
+impl Gate {
+    /// The gate whose handle `hw` is.
+    ///
+    /// # Safety
+    ///
+    /// `hw` is the `hw` of a [`Gate`] that lives for `'a`.
+    unsafe fn from_hw<'a>(hw: *mut bindings::clk_hw) -> &'a Self {
+        // SAFETY: by the caller's promise `hw` is the `hw` field of a live `Gate`, so going
+        // back by the field's offset gives that gate. After registration its Rust fields
+        // are only read, and its handle only through raw pointers, so a shared reference
+        // on any thread is fine.
+        unsafe { &*kernel::container_of!(hw.cast::<Opaque<bindings::clk_hw>>(), Gate, hw) }
+    }
+}
+
+/// `clk_ops.enable`: starts the clock.
+///
+/// # Safety
+///
+/// `hw` is the handle of a registered [`Gate`].
+unsafe extern "C" fn gate_enable(hw: *mut bindings::clk_hw) -> c_int {
+    // SAFETY: the framework calls `GATE_OPS` only with the handles registered with them,
+    // each a gate's, and gates are never freed.
+    let gate = unsafe { Gate::from_hw(hw) };
+    gate.slot.set_clock(gate.clock, true);
+    0
+}
+
+/// `clk_ops.disable`: stops the clock.
+///
+/// # Safety
+///
+/// `hw` is the handle of a registered [`Gate`].
+unsafe extern "C" fn gate_disable(hw: *mut bindings::clk_hw) {
+    // SAFETY: as in `gate_enable`.
+    let gate = unsafe { Gate::from_hw(hw) };
+    gate.slot.set_clock(gate.clock, false);
+}
+
+/// `clk_ops.is_enabled`: whether the clock runs (the framework asks at boot's end, when it
+/// gates clocks nobody enabled).
+///
+/// # Safety
+///
+/// `hw` is the handle of a registered [`Gate`].
+unsafe extern "C" fn gate_is_enabled(hw: *mut bindings::clk_hw) -> c_int {
+    // SAFETY: as in `gate_enable`.
+    let gate = unsafe { Gate::from_hw(hw) };
+    c_int::from(gate.slot.clock_running(gate.clock))
+}
+
+/// `clk_ops.recalc_rate`: the gate's fixed rate (a root clock: no parent).
+///
+/// # Safety
+///
+/// `hw` is the handle of a registered [`Gate`].
+unsafe extern "C" fn gate_recalc_rate(hw: *mut bindings::clk_hw, _parent_rate: c_ulong) -> c_ulong {
+    // SAFETY: as in `gate_enable`.
+    unsafe { Gate::from_hw(hw) }.rate
+}
+
+/// The gates' operations. No `prepare`: gating is a register bit on hardware, which the
+/// framework's enable spinlock covers.
+static GATE_OPS: bindings::clk_ops = bindings::clk_ops {
+    enable: Some(gate_enable),
+    disable: Some(gate_disable),
+    is_enabled: Some(gate_is_enabled),
+    recalc_rate: Some(gate_recalc_rate),
+    // SAFETY: every other member is an optional operation, a function pointer for which
+    // all zeroes is `None`.
+    ..unsafe { core::mem::zeroed() }
+};
+
+/// The board's clock provider: gate clocks, one `clocks` cell each, in the order added.
+pub(super) struct ClockProvider {
+    gates: KVec<&'static Gate>,
+}
+
+impl ClockProvider {
+    /// A provider for up to `gates` gates.
+    pub(super) fn with_capacity(gates: usize) -> Result<Self> {
+        Ok(Self {
+            gates: KVec::with_capacity(gates, GFP_KERNEL)?,
+        })
+    }
+
+    /// Registers the gate `name` for `slot`'s `clock`, at the fixed rate `hz`, as the
+    /// provider's next cell. The gate lives as long as the kernel.
+    pub(super) fn add(
+        &mut self,
+        node: &Node,
+        name: &CStr,
+        hz: u32,
+        clock: ModelClock,
+        slot: &'static dyn SlotPower,
+    ) -> Result {
+        let gate: &'static Gate = KBox::leak(KBox::new(
+            Gate {
+                hw: Opaque::zeroed(),
+                slot,
+                clock,
+                rate: c_ulong::try_from(hz)?,
+            },
+            GFP_KERNEL,
+        )?);
+        let init = bindings::clk_init_data {
+            name: name.as_char_ptr(),
+            ops: &GATE_OPS,
+            // SAFETY: the rest are the parent tables (null pointers), the number of parents
+            // and the flags (zero): a root clock without special handling.
+            ..unsafe { core::mem::zeroed() }
+        };
+        // SAFETY: the gate is not registered yet, so nothing else reaches its handle.
+        unsafe { (*gate.hw.get()).init = &init };
+        // SAFETY: the handle is zeroed apart from `init`, which points at valid init data
+        // for the duration of the call (the framework copies the name and clears `init`);
+        // the gate never moves or goes away (leaked above), as a registered clock needs;
+        // by `Node`'s invariant the node is alive.
+        to_result(unsafe { bindings::of_clk_hw_register(node.node.as_ptr(), gate.hw.get()) })?;
+        self.gates.push(gate, GFP_KERNEL)?;
+        Ok(())
+    }
+
+    /// Serves the gates at `node` (`#clock-cells = <1>`): cell N is the Nth gate added.
+    /// The table lives as long as the kernel.
+    pub(super) fn serve(self, node: &Node) -> Result {
+        let table: &'static Self = KBox::leak(KBox::new(self, GFP_KERNEL)?);
+        // SAFETY: by `Node`'s invariant the node is alive (the framework takes its own
+        // reference); `clock_get` reads `data` as the `ClockProvider` it is, which is never
+        // freed or changed again.
+        to_result(unsafe {
+            bindings::of_clk_add_hw_provider(
+                node.node.as_ptr(),
+                Some(clock_get),
+                core::ptr::from_ref(table).cast_mut().cast(),
+            )
+        })
+    }
+}
+
+/// The provider's getter: the gate a `clocks` cell names.
+///
+/// # Safety
+///
+/// `spec` is valid for reads; `data` is the table [`ClockProvider::serve`] registered.
+unsafe extern "C" fn clock_get(
+    spec: *mut bindings::of_phandle_args,
+    data: *mut c_void,
+) -> *mut bindings::clk_hw {
+    // SAFETY: by the function's contract `data` is a `ClockProvider` that lives forever and
+    // no longer changes.
+    let table = unsafe { &*data.cast::<ClockProvider>() };
+    // SAFETY: the framework passes the parsed phandle arguments, valid during the call.
+    let spec = unsafe { &*spec };
+    if spec.args_count != 1 {
+        return EINVAL.to_ptr();
+    }
+    match usize::try_from(spec.args[0])
+        .ok()
+        .and_then(|cell| table.gates.get(cell))
+    {
+        Some(gate) => gate.hw.get(),
+        None => EINVAL.to_ptr(),
+    }
+}
+
+/// A generic PM domain in front of one slot. Registered domains are never removed or
+/// freed: the board lives as long as the kernel.
+#[cfg(CONFIG_PM_GENERIC_DOMAINS_OF)]
+struct Domain {
+    /// The framework's domain. Only the framework touches it once initialised.
+    genpd: Opaque<bindings::generic_pm_domain>,
+    slot: &'static dyn SlotPower,
+    /// The domain's name, which `genpd.name` points at for as long as the domain exists.
+    name: CString,
+}
+
+#[cfg(CONFIG_PM_GENERIC_DOMAINS_OF)]
+impl Domain {
+    /// The domain whose framework part `genpd` is.
+    ///
+    /// # Safety
+    ///
+    /// `genpd` is the `genpd` of a [`Domain`] that lives for `'a`.
+    unsafe fn from_genpd<'a>(genpd: *mut bindings::generic_pm_domain) -> &'a Self {
+        // SAFETY: by the caller's promise `genpd` is the `genpd` field of a live `Domain`;
+        // as in `Gate::from_hw`, its Rust fields are only read once it is initialised.
+        unsafe {
+            &*kernel::container_of!(
+                genpd.cast::<Opaque<bindings::generic_pm_domain>>(),
+                Domain,
+                genpd
+            )
+        }
+    }
+}
+
+/// `generic_pm_domain.power_on`.
+///
+/// # Safety
+///
+/// `genpd` is the framework part of an initialised [`Domain`].
+#[cfg(CONFIG_PM_GENERIC_DOMAINS_OF)]
+unsafe extern "C" fn domain_power_on(genpd: *mut bindings::generic_pm_domain) -> c_int {
+    // SAFETY: genpd calls a domain's callbacks only with that domain, here a `Domain`'s,
+    // and domains are never freed.
+    let domain = unsafe { Domain::from_genpd(genpd) };
+    domain.slot.set_power(true);
+    0
+}
+
+/// `generic_pm_domain.power_off`.
+///
+/// # Safety
+///
+/// `genpd` is the framework part of an initialised [`Domain`].
+#[cfg(CONFIG_PM_GENERIC_DOMAINS_OF)]
+unsafe extern "C" fn domain_power_off(genpd: *mut bindings::generic_pm_domain) -> c_int {
+    // SAFETY: as in `domain_power_on`.
+    let domain = unsafe { Domain::from_genpd(genpd) };
+    domain.slot.set_power(false);
+    0
+}
+
+/// The board's power domain provider: one domain per slot, one `power-domains` cell each,
+/// in the order added.
+#[cfg(CONFIG_PM_GENERIC_DOMAINS_OF)]
+pub(super) struct PowerDomains {
+    domains: KVec<*mut bindings::generic_pm_domain>,
+}
+
+#[cfg(CONFIG_PM_GENERIC_DOMAINS_OF)]
+impl PowerDomains {
+    /// A provider for up to `domains` domains.
+    pub(super) fn with_capacity(domains: usize) -> Result<Self> {
+        Ok(Self {
+            domains: KVec::with_capacity(domains, GFP_KERNEL)?,
+        })
+    }
+
+    /// Initialises the domain `name` for `slot`, off, as the provider's next cell. No
+    /// governor: the domain goes off as soon as its device suspends. The domain lives as
+    /// long as the kernel.
+    pub(super) fn add(&mut self, name: CString, slot: &'static dyn SlotPower) -> Result {
+        let domain: &'static Domain = KBox::leak(KBox::new(
+            Domain {
+                genpd: Opaque::zeroed(),
+                slot,
+                name,
+            },
+            GFP_KERNEL,
+        )?);
+        let genpd = domain.genpd.get();
+        // SAFETY: the domain is not initialised yet, so nothing else reaches it.
+        unsafe {
+            (*genpd).name = domain.name.as_char_ptr();
+            (*genpd).power_on = Some(domain_power_on);
+            (*genpd).power_off = Some(domain_power_off);
+        }
+        // SAFETY: `genpd` is zeroed apart from its name (alive as long as the domain) and
+        // callbacks, as `pm_genpd_init` expects; it never moves or goes away (leaked
+        // above), as an initialised domain needs. A null governor is allowed; `is_off`:
+        // the slot starts unpowered.
+        to_result(unsafe { bindings::pm_genpd_init(genpd, core::ptr::null_mut(), true) })?;
+        self.domains.push(genpd, GFP_KERNEL)?;
+        Ok(())
+    }
+
+    /// Serves the domains at `node` (`#power-domain-cells = <1>`): cell N is the Nth
+    /// domain added. The table lives as long as the kernel.
+    pub(super) fn serve(self, node: &Node) -> Result {
+        let num_domains = u32::try_from(self.domains.len())?;
+        let (domains, _, _) = self.domains.into_raw_parts();
+        let data = KBox::leak(KBox::new(
+            bindings::genpd_onecell_data {
+                domains,
+                num_domains,
+                // The framework's one-cell lookup.
+                xlate: None,
+            },
+            GFP_KERNEL,
+        )?);
+        // SAFETY: by `Node`'s invariant the node is alive (the framework takes its own
+        // reference); `data` and the array of `num_domains` initialised domains it points
+        // at are never freed (leaked above), as a provider's data must live.
+        to_result(unsafe { bindings::of_genpd_add_provider_onecell(node.node.as_ptr(), data) })
     }
 }
 
