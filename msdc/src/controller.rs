@@ -42,6 +42,23 @@
 //! controller stays the one owner of the standing interrupts in `MSDC_INTEN`: the hooks
 //! keep them as the controller has them.
 //!
+//! # Runtime power management
+//!
+//! [`Controller::suspend`] runs before the glue gates the clocks: it refuses while a request
+//! is in flight, reads the registers a power-off would reset (the `power` module lists them)
+//! into the controller, masks the interrupts and marks the controller suspended.
+//! [`Controller::resume`] runs after the glue ungated them: it writes the saved registers back,
+//! `MSDC_CFG` first with a bounded wait for the clock, `MSDC_INTEN` last. The same resume
+//! serves a controller whose power domain went off (registers at their reset values) and one
+//! whose clocks were only gated (registers kept).
+//!
+//! While suspended no method touches the registers: the interrupt side reports that nothing
+//! happened (a shared interrupt line may fire), requests and everything that must reach the
+//! hardware at once are refused, and the setters of configuration the save set holds change
+//! the saved copy, which resume then writes (each method says what it does). The MMC core
+//! resumes the host before it calls any of them, so this is a safety net, not a feature.
+//! The CQHCI engine is the glue's to suspend first and resume last.
+//!
 //! # Request flow
 //!
 //! [`Controller::write_chain`] writes the descriptor chain of a request with data, and
@@ -93,6 +110,7 @@ use super::errors::{
     auto_command_outcome, command_outcome, command_queue_errors, data_outcome,
     is_command_queue_event, Outcome, COMMAND_INTERRUPTS, DATA_INTERRUPTS,
 };
+use super::power::{Configuration, SavedRegisters};
 use super::regs::{
     BusWidth, InterruptSet, MsdcBase, EMMC50_CFG0, EMMC50_CFG2, EMMC_IOCON, MSDC_CFG, MSDC_DMA_CFG,
     MSDC_DMA_CTRL, MSDC_FIFOCS, MSDC_INT, MSDC_INTEN, MSDC_IOCON, MSDC_PATCH_BIT0, MSDC_PATCH_BIT1,
@@ -219,8 +237,8 @@ pub enum Progress<R> {
     Done(R, RequestResult),
 }
 
-/// A bounded poll that did not finish, a clock that cannot be produced, or per-SoC data that
-/// does not fit the registers.
+/// A bounded poll that did not finish, a clock that cannot be produced, per-SoC data that
+/// does not fit the registers, or a controller that is runtime suspended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HwError {
     /// `MSDC_CFG.RST` did not clear.
@@ -236,6 +254,16 @@ pub enum HwError {
     /// A [`SocData`] patch value (`stop_dly_sel`, `pop_en_cnt`) does not fit its register
     /// field; the initialisation stopped after `MSDC_PATCH_BIT0`.
     PatchOutOfRange(FieldOverflow),
+    /// The controller is runtime suspended ([`Controller::suspend`]): nothing was done and
+    /// no register was touched. Resume it first.
+    Suspended,
+}
+
+/// Why [`Controller::suspend`] was refused; nothing was saved or changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SuspendError {
+    /// A request is in flight.
+    Busy,
 }
 
 /// Why [`Controller::write_chain`] or [`Controller::start`] refused a request; nothing was
@@ -264,6 +292,9 @@ pub enum StartError {
     BusBusy,
     /// A reset left over from an earlier error still does not complete.
     Hardware(HwError),
+    /// The controller is runtime suspended ([`Controller::suspend`]); no register was
+    /// touched. Resume it first.
+    Suspended,
 }
 
 impl From<CommandError> for StartError {
@@ -474,6 +505,9 @@ pub struct Controller<R> {
     reset_pending: bool,
     hardware_fault: Option<HwError>,
     request: Option<(InFlight, R)>,
+    /// The save set while runtime suspended: `Some` from [`Controller::suspend`] until
+    /// [`Controller::resume`], and then the registers must not be touched.
+    saved: Option<SavedRegisters>,
 }
 
 impl<R> Controller<R> {
@@ -496,6 +530,7 @@ impl<R> Controller<R> {
             reset_pending: false,
             hardware_fault: None,
             request: None,
+            saved: None,
         }
     }
 
@@ -555,7 +590,16 @@ impl<R> Controller<R> {
     /// request in flight is dropped with its token, without a result: [`Controller::abort`]
     /// it first. The pad-tune delay lines (`MSDC_PAD_TUNE*`, top region) belong to the
     /// tuning code; only `MSDC_IOCON` is cleared here.
+    ///
+    /// It may run again on a controller in use, as the glue does on `MMC_POWER_UP` (as
+    /// upstream's `msdc_set_ios` runs `msdc_init_hw`): the bus width and the card-detect and
+    /// SDIO modes stay, pending events are dropped, and afterwards the clock is gated and
+    /// forgotten, so the next [`Controller::set_clock`] programs any running rate it is asked
+    /// for. Refused with [`HwError::Suspended`] while suspended.
     pub fn init_hardware(&mut self, r: &impl Io<MsdcBase>) -> Result<(), HwError> {
+        if self.is_suspended() {
+            return Err(HwError::Suspended);
+        }
         self.request = None;
         self.standing_interrupts = InterruptSet::empty();
         self.sdio_irq_enabled = false;
@@ -591,9 +635,82 @@ impl<R> Controller<R> {
     /// Resets the controller and clears its FIFO (`msdc_reset_hw`) and every pending
     /// request event. Card-detect and SDIO events stay pending for their consumers, and
     /// `MSDC_INTEN` is left alone. A request in flight is not completed: see
-    /// [`Controller::abort`].
+    /// [`Controller::abort`]. Refused with [`HwError::Suspended`] while suspended.
     pub fn reset(&mut self, r: &impl Io<MsdcBase>) -> Result<(), HwError> {
+        if self.is_suspended() {
+            return Err(HwError::Suspended);
+        }
         self.reset_controller(r)
+    }
+
+    /// Runtime suspend, before the glue gates the clocks (`msdc_runtime_suspend`).
+    ///
+    /// Refused while a request is in flight. Otherwise reads the save set (see the `power`
+    /// module) into the controller, masks every interrupt, which [`Controller::resume`]
+    /// enables again (so a latched event cannot hold a shared line up while the handlers
+    /// are not allowed to look), tells the SoC's power manager that the controller releases
+    /// its resources where it has to be told (`support_spm_res_release`, as upstream), and
+    /// marks the controller suspended. Suspending a suspended controller does nothing.
+    ///
+    /// The glue suspends the CQHCI engine (or the software queue) first.
+    pub fn suspend(&mut self, r: &impl Io<MsdcBase>) -> Result<(), SuspendError> {
+        if self.is_suspended() {
+            return Ok(());
+        }
+        if self.request.is_some() {
+            return Err(SuspendError::Busy);
+        }
+        let saved = SavedRegisters::save(r, self.setup.soc);
+        r.write(MSDC_INTEN::zeroed());
+        if self.setup.soc.support_spm_res_release {
+            r.update::<SDC_STS>(|sts| sts.with_spm_resource_release(true));
+        }
+        self.saved = Some(saved);
+        Ok(())
+    }
+
+    /// Runtime resume, after the glue ungated the clocks (`msdc_runtime_resume`).
+    ///
+    /// Writes the saved `MSDC_CFG` back first. When the saved clock was running, the
+    /// divider goes back with the clock gated and the clock is ungated once `CKSTB` is set
+    /// (a bounded [`Io::poll`], like upstream's 20 ms wait after ungating). Then the rest of
+    /// the save set, then the stale events of `MSDC_INT` are cleared except the card-detect
+    /// and SDIO events, which the standing interrupts consume, and `MSDC_INTEN` goes back
+    /// last.
+    ///
+    /// The controller is no longer suspended afterwards, even on an error:
+    /// [`HwError::ClockTimeout`] when `CKSTB` did not come back, and then everything else
+    /// was still restored but the clock stays gated and forgotten, so the glue can log it and
+    /// re-initialise. Resuming a controller that is not suspended does nothing.
+    pub fn resume(&mut self, r: &impl Io<MsdcBase>) -> Result<(), HwError> {
+        let Some(saved) = self.saved.take() else {
+            return Ok(());
+        };
+        let cfg = writable_cfg(saved.clock_configuration());
+        let mut result = Ok(());
+        if self.clock.bus_hz() != 0 {
+            r.write(cfg.with_ckpdn(false));
+            if r.poll::<MSDC_CFG>(MSDC_CFG::ckstb, POLL).is_ok() {
+                r.write(cfg);
+            } else {
+                self.clock = ClockPlan::Gated;
+                self.clock_request = None;
+                result = Err(HwError::ClockTimeout);
+            }
+        } else {
+            r.write(cfg);
+        }
+        saved.restore_configuration(r);
+        let pending = InterruptSet::from_bits_retain(r.read::<MSDC_INT>().raw());
+        r.write((pending & RESET_CLEARS).as_acknowledge());
+        r.write(saved.interrupt_enables());
+        result
+    }
+
+    /// Whether the controller is runtime suspended: between [`Controller::suspend`] and
+    /// [`Controller::resume`], when no method touches the registers.
+    pub const fn is_suspended(&self) -> bool {
+        self.saved.is_some()
     }
 
     /// Sets the card clock to at most `hz` for `timing` (`msdc_set_mclk`), or gates it for
@@ -603,13 +720,17 @@ impl<R> Controller<R> {
     /// The same `hz` and `timing` as the last request that took effect change nothing (the
     /// core calls `set_ios` for every bus change, most of which leave the clock alone). A
     /// clock that did not settle is forgotten, so the next request programs it again; an
-    /// unreachable one changes nothing.
+    /// unreachable one changes nothing. Refused with [`HwError::Suspended`] while suspended
+    /// (the clock cannot settle then).
     pub fn set_clock(
         &mut self,
         r: &impl Io<MsdcBase>,
         hz: u32,
         timing: Timing,
     ) -> Result<u32, HwError> {
+        if self.is_suspended() {
+            return Err(HwError::Suspended);
+        }
         let request = ClockRequest { hz, timing };
         if self.clock_request == Some(request) {
             return Ok(self.clock.bus_hz());
@@ -644,21 +765,25 @@ impl<R> Controller<R> {
         stable.map(|()| plan.bus_hz())
     }
 
-    /// Sets the data bus width to 1, 4 or 8 lines; any other value selects one line.
+    /// Sets the data bus width to 1, 4 or 8 lines; any other value selects one line. While
+    /// suspended, sets it in the saved `SDC_CFG`, for resume to program.
     pub fn set_bus_width(&mut self, r: &impl Io<MsdcBase>, lines: u8) {
         let width = match lines {
             4 => BusWidth::Four,
             8 => BusWidth::Eight,
             _ => BusWidth::One,
         };
-        r.update::<SDC_CFG>(|cfg| cfg.with_buswidth(width));
+        self.configure(r, |_, r| {
+            r.update::<SDC_CFG>(|cfg| cfg.with_buswidth(width));
+        });
     }
 
     /// Writes the descriptor chain of `req`'s data into `dma`'s area, with checksums, for
     /// [`Controller::start`] to point the DMA at.
     ///
     /// Refused while a request is in flight (its DMA may be reading the area), for a request
-    /// without data, and when the segments do not add up to the data.
+    /// without data, and when the segments do not add up to the data. It touches memory
+    /// only, so it works while suspended too (and [`Controller::start`] then refuses).
     pub fn write_chain<I: IntoIterator<Item = Segment>>(
         &self,
         req: &Request,
@@ -686,6 +811,7 @@ impl<R> Controller<R> {
     ///
     /// Everything that can be checked in advance is checked before anything is sent, so an
     /// error means the card saw nothing of the request; the token comes back with it.
+    /// Refused with [`StartError::Suspended`] while suspended.
     pub fn start(
         &mut self,
         r: &impl Io<MsdcBase>,
@@ -710,7 +836,12 @@ impl<R> Controller<R> {
     /// Events of a phase already finished are not enabled any more, so they are ignored
     /// (and cleared before the next command). Events of the next phase that are already
     /// latched are handled in the same call, up to [`MAX_EVENT_BATCHES`] batches.
+    ///
+    /// [`Progress::Pending`], touching nothing, while suspended.
     pub fn handle_interrupt(&mut self, r: &impl Io<MsdcBase>) -> Progress<R> {
+        if self.is_suspended() {
+            return Progress::Pending;
+        }
         for _ in 0..MAX_EVENT_BATCHES {
             let Some((flight, token)) = self.request.take() else {
                 return Progress::Pending;
@@ -735,7 +866,9 @@ impl<R> Controller<R> {
     /// token back with [`ErrorKind::TimedOut`] on the phase that was running. `None` when
     /// idle.
     ///
-    /// No stop command is sent; the block layer's recovery stops the card if needed.
+    /// No stop command is sent; the block layer's recovery stops the card if needed. Nothing
+    /// is in flight while suspended (suspend refuses a busy controller and start refuses a
+    /// suspended one), so then this returns `None` without touching the registers.
     pub fn abort(&mut self, r: &impl Io<MsdcBase>) -> Option<(R, RequestResult)> {
         let (mut flight, token) = self.request.take()?;
         self.enable_phase_interrupts(r, None);
@@ -750,22 +883,25 @@ impl<R> Controller<R> {
     /// Whether a card is in the slot, from the internal card-detect pin (`MSDC_PS.CDSTS`).
     ///
     /// The pin is active low, as upstream reads it; for `MMC_CAP2_CD_ACTIVE_HIGH` the glue
-    /// inverts the result. Meaningful only with [`CardDetect::Internal`].
+    /// inverts the result. Meaningful only with [`CardDetect::Internal`]. While suspended,
+    /// the pin as it was at suspend.
     pub fn card_present(&self, r: &impl Io<MsdcBase>) -> bool {
-        !r.read::<MSDC_PS>().cdsts()
+        !self.pin_status(r).cdsts()
     }
 
     /// Sets how the slot detects cards. [`CardDetect::Internal`] enables the internal card
     /// detect: `MSDC_PS.CDEN` with upstream's debounce, the `CDSC` interrupt and wake-up on
-    /// insertion (`SDC_CFG.INSWKUP`); every other mode disables it.
+    /// insertion (`SDC_CFG.INSWKUP`); every other mode disables it. While suspended,
+    /// programs the saved registers, for resume to write.
     pub fn set_card_detect(&mut self, r: &impl Io<MsdcBase>, mode: CardDetect) {
         self.card_detect = mode;
-        self.program_card_detect(r);
+        self.configure(r, |ctrl, r| ctrl.program_card_detect(r));
     }
 
-    /// Whether the card holds DAT0 low (busy), `msdc_card_busy`.
+    /// Whether the card holds DAT0 low (busy), `msdc_card_busy`. While suspended, DAT0 as
+    /// it was at suspend.
     pub fn card_busy(&self, r: &impl Io<MsdcBase>) -> bool {
-        !r.read::<MSDC_PS>().dat0()
+        !self.pin_status(r).dat0()
     }
 
     /// Pulses the eMMC `RST_n` line (`EMMC_IOCON.BOOTRST`) for a card hardware reset: low
@@ -773,8 +909,11 @@ impl<R> Controller<R> {
     /// (tRSCA) before its first command; the glue sleeps that out of its lock.
     ///
     /// `delay_us` busy-waits the pulse time (`udelay` in the kernel): [`Io`] has no wait of
-    /// its own outside a poll.
+    /// its own outside a poll. While suspended nothing happens: no pulse, no wait.
     pub fn pulse_card_reset(&mut self, r: &impl Io<MsdcBase>, delay_us: impl FnOnce(u32)) {
+        if self.is_suspended() {
+            return;
+        }
         r.update::<EMMC_IOCON>(|v| v.with_bootrst(true));
         delay_us(CARD_RESET_PULSE_US);
         r.update::<EMMC_IOCON>(|v| v.with_bootrst(false));
@@ -782,37 +921,41 @@ impl<R> Controller<R> {
 
     /// Consumes a pending, enabled card-detect change (`CDSC`); true if there was one, and
     /// the glue then schedules card detection (`mmc_detect_change`, 20 ms). Always false
-    /// unless the mode is [`CardDetect::Internal`].
+    /// unless the mode is [`CardDetect::Internal`], and false, touching nothing, while
+    /// suspended.
     pub fn card_detect_event(&mut self, r: &impl Io<MsdcBase>) -> bool {
         self.consume_standing_event(r, InterruptSet::CDSC)
     }
 
     /// Selects SDIO mode (`SDC_CFG.SDIO` and DAT1 interrupt detection, for slots without
     /// `MMC_CAP2_NO_SDIO`) or plain memory-card mode, which also disables the SDIO interrupt.
-    /// Wired to the slot's capabilities by issue #13.
+    /// Wired to the slot's capabilities by issue #13. While suspended, programs the saved
+    /// registers, for resume to write.
     pub fn set_sdio_mode(&mut self, r: &impl Io<MsdcBase>, sdio: bool) {
         self.sdio_mode = sdio;
-        self.program_sdio_mode(r, sdio);
+        self.configure(r, |ctrl, r| ctrl.program_sdio_mode(r, sdio));
     }
 
     /// Enables or disables the SDIO card interrupt for the MMC core (`enable_sdio_irq`):
-    /// `MSDC_INTEN.SDIOIRQ` and `SDC_CFG.SDIOIDE`.
+    /// `MSDC_INTEN.SDIOIRQ` and `SDC_CFG.SDIOIDE`. While suspended, in the saved registers,
+    /// for resume to write.
     pub fn enable_sdio_irq(&mut self, r: &impl Io<MsdcBase>, enable: bool) {
-        self.sdio_irq_enabled = enable;
-        self.unmask_sdio_irq(r, enable);
+        self.configure(r, |ctrl, r| ctrl.program_sdio_irq(r, enable));
     }
 
     /// The MMC core handled the SDIO interrupt (`ack_sdio_irq`): unmasks it again if the
-    /// core still has it enabled.
+    /// core still has it enabled. While suspended, in the saved registers, for resume to
+    /// write.
     pub fn ack_sdio_irq(&mut self, r: &impl Io<MsdcBase>) {
         if self.sdio_irq_enabled {
-            self.unmask_sdio_irq(r, true);
+            self.configure(r, |ctrl, r| ctrl.unmask_sdio_irq(r, true));
         }
     }
 
     /// Consumes a pending, enabled SDIO card interrupt; true if there was one. The SDIO
     /// interrupt is then masked, as upstream does, until the core acknowledges it
-    /// ([`Controller::ack_sdio_irq`]); the glue calls `sdio_signal_irq`.
+    /// ([`Controller::ack_sdio_irq`]); the glue calls `sdio_signal_irq`. False, touching
+    /// nothing, while suspended.
     pub fn sdio_irq_event(&mut self, r: &impl Io<MsdcBase>) -> bool {
         if !self.consume_standing_event(r, InterruptSet::SDIOIRQ) {
             return false;
@@ -824,9 +967,10 @@ impl<R> Controller<R> {
     /// Looks for an SDIO interrupt the controller lost (`msdc_recheck_sdio_irq`, for SoCs
     /// with `recheck_sdio_irq`): the SDIO interrupt is unmasked, DAT1 is low, but no event
     /// was latched. Then it masks the SDIO interrupt, as [`Controller::sdio_irq_event`]
-    /// does, and returns true for the glue to signal it.
+    /// does, and returns true for the glue to signal it. False, touching nothing, while
+    /// suspended.
     pub fn recheck_sdio_irq(&mut self, r: &impl Io<MsdcBase>) -> bool {
-        if !self.standing_interrupts.contains(InterruptSet::SDIOIRQ) {
+        if self.is_suspended() || !self.standing_interrupts.contains(InterruptSet::SDIOIRQ) {
             return false;
         }
         let latched = r.read::<MSDC_INT>().sdioirq();
@@ -864,6 +1008,10 @@ impl<R> Controller<R> {
     ///
     /// The hooks borrow the controller, so nothing changes its state during the engine call;
     /// give what they did back with [`Controller::absorb_cqe`].
+    ///
+    /// Hooks built while suspended do nothing at all. The glue suspends the CQHCI engine
+    /// before the controller and resumes it after, so they are never called then; the
+    /// engine's own accesses to the CQHCI block are the glue's to keep out of that window.
     pub fn cqe_hooks<'a, B: Io<MsdcBase>>(
         &'a self,
         base: &'a B,
@@ -871,6 +1019,7 @@ impl<R> Controller<R> {
     ) -> CqeHooks<'a, B> {
         CqeHooks::new(
             base,
+            self.is_suspended(),
             self.standing_interrupts,
             !self.setup.soc.busy_check,
             self.clock.timeout_clock(),
@@ -905,10 +1054,11 @@ impl<R> Controller<R> {
     ///
     /// Acknowledges `CMDQ` and the request events read with it, never card detect or SDIO.
     /// The acknowledgement comes before the engine reads `CQIS`, so an interrupt the block
-    /// raises meanwhile latches again. `None`, touching nothing, without a `CMDQ` event or
-    /// while a legacy request is in flight (whose events these would be).
+    /// raises meanwhile latches again. `None`, touching nothing, without a `CMDQ` event,
+    /// while a legacy request is in flight (whose events these would be) and while
+    /// suspended.
     pub fn command_queue_event(&mut self, base: &impl Io<MsdcBase>) -> Option<CqeEvent> {
-        if self.request.is_some() {
+        if self.is_suspended() || self.request.is_some() {
             return None;
         }
         let int = base.read::<MSDC_INT>();
@@ -932,6 +1082,9 @@ impl<R> Controller<R> {
         req: &Request,
         chain: Option<WrittenChain>,
     ) -> Result<InFlight, StartError> {
+        if self.is_suspended() {
+            return Err(StartError::Suspended);
+        }
         if self.request.is_some() {
             return Err(StartError::Busy);
         }
@@ -1169,6 +1322,30 @@ impl<R> Controller<R> {
         }
     }
 
+    /// Runs `program` on the registers, or while suspended on the saved copy that resume
+    /// writes back (the programs given here touch only registers of the save set).
+    fn configure<I: Io<MsdcBase>>(
+        &mut self,
+        r: &I,
+        program: impl FnOnce(&mut Self, &Configuration<'_, I>),
+    ) {
+        let mut saved = self.saved.take();
+        let target = match saved.as_mut() {
+            Some(saved) => Configuration::Saved(saved.image()),
+            None => Configuration::Hardware(r),
+        };
+        program(self, &target);
+        self.saved = saved;
+    }
+
+    /// `MSDC_PS`: the pins now, or while suspended as they were at suspend.
+    fn pin_status(&self, r: &impl Io<MsdcBase>) -> MSDC_PS {
+        match &self.saved {
+            Some(saved) => saved.read(),
+            None => r.read(),
+        }
+    }
+
     /// Writes `MSDC_INTEN`: the interrupts of `phase` plus card detect and SDIO if enabled.
     fn enable_phase_interrupts(&self, r: &impl Io<MsdcBase>, phase: Option<Phase>) {
         let phase_interrupts = phase.map_or(InterruptSet::empty(), Phase::interrupts);
@@ -1176,7 +1353,7 @@ impl<R> Controller<R> {
     }
 
     fn consume_standing_event(&mut self, r: &impl Io<MsdcBase>, event: InterruptSet) -> bool {
-        if !self.standing_interrupts.contains(event) {
+        if self.is_suspended() || !self.standing_interrupts.contains(event) {
             return false;
         }
         let pending = InterruptSet::pending_enabled(r.read(), r.read());
@@ -1264,9 +1441,15 @@ impl<R> Controller<R> {
         }
     }
 
+    /// Records whether the MMC core wants the SDIO interrupt and unmasks or masks it.
+    fn program_sdio_irq(&mut self, r: &impl Io<MsdcBase>, enable: bool) {
+        self.sdio_irq_enabled = enable;
+        self.unmask_sdio_irq(r, enable);
+    }
+
     fn program_sdio_mode(&mut self, r: &impl Io<MsdcBase>, sdio: bool) {
         if !sdio {
-            self.enable_sdio_irq(r, false);
+            self.program_sdio_irq(r, false);
         }
         r.update::<SDC_CFG>(|cfg| cfg.with_sdio(sdio).with_sdioide(false));
         r.update::<SDC_ADV_CFG0>(|adv| adv.with_dat1_irq_trigger(sdio));

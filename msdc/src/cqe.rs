@@ -156,6 +156,9 @@ pub struct CqeAftermath {
 #[derive(Debug)]
 pub struct CqeHooks<'a, B: Io<MsdcBase>> {
     base: &'a B,
+    /// Built while the controller was runtime suspended: every hook does nothing, so no
+    /// register is touched with the clocks gated.
+    inert: bool,
     /// The card-detect and SDIO interrupts the controller keeps enabled.
     standing: InterruptSet,
     /// `BUSY_CHECK_SEL` as initialisation programs it, restored on disable.
@@ -170,9 +173,11 @@ pub struct CqeHooks<'a, B: Io<MsdcBase>> {
 
 impl<'a, B: Io<MsdcBase>> CqeHooks<'a, B> {
     /// Hooks on `base` that keep `standing` enabled, restore `legacy_busy_check` and program
-    /// the queue's timeouts for `clock` (none while gated) and `idle_timer`.
+    /// the queue's timeouts for `clock` (none while gated) and `idle_timer`; hooks that do
+    /// nothing if `inert` (a suspended controller).
     pub(super) fn new(
         base: &'a B,
+        inert: bool,
         standing: InterruptSet,
         legacy_busy_check: bool,
         clock: Option<TimeoutClock>,
@@ -180,6 +185,7 @@ impl<'a, B: Io<MsdcBase>> CqeHooks<'a, B> {
     ) -> Self {
         Self {
             base,
+            inert,
             standing,
             legacy_busy_check,
             busy_timeout: Counter::Busy.count(clock, BUSY_TIMEOUT),
@@ -221,6 +227,9 @@ impl<B: Io<MsdcBase>> CqhciHost for CqeHooks<'_, B> {
     /// `msdc_cqe_enable`: the CMDQ interrupt (with the standing ones), busy checking, the
     /// queue's 20 s busy and 1 s read timeouts, and the send-status idle timer.
     fn enable(&self, regs: &impl Io<CqhciBlock>) {
+        if self.inert {
+            return;
+        }
         let base = self.base;
         base.write((InterruptSet::CMDQ | self.standing).as_enable());
         base.update::<MSDC_PATCH_BIT1>(|patch| patch.with_busy_check_sel(true));
@@ -236,6 +245,9 @@ impl<B: Io<MsdcBase>> CqhciHost for CqeHooks<'_, B> {
     /// every event but card detect and SDIO, and for `recovery` stops the DMA and resets the
     /// controller.
     fn disable(&self, _regs: &impl Io<CqhciBlock>, recovery: bool) {
+        if self.inert {
+            return;
+        }
         let base = self.base;
         base.update::<MSDC_INTEN>(|inten| inten.with_cmdq(false));
         base.update::<MSDC_PATCH_BIT1>(|patch| patch.with_busy_check_sel(self.legacy_busy_check));
@@ -249,12 +261,18 @@ impl<B: Io<MsdcBase>> CqhciHost for CqeHooks<'_, B> {
 
     /// `msdc_cqe_pre_enable`: sets `CQCFG.CQ_EN` before a request un-halts the block.
     fn pre_enable(&self, regs: &impl Io<CqhciBlock>) {
+        if self.inert {
+            return;
+        }
         regs.update::<CQCFG>(|cfg| cfg.with_cq_en(true));
     }
 
     /// `msdc_cqe_post_disable`: clears `CQCFG.CQ_EN` once `cqe_off` has halted the block,
     /// which hands the bus back to the legacy path.
     fn post_disable(&self, regs: &impl Io<CqhciBlock>) {
+        if self.inert {
+            return;
+        }
         regs.update::<CQCFG>(|cfg| cfg.with_cq_en(false));
     }
 }

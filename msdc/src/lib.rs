@@ -30,6 +30,7 @@ pub mod controller;
 pub mod cqe;
 pub mod dma;
 pub mod errors;
+pub mod power;
 pub mod regs;
 pub mod soc;
 pub mod timeout;

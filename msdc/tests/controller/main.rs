@@ -2,9 +2,9 @@
 
 //! The legacy request engine (`msdc::controller`) driving the `sim` MSDC controller model
 //! with an SD or eMMC card model behind it: initialisation, transfers, every injected fault,
-//! request timeouts, stray interrupts, card detect, SDIO interrupts and hardware whose
-//! self-clearing bits never clear. Register values in the assertions are written out from
-//! the bit definitions, not produced by the code under test.
+//! request timeouts, stray interrupts, card detect, SDIO interrupts, runtime suspend and
+//! resume, and hardware whose self-clearing bits never clear. Register values in the
+//! assertions are written out from the bit definitions, not produced by the code under test.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -12,5 +12,6 @@ mod cqe;
 mod emmc;
 mod faults;
 mod hardware;
+mod power;
 mod rig;
 mod sd;
