@@ -53,3 +53,13 @@ with_lock() {
 KERNEL_PROBLEMS='WARNING:|BUG:|Oops|[Kk]ernel panic|Call Trace:|possible circular locking'
 KERNEL_PROBLEMS+='|possible recursive locking|inconsistent lock state|suspicious RCU usage'
 KERNEL_PROBLEMS+='|INFO: |KASAN:|UBSAN:|general protection fault|hung_task|blocked for more than'
+# Power management, in Linux 7.3's words: a device's system sleep callback failed
+# (drivers/base/power/main.c prefixes its device messages with "PM: "), a sleep
+# was aborted (kernel/power/suspend.c, process.c), the device PM watchdog fired,
+# the runtime PM core caught an imbalance (runtime.c), or a power domain stays on
+# for a device's sake (drivers/pmdomain/core.c).
+KERNEL_PROBLEMS+='|PM: failed to |PM: dpm_run_callback\(\)|PM: Some devices failed to suspend'
+KERNEL_PROBLEMS+='|PM: (late|noirq) suspend of devices failed|PM: Freezing .* (failed|aborted) after'
+KERNEL_PROBLEMS+='|DPM device timeout|Runtime PM usage count underflow|Unbalanced pm_runtime_enable'
+KERNEL_PROBLEMS+='|runtime PM trying to activate child|Enabling runtime PM for inactive device'
+KERNEL_PROBLEMS+='|PM domain .* will not be powered off'

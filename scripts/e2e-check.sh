@@ -14,7 +14,11 @@
 # controller, the SD card in the slot that may hold SDIO) with exactly one
 # request in flight at a time, on hosts the core enabled neither engine on. No
 # disk may have a driver-counted error, except the time-outs of the SDIO probe
-# on a slot that may hold SDIO (see SDIO_PROBE_TIMEOUTS).
+# on a slot that may hold SDIO (see SDIO_PROBE_TIMEOUTS). The power phase: one
+# "e2e: pm" line per disk, its host runtime-suspended and resumed at least
+# PM_MIN_CYCLES times (by the run's mode) and through a system sleep, no violation
+# recorded by its simulated controller, both of its fio jobs passed, and the
+# guest's system sleep returned.
 # Separate from run.sh so that a saved log can be checked again.
 #
 # usage: scripts/e2e-check.sh GUEST.log
@@ -42,6 +46,11 @@ LEGACY_IN_FLIGHT=1
 SDIO_PROBE_TIMEOUTS=6
 # caps2 bits (include/linux/mmc/host.h): no SDIO commands during initialisation.
 MMC_CAP2_NO_SDIO=$((1 << 19))
+
+# The least runtime suspends and resumes of each host by the end of a run: the
+# power phase's job idles past the autosuspend delay after each of its I/Os, 150
+# in a short run and 1,400 in a full one (scripts/guest-init.sh).
+declare -A PM_MIN_CYCLES=([short]=100 [full]=1000)
 
 # The serial console ends lines with CR LF.
 text=$(tr -d '\r' <"$LOG")
@@ -182,6 +191,64 @@ if grep -qE '^e2e: fio-.*target disks' <<<"$text"; then
 			"legacy ${modes[legacy]:-0}; the board has one cqe, two hsq and two legacy" >&2
 		failed=1
 	fi
+
+	# The power phase. The run's mode from the guest's "e2e: fio-3.33, mode short, ..."
+	run_mode=$(sed -nE 's/^e2e: fio-[^,]*, mode ([a-z]+), .*/\1/p' <<<"$text" | tail -n 1)
+	pm_min=${PM_MIN_CYCLES[${run_mode:-none}]:-}
+	if [[ -z $pm_min ]]; then
+		echo "e2e-check: the guest named no run mode (short or full): ${run_mode:-none}" >&2
+		failed=1
+		pm_min=${PM_MIN_CYCLES[full]}
+	fi
+	pm_re='^e2e: pm (mmcblk[0-9]+) runtime_suspends=([0-9]+) runtime_resumes=([0-9]+)'
+	pm_re+=' system_sleeps=([0-9]+) violations=([0-9]+)$'
+	for d in $disks; do
+		lines=$(grep -E "^e2e: pm $d " <<<"$text" || true)
+		if [[ -z $lines || $lines == *$'\n'* ]]; then
+			echo "e2e-check: $d: $(grep -c . <<<"$lines" || true) \"e2e: pm\" lines, not one" >&2
+			failed=1
+		elif ! [[ $lines =~ $pm_re ]]; then
+			echo "e2e-check: $d: malformed power counters line: $lines" >&2
+			failed=1
+		else
+			suspends=${BASH_REMATCH[2]} resumes=${BASH_REMATCH[3]}
+			sleeps=${BASH_REMATCH[4]} board_violations=${BASH_REMATCH[5]}
+			for figure in "runtime suspends:$suspends" "runtime resumes:$resumes"; do
+				if [[ ${figure#*:} -lt $pm_min ]]; then
+					echo "e2e-check: $d: ${figure#*:} ${figure%:*}, want $pm_min or more" \
+						"in a ${run_mode:-unknown} run: $lines" >&2
+					failed=1
+				fi
+			done
+			if [[ $sleeps -eq 0 ]]; then
+				echo "e2e-check: $d: its host went through no system sleep: $lines" >&2
+				failed=1
+			fi
+			if [[ $board_violations -ne 0 ]]; then
+				echo "e2e-check: $d: its simulated controller recorded $board_violations" \
+					"violation(s) of the hardware's rules: $lines" >&2
+				failed=1
+			fi
+		fi
+		for job in pm-runtime-4k pm-sleep-4k; do
+			if ! grep -qE "^e2e: PASS $d $job " <<<"$text"; then
+				echo "e2e-check: $d: the power phase's fio job $job did not pass:" \
+					"$(grep -E "^e2e: FAIL $d $job " <<<"$text" || echo "no result")" >&2
+				failed=1
+			fi
+		done
+	done
+	if ! grep -q '^e2e: sleep: freeze returned after ' <<<"$text"; then
+		if grep -q '^e2e: FAIL sleep: ' <<<"$text"; then
+			echo "e2e-check: the system sleep failed:" >&2
+			grep '^e2e: FAIL sleep: ' <<<"$text" | sed 's/^/  /' >&2
+		elif grep -q '^e2e: sleep: freeze (suspend to idle)' <<<"$text"; then
+			echo "e2e-check: the guest went to sleep and never reported waking up" >&2
+		else
+			echo "e2e-check: the guest reported no system sleep" >&2
+		fi
+		failed=1
+	fi
 fi
 
 if grep -q '^e2e: result PASS' <<<"$text"; then
@@ -201,5 +268,6 @@ if [[ $failed -ne 0 ]]; then
 	echo "e2e-check: FAIL; log: $LOG" >&2
 	exit 1
 fi
-grep -E '^e2e: (PASS|fio jobs took|mode )' <<<"$text" || true
+grep -E '^e2e: (PASS|fio jobs took|mode |sleep: freeze returned|power phase took|pm )' <<<"$text" ||
+	true
 echo "e2e-check: PASS ($(grep -c '^e2e: PASS' <<<"$text") fio jobs); log: $LOG"

@@ -13,11 +13,23 @@
 # run on the disks served one request at a time as well: there the block layer
 # holds what the host cannot take.
 #
+# Then the power phase, on every disk at once: a job whose idle gaps outlast the
+# driver's 50 ms autosuspend delay, so that each host runtime-suspends and resumes
+# once per I/O, and a system sleep (suspend to idle, woken by the CMOS clock's
+# alarm) in the middle of another job; then one line per disk with the driver's
+# power counters and the simulated controller's violation count.
+#
 # Kernel command-line parameters (scripts/run.sh sets them):
 #   msdc_e2e=short|full      fio size per job: 2 or 16 MiB; absent: report only
 #   msdc_e2e_disks=N         whole-disk mmcblk devices to wait for (default 5)
 #   msdc_e2e_wait=S          how long to wait for them (default 60 s)
 #   msdc_e2e_size=MiB        overrides the size per job
+#   msdc_e2e_pm_ios=N        I/Os of the runtime PM job: 150 (short) or 1400 (full)
+#   msdc_e2e_pm_think=MS     idle time after each of them (default 80 ms)
+#   msdc_e2e_sleep=rtc       the system sleep's wake-up: the RTC alarm (default), or
+#                  pm_test   /sys/power/pm_test "devices": devices suspend and resume
+#                            without a wake source (if the RTC cannot wake the guest)
+#   msdc_e2e_wake=S          the RTC alarm's delay (default 3 s)
 #   msdc_e2e_target=file     test hook: the same jobs on a file in tmpfs
 #   msdc_e2e_fault=corrupt   test hook: zero 4 KiB between writing and verifying
 #
@@ -37,6 +49,12 @@ param() {
 	local v
 	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n 1)
 	echo "${v:-$2}"
+}
+
+# Whether $1 is a whole number: a typo in a count parameter must fail the run, not
+# end PID 1 in a shell arithmetic error.
+is_count() {
+	case $1 in '' | *[!0-9]*) return 1 ;; esac
 }
 
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
@@ -63,6 +81,7 @@ WAIT=$(param msdc_e2e_wait 60)
 TARGET=$(param msdc_e2e_target disks)
 FAULT=$(param msdc_e2e_fault none)
 FAILED=0
+POWER=0
 
 fail() {
 	echo "e2e: FAIL $*"
@@ -163,6 +182,7 @@ run_job() {
 	else
 		fail "$label $job fio exit=$rc error=$err"
 		grep -v '^3;' "$out" | head -n 20 | sed 's/^/e2e:   /'
+		return 1
 	fi
 }
 
@@ -197,7 +217,8 @@ disk_host() {
 # errors=N recoveries=N", from the driver's statistics of the disk's host in
 # debugfs (mtk_sd_rust/mmcM/), then the other counters indented, and the host's
 # caps2 from the MMC core's debugfs (mmcM/caps2: whether the slot may hold SDIO
-# or has a command queue engine), for the log and scripts/e2e-check.sh.
+# or has a command queue engine), for the log and scripts/e2e-check.sh; after a
+# power phase (POWER=1) also the disk's power line (pm_line).
 mode_lines() {
 	local d host dir f more caps2
 	for d in "$@"; do
@@ -218,14 +239,241 @@ mode_lines() {
 		done
 		caps2=$(cat "/sys/kernel/debug/$host/caps2" 2>/dev/null || echo '?')
 		echo "e2e:   $d on $host:$more caps2=$caps2"
+		[ "$POWER" = 1 ] && pm_line "$d" "$host"
 	done
+}
+
+# Seconds since the uptime $1, to a tenth. Uptime is CLOCK_BOOTTIME: it runs on
+# through a system sleep.
+since() {
+	echo "$1 $(uptime_s)" | awk '{ printf "%.1f", $2 - $1 }'
+}
+
+# Writes $2 to the sysfs file $1; on failure WRITE_ERR holds the shell's message.
+sys_write() {
+	WRITE_ERR=$( { echo "$2" >"$1"; } 2>&1 ) && return 0
+	# "/init: line N: write error: Device or resource busy": the errno's text.
+	WRITE_ERR=${WRITE_ERR##*: }
+	return 1
+}
+
+# The power phase runs one job on every disk at once: each in the background, its
+# lines kept in a file and printed in disk order when all have ended.
+# usage: start_on_disks JOB FIO-ARGS... (on $PM_DISKS), then wait_on_disks JOB.
+start_on_disks() {
+	local job=$1 d
+	shift
+	BG_JOBS=""
+	for d in $PM_DISKS; do
+		run_job "$d" "$job" "/dev/$d" "$@" >"/tmp/e2e-$job-$d.out" 2>&1 &
+		BG_JOBS="$BG_JOBS $d:$!"
+	done
+}
+
+wait_on_disks() {
+	local job=$1 entry
+	for entry in $BG_JOBS; do
+		wait "${entry#*:}" || FAILED=1
+		cat "/tmp/e2e-$job-${entry%%:*}.out"
+	done
+	BG_JOBS=""
+}
+
+# Writes completed on disk $1 since boot (the fifth field of its block statistics).
+writes_done() {
+	awk '{ print $5 }' "/sys/block/$1/stat"
+}
+
+# Polls until every disk of $1 ("disk:writes ...") has completed a write more, for
+# up to $2 seconds: the system sleep is to find fio busy on each.
+wait_for_writes() {
+	local start entry pending
+	start=$(date +%s)
+	while :; do
+		pending=""
+		for entry in $1; do
+			[ "$(writes_done "${entry%%:*}")" -gt "${entry#*:}" ] || pending="$pending ${entry%%:*}"
+		done
+		[ -z "$pending" ] && return 0
+		if [ $(($(date +%s) - start)) -ge "$2" ]; then
+			echo "e2e: note: sleep: no write completed on$pending within $2 s of starting fio"
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+# Suspend to idle ("freeze") while a verified fio job runs on every disk: the
+# driver's system sleep callbacks with requests queued and in flight, and the
+# data written before the sleep read back after it. $1: the jobs' offset (KiB).
+# The wake-up is armed before the sleep, and without one there is no sleep:
+# nothing else would end it.
+sleep_during_fio() {
+	local method wake rtc=/sys/class/rtc/rtc0 delay=/sys/module/suspend/parameters/pm_test_delay
+	local how before="" d t0 left
+	method=$(param msdc_e2e_sleep rtc)
+	wake=$(param msdc_e2e_wake 3)
+	is_count "$wake" || { fail "msdc_e2e_wake=$wake is not a whole number of seconds"; wake=3; }
+	case $method in
+	rtc)
+		if [ ! -d $rtc ]; then
+			fail "sleep: no $rtc, nothing to wake the guest (CONFIG_RTC_DRV_CMOS;" \
+				"msdc_e2e_sleep=pm_test sleeps without one)"
+			return
+		fi
+		if [ ! -w $rtc/wakealarm ]; then
+			fail "sleep: $rtc ($(cat $rtc/name 2>/dev/null)) has no wakealarm: its device" \
+				"cannot wake the system (msdc_e2e_sleep=pm_test sleeps without one)"
+			return
+		fi
+		how="$rtc alarm after $wake s"
+		;;
+	pm_test)
+		if [ ! -w /sys/power/pm_test ]; then
+			fail "sleep: no /sys/power/pm_test for msdc_e2e_sleep=pm_test (CONFIG_PM_DEBUG)"
+			return
+		fi
+		how="pm_test devices"
+		;;
+	*)
+		fail "sleep: unknown msdc_e2e_sleep=$method (rtc or pm_test)"
+		return
+		;;
+	esac
+	if ! grep -qw freeze /sys/power/state 2>/dev/null; then
+		fail "sleep: /sys/power/state offers \"$(cat /sys/power/state 2>&1)\", no freeze" \
+			"(CONFIG_SUSPEND)"
+		return
+	fi
+
+	for d in $PM_DISKS; do before="$before $d:$(writes_done "$d")"; done
+	# 256 random writes at 100 a second: 2.6 s on every disk, the fastest too; up
+	# to 8 in flight where the disk falls behind (and after the sleep, catching up).
+	start_on_disks pm-sleep-4k --ioengine=libaio --iodepth=8 --rw=randwrite --bs=4k \
+		--offset="$1"k --size=1M --rate_iops=100
+	wait_for_writes "$before" 30
+	sleep 1
+
+	case $method in
+	rtc)
+		if ! sys_write $rtc/wakealarm 0 || ! sys_write $rtc/wakealarm "+$wake"; then
+			fail "sleep: arming $rtc/wakealarm: $WRITE_ERR"
+			wait_on_disks pm-sleep-4k
+			return
+		fi
+		;;
+	pm_test)
+		if ! sys_write /sys/power/pm_test devices; then
+			fail "sleep: echo devices > /sys/power/pm_test: $WRITE_ERR"
+			wait_on_disks pm-sleep-4k
+			return
+		fi
+		[ -w $delay ] && sys_write $delay 2
+		how="$how, $(cat $delay 2>/dev/null || echo '?') s"
+		;;
+	esac
+	echo "e2e: sleep: freeze (suspend to idle) with fio running on every disk; wake-up: $how"
+	t0=$(uptime_s)
+	if sys_write /sys/power/state freeze; then
+		echo "e2e: sleep: freeze returned after $(since "$t0") s (wake-up: $how)"
+	else
+		fail "sleep: echo freeze > /sys/power/state failed after $(since "$t0") s: $WRITE_ERR"
+	fi
+	case $method in
+	rtc)
+		# An alarm still set did not end the sleep: something else woke the guest.
+		left=$(cat $rtc/wakealarm 2>/dev/null)
+		[ -n "$left" ] && echo "e2e: note: sleep: the alarm (at $left) had not fired yet"
+		sys_write $rtc/wakealarm 0
+		;;
+	pm_test) sys_write /sys/power/pm_test none ;;
+	esac
+	wait_on_disks pm-sleep-4k
+}
+
+# The power phase on the disks $@, after the jobs above (it rewrites the start of
+# each disk): runtime suspend/resume cycles, then a system sleep during fio.
+power_phase() {
+	local ios think blocks sleep_off need d t0
+	if [ "$FAULT" != none ]; then
+		echo "e2e: note: fault $FAULT: no power phase"
+		return
+	fi
+	POWER=1
+	ios=$(param msdc_e2e_pm_ios "$PM_IOS")
+	is_count "$ios" || { fail "msdc_e2e_pm_ios=$ios is not a whole number"; ios=$PM_IOS; }
+	think=$(param msdc_e2e_pm_think 80)
+	is_count "$think" || { fail "msdc_e2e_pm_think=$think is not a whole number of ms"; think=80; }
+	blocks=$((ios / 2))
+	# The sleep's jobs on the MiB after the runtime PM jobs' region.
+	sleep_off=$(((blocks * 4 + 1023) / 1024 * 1024))
+	need=$((sleep_off / 1024 + 1))
+	PM_DISKS=""
+	for d in "$@"; do
+		if [ $(($(cat "/sys/block/$d/size") / 2048)) -lt "$need" ]; then
+			fail "$d is smaller than the $need MiB the power phase writes"
+			continue
+		fi
+		PM_DISKS="$PM_DISKS $d"
+	done
+	t0=$(uptime_s)
+	# Each I/O followed by more idle time than the driver's 50 ms autosuspend delay
+	# (and the runtime PM core's 25 % timer slack), so that the host suspends after
+	# it and resumes for the next one: verify_backlog=1 reads each block back right
+	# after writing it, and the read too comes after a gap, so each block costs two
+	# suspend/resume cycles, the second between its write and its check.
+	echo "e2e: power: runtime PM on every disk at once: $((blocks * 2)) I/Os ($blocks 4 KiB writes," \
+		"each read back), ${think} ms idle after each"
+	start_on_disks pm-runtime-4k --ioengine=psync --rw=randwrite --bs=4k --offset=0 \
+		--size=$((blocks * 4))k --thinktime="${think}ms" --thinktime_blocks=1 --verify_backlog=1
+	wait_on_disks pm-runtime-4k
+	sleep_during_fio "$sleep_off"
+	echo "e2e: power phase took $(since "$t0") s"
+}
+
+# The register window of host $1 (lowercase hex, no 0x): its parent device, which
+# /sys/class/mmc_host/mmcM/device links to, is the platform device <window>.mmc.
+host_window() {
+	local dev
+	dev=$(readlink -f "/sys/class/mmc_host/$1/device") || return 1
+	dev=${dev##*/}
+	dev=$(echo "${dev%%.*}" | tr 'A-F' 'a-f')
+	case $dev in '' | *[!0-9a-f]*) return 1 ;; esac
+	echo "$dev"
+}
+
+# The line "e2e: pm <disk> runtime_suspends=N runtime_resumes=N system_sleeps=N
+# violations=N" of disk $1 on host $2: the driver's power counters of the host
+# (debugfs mtk_sd_rust/mmcM/, counted since boot) and the violations the
+# simulated controller recorded (mtk_sd_rust_sim/<window>/), such as a register
+# access while its clocks were gated. A missing counter reads "?" and fails.
+pm_line() {
+	local window line f v
+	if ! window=$(host_window "$2"); then
+		fail "pm $1: no <window>.mmc platform device behind /sys/class/mmc_host/$2/device"
+		window=unknown
+	fi
+	echo "e2e:   pm $1: host $2, register window $window"
+	line="e2e: pm $1"
+	for f in mtk_sd_rust/$2/runtime_suspends mtk_sd_rust/$2/runtime_resumes \
+		mtk_sd_rust/$2/system_sleeps mtk_sd_rust_sim/$window/violations; do
+		v=$(cat "/sys/kernel/debug/$f" 2>/dev/null)
+		case $v in
+		'' | *[!0-9]*)
+			fail "pm $1: no count in /sys/kernel/debug/$f"
+			v='?'
+			;;
+		esac
+		line="$line ${f##*/}=$v"
+	done
+	echo "$line"
 }
 
 e2e() {
 	local t0 targets t
 	case $MODE in
-	short) SIZE=2 ;;
-	full) SIZE=16 ;;
+	short) SIZE=2 PM_IOS=150 ;;
+	full) SIZE=16 PM_IOS=1400 ;;
 	*) fail "unknown msdc_e2e=$MODE (short or full)"; return ;;
 	esac
 	SIZE=$(param msdc_e2e_size "$SIZE")
@@ -289,10 +537,15 @@ e2e() {
 		echo "e2e: $t: jobs took $(echo "$t1 $tq $(uptime_s)" |
 			awk '{ printf "%.1f s, the queued ones %.1f s", $3 - $1, $3 - $2 }')"
 	done
-	echo "e2e: fio jobs took $(echo "$t0 $(uptime_s)" | awk '{ printf "%.1f", $2 - $1 }') s"
-	# One word per disk: the list splits on purpose.
+	echo "e2e: fio jobs took $(since "$t0") s"
+	[ "$TARGET" = disks ] || return
+	# One word per disk: the list splits on purpose. The statistics come after the
+	# power phase, so that its errors count too.
 	# shellcheck disable=SC2086
-	[ "$TARGET" = disks ] && mode_lines $targets
+	{
+		power_phase $targets
+		mode_lines $targets
+	}
 }
 
 if [ -n "$MODE" ]; then

@@ -5,9 +5,11 @@
 # MSDC disks (eMMC with CQHCI, eMMC with HSQ, SD with HSQ, an eMMC without
 # command queueing on a CQHCI controller and an SD card in a slot that may hold
 # SDIO, both served one request at a time), writes and verifies each with fio,
-# one request at a time and 32 deep (scripts/guest-init.sh), and prints the
-# driver's queueing statistics per disk; scripts/e2e-check.sh then judges the
-# console log.
+# one request at a time and 32 deep (scripts/guest-init.sh), then on all at once
+# runtime-suspends and resumes each host after every I/O of a verified job and
+# puts the guest to sleep (suspend to idle) during another, and prints the
+# driver's queueing and power statistics per disk; scripts/e2e-check.sh then
+# judges the console log.
 #
 # usage: scripts/run.sh [full|short]
 #   full  (make run):  16 MiB per fio job, the whole console on the terminal
@@ -19,10 +21,15 @@
 #   E2E_DISKS=N        whole-disk mmcblk devices the guest waits for (5)
 #   E2E_WAIT=S         how long it waits for them (60)
 #   E2E_SIZE=MiB       fio size per job instead of the mode's
+#   E2E_SLEEP=pm_test  the system sleep without a wake-up source: /sys/power/pm_test
+#                      "devices" (devices suspend, and resume after 2 s) instead of
+#                      the RTC alarm's wake-up
 #   E2E_TARGET=file    test hook: the same jobs on a tmpfs file, not the disks
 #   E2E_FAULT=corrupt  test hook: zero a block between writing and verifying
+#   E2E_CMDLINE=...    more guest parameters (scripts/guest-init.sh lists them), e.g.
+#                      "msdc_e2e_pm_think=100 msdc_e2e_wake=5"
 #   E2E_LOG=PATH       the console log (default $CACHE/run-x86_64[-short].log)
-#   RUN_TIMEOUT=S      QEMU's time limit (1200)
+#   RUN_TIMEOUT=S      QEMU's time limit (1500)
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -57,6 +64,8 @@ CMDLINE+=" msdc_e2e_disks=${E2E_DISKS:-5} msdc_e2e_wait=${E2E_WAIT:-60}"
 CMDLINE+=" msdc_e2e_target=${E2E_TARGET:-disks}"
 [[ -z ${E2E_SIZE:-} ]] || CMDLINE+=" msdc_e2e_size=$E2E_SIZE"
 [[ -z ${E2E_FAULT:-} ]] || CMDLINE+=" msdc_e2e_fault=$E2E_FAULT"
+[[ -z ${E2E_SLEEP:-} ]] || CMDLINE+=" msdc_e2e_sleep=$E2E_SLEEP"
+[[ -z ${E2E_CMDLINE:-} ]] || CMDLINE+=" $E2E_CMDLINE"
 
 show() {
 	if [[ $MODE == full ]]; then cat; else grep --line-buffered -E '^(guest|e2e):' || true; fi
@@ -70,7 +79,7 @@ show() {
 log "booting x86_64 under QEMU TCG, end-to-end $MODE (log: $LOG)"
 start=$SECONDS
 status=0
-timeout "${RUN_TIMEOUT:-1200}" qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m 2048 \
+timeout "${RUN_TIMEOUT:-1500}" qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m 2048 \
 	-nodefaults -display none -no-reboot -serial stdio \
 	-kernel "$KERNEL" -initrd "$INITRAMFS" -append "$CMDLINE" </dev/null 2>&1 |
 	tee "$LOG" | tr -d '\r' | show || status=$?
@@ -81,7 +90,7 @@ checked=0
 "$REPO/scripts/e2e-check.sh" "$LOG" || checked=$?
 case $status in
 0) ;;
-124) die "QEMU timed out after ${RUN_TIMEOUT:-1200} s (RUN_TIMEOUT); log: $LOG" ;;
+124) die "QEMU timed out after ${RUN_TIMEOUT:-1500} s (RUN_TIMEOUT); log: $LOG" ;;
 *) die "QEMU exited with status $status; log: $LOG" ;;
 esac
 [[ $checked -eq 0 ]] || die "end-to-end $MODE run failed; log: $LOG"
