@@ -26,7 +26,7 @@ pub(crate) enum RegisterWindow {
     Mmio(DevresIoMem<REGISTER_WINDOW_SIZE>),
     /// A simulated controller (test kernels).
     #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
-    Simulated(kernel::sync::Arc<crate::simhw::SimulatedMsdc>),
+    Simulated(crate::simhw::Claim),
 }
 
 /// Where a window starts inside the mapping of `reg` index 0.

@@ -2,7 +2,8 @@
 
 //! Per-host counters in debugfs, `/sys/kernel/debug/mtk_sd_rust/mmcN/`: the queue mode
 //! (`cqe`, `hsq` or `legacy`), its depth, requests issued and completed, the most in flight
-//! at once, errors by kind, error recoveries and direct commands.
+//! at once, errors by kind, error recoveries, direct commands, and runtime suspends,
+//! resumes and system sleeps.
 
 use kernel::{
     debugfs::{Dir, Scope},
@@ -41,6 +42,9 @@ pub(crate) fn host_dir(index: i32, msdc: Arc<Msdc>) -> Result<Pin<KBox<HostDir>>
             dir.read_only_file(c"errors_other", &c.errors_other);
             dir.read_only_file(c"recoveries", &c.recoveries);
             dir.read_only_file(c"direct_commands", &c.direct_commands);
+            dir.read_only_file(c"runtime_suspends", &c.runtime_suspends);
+            dir.read_only_file(c"runtime_resumes", &c.runtime_resumes);
+            dir.read_only_file(c"system_sleeps", &c.system_sleeps);
         }),
         GFP_KERNEL,
     )

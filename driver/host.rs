@@ -20,6 +20,7 @@
 mod counters;
 mod cqe_ops;
 mod hardware_queue;
+mod power;
 mod software_queue;
 
 use kernel::{
@@ -237,6 +238,11 @@ impl Msdc {
         )
     }
 
+    /// The controller's device.
+    pub(crate) fn device(&self) -> &Device {
+        &self.dev
+    }
+
     // ---- Requests on the bus ----------------------------------------------------------
 
     /// The error a request that could not start completes with.
@@ -244,7 +250,8 @@ impl Msdc {
         match error {
             // The card held DAT0 low past the wait: upstream's answer too.
             StartError::BusBusy => ETIMEDOUT,
-            StartError::Busy => EBUSY,
+            // Suspended: the core always resumes the device before it sends a request.
+            StartError::Busy | StartError::Suspended => EBUSY,
             StartError::Hardware(e) => {
                 dev_err!(self.dev, "CMD{}: controller fault {:?}\n", opcode, e);
                 EIO
@@ -528,6 +535,14 @@ impl HostOps for MsdcSlot {
                 host.disable_vqmmc();
             }
             PowerMode::Up => {
+                // The card's supply comes up: the controller may have lost power with it
+                // (`msdc_init_hw` on power-up, as upstream, where a vmmc exists).
+                if host.has_vmmc() {
+                    let mut state = msdc.state.lock();
+                    if let Err(e) = state.controller.init_hardware(&msdc.regs) {
+                        dev_err!(msdc.dev, "controller initialisation failed: {:?}\n", e);
+                    }
+                }
                 if let Err(e) = host.set_vmmc(Some(ios.vdd)) {
                     dev_err!(msdc.dev, "cannot turn the card supply on: {:?}\n", e);
                 }

@@ -76,7 +76,8 @@ mod soc_kunit;
 #[pin_data]
 struct MtkSdRustModule {
     #[pin]
-    _driver: kernel::driver::Registration<kernel::platform::Adapter<platform_driver::MsdcDriver>>,
+    _driver:
+        kernel::driver::Registration<kernel_mmc::pm::PlatformDriver<platform_driver::MsdcDriver>>,
 }
 
 impl kernel::InPlaceModule for MtkSdRustModule {

@@ -3,6 +3,8 @@
 //! Binding to MSDC controllers described in the device tree: resources, clocks, the MMC
 //! host and its interrupt.
 
+use core::sync::atomic::{AtomicBool, Ordering};
+
 use kernel::{
     clk::{Clk, OptionalClk},
     device::{Core, Device},
@@ -89,7 +91,8 @@ fn request_limit(capacity: u32) -> u32 {
     MAX_REQUEST_BYTES.min(capacity)
 }
 
-/// The controller's clocks, on while the driver is bound.
+/// The controller's clocks: on while the driver is bound, except while the device is
+/// runtime-suspended.
 struct Clocks {
     /// Feeds the bus clock divider.
     source: Clk,
@@ -97,6 +100,8 @@ struct Clocks {
     hclk: Clk,
     /// Gates of the source and bus clocks, the SoC-level gates and the crypto engine.
     gates: KVec<OptionalClk>,
+    /// All of them are on (the PM core serialises the callbacks that change this).
+    running: AtomicBool,
 }
 
 impl Clocks {
@@ -135,6 +140,7 @@ impl Clocks {
             source,
             hclk,
             gates,
+            running: AtomicBool::new(true),
         };
         for gate in found {
             gate.prepare_enable()
@@ -148,15 +154,52 @@ impl Clocks {
         }
         Ok(clocks)
     }
+
+    /// Runtime suspend: turns every clock off, the register interface last.
+    fn gate(&self) {
+        if self.running.swap(false, Ordering::AcqRel) {
+            for gate in self.gates.iter().rev() {
+                gate.disable_unprepare();
+            }
+            self.source.disable_unprepare();
+            self.hclk.disable_unprepare();
+        }
+    }
+
+    /// Runtime resume: turns the clocks on again, the register interface first; on a
+    /// failure the ones already on are turned off again.
+    fn ungate(&self, dev: &Device) -> Result {
+        if self.running.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        self.hclk
+            .prepare_enable()
+            .inspect_err(|e| dev_err!(dev, "cannot enable hclk: {:?}\n", e))?;
+        if let Err(e) = self.source.prepare_enable() {
+            dev_err!(dev, "cannot enable the source clock: {:?}\n", e);
+            self.hclk.disable_unprepare();
+            return Err(e);
+        }
+        for (on, gate) in self.gates.iter().enumerate() {
+            if let Err(e) = gate.prepare_enable() {
+                dev_err!(dev, "cannot enable a clock gate: {:?}\n", e);
+                for earlier in self.gates.iter().take(on).rev() {
+                    earlier.disable_unprepare();
+                }
+                self.source.disable_unprepare();
+                self.hclk.disable_unprepare();
+                return Err(e);
+            }
+        }
+        self.running.store(true, Ordering::Release);
+        Ok(())
+    }
 }
 
 impl Drop for Clocks {
     fn drop(&mut self) {
-        for gate in self.gates.iter().rev() {
-            gate.disable_unprepare();
-        }
-        self.source.disable_unprepare();
-        self.hclk.disable_unprepare();
+        // Unbinding holds the device active, so they are on; gating balances them anyway.
+        self.gate();
     }
 }
 
@@ -194,7 +237,26 @@ pub(crate) struct MsdcData<'a> {
     #[pin]
     _irq: irq::Registration<'a, MsdcIrq>,
     _shutdown: Shutdown,
-    _clocks: Clocks,
+    /// The slot, for the power callbacks.
+    msdc: Arc<Msdc>,
+    clocks: Clocks,
+}
+
+impl kernel_mmc::pm::PowerOps for MsdcDriver {
+    fn runtime_suspend(this: Pin<&MsdcData<'_>>) -> Result {
+        this.msdc.suspend()?;
+        this.clocks.gate();
+        Ok(())
+    }
+
+    fn runtime_resume(this: Pin<&MsdcData<'_>>) -> Result {
+        this.clocks.ungate(this.msdc.device())?;
+        this.msdc.resume()
+    }
+
+    fn system_resume(this: Pin<&MsdcData<'_>>) {
+        this.msdc.system_resumed();
+    }
 }
 
 /// The register window: simulated when the test-only simulation claims the address.
@@ -376,8 +438,9 @@ impl platform::Driver for MsdcDriver {
                 .inspect_err(|e| dev_warn!(dev, "no debugfs directory: {:?}\n", e))
                 .ok();
             Ok(try_pin_init!(MsdcData {
-                _clocks: clocks,
-                _shutdown: Shutdown(msdc),
+                clocks,
+                _shutdown: Shutdown(msdc.clone()),
+                msdc,
                 // SAFETY: the registration lives in the driver data, which the platform
                 // core drops on unbind; it is never leaked.
                 _irq <- unsafe {

@@ -821,12 +821,30 @@ fn serve_clocks_and_power(slots: &'static [Arc<SimulatedMsdc>]) -> Result {
     Ok(())
 }
 
-/// The simulated controller whose register window starts at `base`, if any; each is
-/// handed out once (to the device probing that window).
-pub(crate) fn claim(base: u64) -> Option<Arc<SimulatedMsdc>> {
+/// A simulated controller handed to the device probing its window; it is free for the next
+/// probe of that window (after a deferral or an unbind) once this is dropped.
+pub(crate) struct Claim(Arc<SimulatedMsdc>);
+
+impl core::ops::Deref for Claim {
+    type Target = Arc<SimulatedMsdc>;
+
+    fn deref(&self) -> &Arc<SimulatedMsdc> {
+        &self.0
+    }
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        self.0.claimed.store(false, Ordering::Release);
+    }
+}
+
+/// The simulated controller whose register window starts at `base`, if any and if no other
+/// device holds it.
+pub(crate) fn claim(base: u64) -> Option<Claim> {
     let board = BOARD.as_ref()?;
     let slot = board.slots.iter().find(|s| s.base == base)?;
-    (!slot.claimed.swap(true, Ordering::AcqRel)).then(|| slot.clone())
+    (!slot.claimed.swap(true, Ordering::AcqRel)).then(|| Claim(slot.clone()))
 }
 
 /// The request size limit `make perf`'s transfer size sweep asks for

@@ -238,11 +238,11 @@ if grep -qE '^e2e: fio-.*target disks' <<<"$text"; then
 			fi
 		done
 	done
-	if ! grep -q '^e2e: sleep: freeze returned after ' <<<"$text"; then
+	if ! grep -qE '^e2e: sleep: [a-z]+ returned after ' <<<"$text"; then
 		if grep -q '^e2e: FAIL sleep: ' <<<"$text"; then
 			echo "e2e-check: the system sleep failed:" >&2
 			grep '^e2e: FAIL sleep: ' <<<"$text" | sed 's/^/  /' >&2
-		elif grep -q '^e2e: sleep: freeze (suspend to idle)' <<<"$text"; then
+		elif grep -qE '^e2e: sleep: [a-z]+ \(.*\) with fio running' <<<"$text"; then
 			echo "e2e-check: the guest went to sleep and never reported waking up" >&2
 		else
 			echo "e2e-check: the guest reported no system sleep" >&2
@@ -268,6 +268,6 @@ if [[ $failed -ne 0 ]]; then
 	echo "e2e-check: FAIL; log: $LOG" >&2
 	exit 1
 fi
-grep -E '^e2e: (PASS|fio jobs took|mode |sleep: freeze returned|power phase took|pm )' <<<"$text" ||
+grep -E '^e2e: (PASS|fio jobs took|mode |sleep: [a-z]+ returned|power phase took|pm )' <<<"$text" ||
 	true
 echo "e2e-check: PASS ($(grep -c '^e2e: PASS' <<<"$text") fio jobs); log: $LOG"

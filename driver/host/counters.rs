@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The slot's counters, as debugfs shows them: its queue mode, requests issued and
-//! completed, the most in flight at once, errors by kind and recoveries.
+//! completed, the most in flight at once, errors by kind, recoveries and power cycles.
 
 use core::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 
@@ -45,6 +45,11 @@ pub(crate) struct Counters {
     pub(crate) recoveries: AtomicU64,
     /// Direct commands (cache flushes) the command queue engine issued.
     pub(crate) direct_commands: AtomicU64,
+    /// Runtime suspends and resumes of the controller.
+    pub(crate) runtime_suspends: AtomicU64,
+    pub(crate) runtime_resumes: AtomicU64,
+    /// System sleeps the controller went through.
+    pub(crate) system_sleeps: AtomicU64,
 }
 
 impl Counters {

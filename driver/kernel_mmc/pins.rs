@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Pin states of the controller's pads (`pinctrl-names`): "default" for 3.3 V signalling,
-//! "state_uhs" for 1.8 V modes, "state_eint" while the SDIO interrupt is a GPIO.
+//! "state_uhs" for 1.8 V modes, "state_eint" while the SDIO interrupt is a GPIO, "sleep"
+//! while the controller is runtime-suspended.
 
 use core::ptr::NonNull;
 
@@ -22,6 +23,8 @@ pub enum PinState {
     Uhs,
     /// "state_eint": the DAT1 pad as an interrupt line (SDIO wake-up).
     Eint,
+    /// "sleep": the pads while the controller is suspended.
+    Sleep,
 }
 
 /// The device's pin control handle and the states it defines.
@@ -34,7 +37,7 @@ pub enum PinState {
 pub struct Pins {
     #[cfg(CONFIG_PINCTRL)]
     pinctrl: Option<NonNull<kernel::ffi::c_void>>,
-    states: [Option<NonNull<kernel::ffi::c_void>>; 3],
+    states: [Option<NonNull<kernel::ffi::c_void>>; 4],
 }
 
 // SAFETY: pin control calls may be made from any thread; the core locks internally.
@@ -45,7 +48,7 @@ unsafe impl Sync for Pins {}
 impl Pins {
     /// The names the binding gives the states, indexed like [`PinState`].
     #[cfg(CONFIG_PINCTRL)]
-    const NAMES: [&'static CStr; 3] = [c"default", c"state_uhs", c"state_eint"];
+    const NAMES: [&'static CStr; 4] = [c"default", c"state_uhs", c"state_eint", c"sleep"];
 
     /// Looks up the device's pin states. A device tree without `pinctrl-0` yields no
     /// states: the pads stay as the firmware set them.
@@ -59,7 +62,7 @@ impl Pins {
         let pinctrl = unsafe { bindings::devm_pinctrl_get(raw) };
         match kernel::error::from_err_ptr(pinctrl) {
             Ok(p) if !p.is_null() => {
-                let mut states = [None; 3];
+                let mut states = [None; 4];
                 for (slot, name) in states.iter_mut().zip(Self::NAMES) {
                     // SAFETY: `p` is a live pin control handle; `name` is NUL-terminated.
                     let state = unsafe { bindings::pinctrl_lookup_state(p, name.as_char_ptr()) };
@@ -90,7 +93,7 @@ impl Pins {
     const NONE: Self = Self {
         #[cfg(CONFIG_PINCTRL)]
         pinctrl: None,
-        states: [None; 3],
+        states: [None; 4],
     };
 
     /// Whether the device tree defines `state`.

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Runtime suspend and resume of the slot: the queue engine goes first (the software queue
+//! drains and stops, CQHCI halts and is switched off so that its first task after resume
+//! programs it again, task list base included), then the controller saves what a power-off
+//! would lose; resume restores the controller first, then lets the queue run.
+//!
+//! The clocks and the power domain are the platform driver's: it gates them after
+//! [`Msdc::suspend`] and ungates them before [`Msdc::resume`].
+
+use core::sync::atomic::Ordering;
+
+use kernel::prelude::*;
+
+use super::{Msdc, Queue, State};
+use crate::{
+    hsq,
+    kernel_mmc::PinState,
+    msdc::controller::{SignalVoltage, SuspendError},
+};
+
+impl Msdc {
+    /// Runtime suspend: stops the queue engine and saves the controller's state. `EBUSY`
+    /// while requests are in flight (the PM core tries again after the next idle period).
+    pub(crate) fn suspend(&self) -> Result {
+        self.suspend_queue()?;
+        let saved = {
+            let mut state = self.state.lock();
+            state.controller.suspend(&self.regs)
+        };
+        if let Err(SuspendError::Busy) = saved {
+            // The queue was idle, so this is a request outside it: let it finish.
+            self.resume_queue();
+            return Err(EBUSY);
+        }
+        if let Err(e) = self.pins.select(PinState::Sleep) {
+            dev_warn!(self.dev, "cannot select the sleep pin state: {:?}\n", e);
+        }
+        self.counters
+            .runtime_suspends
+            .fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Runtime resume, with the clocks running again: restores the controller (or, if that
+    /// fails, initialises it again: the core's next power-up or request then finds a
+    /// working controller), the pads, then the queue.
+    pub(crate) fn resume(&self) -> Result {
+        let (restored, pads) = {
+            let mut state = self.state.lock();
+            let state = &mut *state;
+            let restored = state.controller.resume(&self.regs);
+            if let Err(e) = restored {
+                dev_err!(
+                    self.dev,
+                    "controller state not restored ({:?}): initialising it again\n",
+                    e
+                );
+                // Card detect and SDIO mode are programmed as they were.
+                if let Err(e) = state.controller.init_hardware(&self.regs) {
+                    dev_err!(self.dev, "controller initialisation failed: {:?}\n", e);
+                }
+            }
+            (restored, state.controller.signal_voltage())
+        };
+        let pins = match pads {
+            SignalVoltage::V180 => PinState::Uhs,
+            _ => PinState::Default,
+        };
+        if let Err(e) = self.pins.select(pins) {
+            dev_err!(
+                self.dev,
+                "cannot select the {:?} pin state: {:?}\n",
+                pins,
+                e
+            );
+        }
+        self.resume_queue();
+        self.counters
+            .runtime_resumes
+            .fetch_add(1, Ordering::Relaxed);
+        restored.map_err(|_| EIO)
+    }
+
+    /// A system sleep ended (the device went through [`Msdc::suspend`] and
+    /// [`Msdc::resume`] if it was active).
+    pub(crate) fn system_resumed(&self) {
+        self.counters.system_sleeps.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Stops the queue engine: waits (bounded) for the software queue to drain; halts and
+    /// switches off CQHCI when no task is queued.
+    fn suspend_queue(&self) -> Result {
+        let hardware = match self.state.lock().queue {
+            Queue::OneAtATime => return Ok(()),
+            Queue::Software(_) => false,
+            Queue::Hardware(_) => true,
+        };
+        if !hardware {
+            let drained = self.wait_for(
+                i64::from(hsq::DISABLE_TIMEOUT_MS),
+                |state| match &mut state.queue {
+                    Queue::Software(sq) => {
+                        (sq.engine.try_suspend() == hsq::Progress::Done).then_some(())
+                    }
+                    _ => Some(()),
+                },
+            );
+            return drained.ok_or(EBUSY);
+        }
+        let busy = |state: &State| match &state.queue {
+            Queue::Hardware(hq) => !hq.engine.in_flight().is_empty(),
+            _ => false,
+        };
+        if busy(&self.state.lock()) {
+            return Err(EBUSY);
+        }
+        // Halting waits for the controller: sleeping, with the lock released (the engine
+        // logs what went wrong; switching it off below works either way).
+        let _ = self.drive_engine("suspend", |hq, hooks| hq.engine.off(&self.regs, hooks));
+        let mut state = self.state.lock();
+        if busy(&state) {
+            // A task arrived while the engine halted: it runs after the un-halt the next
+            // issue does; stay active.
+            return Err(EBUSY);
+        }
+        self.with_engine(&mut state, |hq, _| hq.engine.deactivate(&self.regs));
+        Ok(())
+    }
+
+    /// Lets the queue engine take requests again. CQHCI needs nothing: its next task
+    /// programs and switches on the controller.
+    fn resume_queue(&self) {
+        let resumed = self.with_software_queue(|sq| {
+            if sq.engine.is_suspended() {
+                sq.engine.resume()
+            } else {
+                Ok(())
+            }
+        });
+        if let Some(Err(e)) = resumed {
+            dev_err!(self.dev, "software queue did not resume: {:?}\n", e);
+        }
+    }
+}
