@@ -203,7 +203,7 @@ impl Msdc {
         controller.set_card_detect(&regs, card_detect);
         let queue = match choice {
             QueueChoice::OneAtATime => Queue::OneAtATime,
-            QueueChoice::Software => Queue::Software(KBox::new(SoftwareQueue::new(), GFP_KERNEL)?),
+            QueueChoice::Software => Queue::Software(KBox::init(SoftwareQueue::new(), GFP_KERNEL)?),
             QueueChoice::Hardware {
                 config,
                 memory,
@@ -213,7 +213,7 @@ impl Msdc {
                     dev_err!(dev, "CQHCI configuration refused: {:?}\n", e);
                     EINVAL
                 })?;
-                Queue::Hardware(KBox::new(queue, GFP_KERNEL)?)
+                Queue::Hardware(KBox::init(queue, GFP_KERNEL)?)
             }
         };
         Arc::pin_init(

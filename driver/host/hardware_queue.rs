@@ -41,18 +41,20 @@ pub(super) struct HardwareQueue {
 }
 
 impl HardwareQueue {
-    /// An engine for `config` with its memory, before `cqe_enable`.
+    /// An engine for `config` with its memory, before `cqe_enable`, built where it is to
+    /// live: its task table takes kilobytes, too many for the probe's stack.
     pub(super) fn new(
         config: cqhci::Config,
         memory: DescriptorMemory,
         idle_timer: cqhci::regs::CQSSC1,
-    ) -> core::result::Result<Self, cqhci::Error> {
-        Ok(Self {
-            engine: Cqhci::new(config)?,
+    ) -> core::result::Result<impl Init<Self>, cqhci::Error> {
+        let engine = Cqhci::new(config)?;
+        Ok(pin_init::init!(Self {
+            engine,
             memory,
-            tasks: [const { None }; cqhci::Tag::COUNT],
+            tasks <- pin_init::init_array_from_fn(|_| None),
             idle_timer,
-        })
+        }))
     }
 
     /// The engine and its view of the descriptor memory: the task descriptor list first,

@@ -21,12 +21,13 @@ pub(super) struct SoftwareQueue {
 }
 
 impl SoftwareQueue {
-    /// An empty, disabled queue.
-    pub(super) fn new() -> Self {
-        Self {
+    /// An empty, disabled queue, built where it is to live: its table of waiting requests
+    /// takes kilobytes, too many for the probe's stack.
+    pub(super) fn new() -> impl Init<Self> {
+        pin_init::init!(Self {
             engine: Hsq::new(),
-            waiting: [const { None }; hsq::SLOT_COUNT],
-        }
+            waiting <- pin_init::init_array_from_fn(|_| None),
+        })
     }
 }
 

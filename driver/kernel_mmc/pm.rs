@@ -161,7 +161,7 @@ impl<T: PowerOps> PlatformDriver<T> {
         Some(unsafe { Pin::new_unchecked(&*data.cast::<T::Data<'a>>()) })
     }
 
-    unsafe extern "C" fn runtime_suspend_callback(dev: *mut kernel::bindings::device) -> c_int {
+    extern "C" fn runtime_suspend_callback(dev: *mut kernel::bindings::device) -> c_int {
         // SAFETY: the PM core calls this for a live device of this driver.
         match unsafe { Self::data(dev) } {
             Some(data) => from_result(|| T::runtime_suspend(data).map(|()| 0)),
@@ -170,7 +170,7 @@ impl<T: PowerOps> PlatformDriver<T> {
         }
     }
 
-    unsafe extern "C" fn runtime_resume_callback(dev: *mut kernel::bindings::device) -> c_int {
+    extern "C" fn runtime_resume_callback(dev: *mut kernel::bindings::device) -> c_int {
         // SAFETY: the PM core calls this for a live device of this driver.
         match unsafe { Self::data(dev) } {
             Some(data) => from_result(|| T::runtime_resume(data).map(|()| 0)),
@@ -178,7 +178,7 @@ impl<T: PowerOps> PlatformDriver<T> {
         }
     }
 
-    unsafe extern "C" fn system_suspend_callback(dev: *mut kernel::bindings::device) -> c_int {
+    extern "C" fn system_suspend_callback(dev: *mut kernel::bindings::device) -> c_int {
         // SAFETY: the PM core calls this for a live device of this driver.
         if let Some(data) = unsafe { Self::data(dev) } {
             if let Err(e) = T::system_suspend(data) {
@@ -188,7 +188,7 @@ impl<T: PowerOps> PlatformDriver<T> {
         force_suspend(dev)
     }
 
-    unsafe extern "C" fn system_resume_callback(dev: *mut kernel::bindings::device) -> c_int {
+    extern "C" fn system_resume_callback(dev: *mut kernel::bindings::device) -> c_int {
         let ret = force_resume(dev);
         // SAFETY: the PM core calls this for a live device of this driver.
         if let Some(data) = unsafe { Self::data(dev) } {
