@@ -42,27 +42,34 @@ impl Msdc {
         Ok(())
     }
 
-    /// Runtime resume, with the clocks running again: restores the controller (or, if that
-    /// fails, initialises it again: the core's next power-up or request then finds a
-    /// working controller), the pads, then the queue.
+    /// Runtime resume, with the clocks running again: restores the controller, the pads,
+    /// then the queue. A restore that fails initialises the controller again (its clock
+    /// then stays gated until the core's error recovery sets the bus up again); only a
+    /// controller that does not even initialise fails the resume, which the PM core then
+    /// records as the device's runtime error.
     pub(crate) fn resume(&self) -> Result {
-        let (restored, pads) = {
+        let (failures, pads) = {
             let mut state = self.state.lock();
             let state = &mut *state;
-            let restored = state.controller.resume(&self.regs);
-            if let Err(e) = restored {
-                dev_err!(
-                    self.dev,
-                    "controller state not restored ({:?}): initialising it again\n",
-                    e
-                );
+            let failures = match state.controller.resume(&self.regs) {
+                Ok(()) => None,
                 // Card detect and SDIO mode are programmed as they were.
-                if let Err(e) = state.controller.init_hardware(&self.regs) {
-                    dev_err!(self.dev, "controller initialisation failed: {:?}\n", e);
-                }
-            }
-            (restored, state.controller.signal_voltage())
+                Err(restore) => Some((restore, state.controller.init_hardware(&self.regs).err())),
+            };
+            (failures, state.controller.signal_voltage())
         };
+        let mut result = Ok(());
+        if let Some((restore, init)) = failures {
+            dev_err!(
+                self.dev,
+                "controller state not restored ({:?}): initialised again\n",
+                restore
+            );
+            if let Some(e) = init {
+                dev_err!(self.dev, "controller initialisation failed: {:?}\n", e);
+                result = Err(EIO);
+            }
+        }
         let pins = match pads {
             SignalVoltage::V180 => PinState::Uhs,
             _ => PinState::Default,
@@ -79,7 +86,7 @@ impl Msdc {
         self.counters
             .runtime_resumes
             .fetch_add(1, Ordering::Relaxed);
-        restored.map_err(|_| EIO)
+        result
     }
 
     /// A system sleep ended (the device went through [`Msdc::suspend`] and
