@@ -121,37 +121,20 @@ impl Clocks {
             .inspect_err(|e| dev_err!(dev, "no \"source\" clock: {:?}\n", e))?;
         let hclk = Clk::get(dev, Some(c"hclk"))
             .inspect_err(|e| dev_err!(dev, "no \"hclk\" clock: {:?}\n", e))?;
-        let mut found = KVec::with_capacity(Self::OPTIONAL_GATES.len(), GFP_KERNEL)?;
+        let mut gates = KVec::with_capacity(Self::OPTIONAL_GATES.len(), GFP_KERNEL)?;
         for name in Self::OPTIONAL_GATES {
             let gate = OptionalClk::get(dev, Some(name))
                 .inspect_err(|e| dev_err!(dev, "clock \"{}\": {:?}\n", name, e))?;
-            found.push(gate, GFP_KERNEL)?;
+            gates.push(gate, GFP_KERNEL)?;
         }
-        let gates = KVec::with_capacity(found.len(), GFP_KERNEL)?;
-        hclk.prepare_enable()
-            .inspect_err(|e| dev_err!(dev, "cannot enable hclk: {:?}\n", e))?;
-        if let Err(e) = source.prepare_enable() {
-            dev_err!(dev, "cannot enable the source clock: {:?}\n", e);
-            hclk.disable_unprepare();
-            return Err(e);
-        }
-        // From here on, dropping `clocks` turns off exactly what is on.
-        let mut clocks = Self {
+        // Dropped before `ungate` succeeds, `clocks` turns nothing off.
+        let clocks = Self {
             source,
             hclk,
             gates,
-            running: AtomicBool::new(true),
+            running: AtomicBool::new(false),
         };
-        for gate in found {
-            gate.prepare_enable()
-                .inspect_err(|e| dev_err!(dev, "cannot enable a clock gate: {:?}\n", e))?;
-            if let Err(e) = clocks.gates.push_within_capacity(gate) {
-                // Cannot happen (capacity reserved above); keep the gate balanced anyway.
-                let gate = e.0;
-                gate.disable_unprepare();
-                return Err(ENOMEM);
-            }
-        }
+        clocks.ungate(dev)?;
         Ok(clocks)
     }
 
@@ -166,7 +149,7 @@ impl Clocks {
         }
     }
 
-    /// Runtime resume: turns the clocks on again, the register interface first; on a
+    /// Probe and runtime resume: turns the clocks on, the register interface first; on a
     /// failure the ones already on are turned off again.
     fn ungate(&self, dev: &Device) -> Result {
         if self.running.load(Ordering::Acquire) {
@@ -198,7 +181,7 @@ impl Clocks {
 
 impl Drop for Clocks {
     fn drop(&mut self) {
-        // Unbinding holds the device active, so they are on; gating balances them anyway.
+        // Unbinding holds the device active, so they are on; gating turns off only what is.
         self.gate();
     }
 }
