@@ -27,6 +27,26 @@ pub trait CardSlot {
     fn take_work(&mut self) -> CardWork {
         CardWork::None
     }
+    /// The levels the card drives on DAT3..DAT0 (bit n = DATn high) when no data phase is
+    /// running: all high (pulled up) unless the card holds lines low, as an SD card does
+    /// between CMD11 and the end of its voltage switch, or an SDIO card signalling its
+    /// interrupt on DAT1.
+    fn data_lines(&self) -> u8 {
+        0xF
+    }
+    /// The level the card drives on CMD outside a command (high unless it holds it low,
+    /// as during an SD voltage switch).
+    fn cmd_line(&self) -> bool {
+        true
+    }
+    /// The host started (`true`) or stopped (`false`) the card clock.
+    fn clock_running(&mut self, _running: bool) {}
+    /// The host pulsed the card's hardware reset line (eMMC RST_n).
+    fn hardware_reset(&mut self) {}
+    /// The card signals an SDIO interrupt (DAT1 low in the interrupt period).
+    fn sdio_interrupt(&self) -> bool {
+        false
+    }
 }
 
 /// Implements [`CardSlot`] for card models whose inherent methods of the same names offer
@@ -139,6 +159,26 @@ impl<C: CardSlot + ?Sized> CardSlot for Metered<'_, C> {
 
     fn max_clock_hz(&self) -> Option<u32> {
         self.card.max_clock_hz()
+    }
+
+    fn data_lines(&self) -> u8 {
+        self.card.data_lines()
+    }
+
+    fn cmd_line(&self) -> bool {
+        self.card.cmd_line()
+    }
+
+    fn clock_running(&mut self, running: bool) {
+        self.card.clock_running(running);
+    }
+
+    fn hardware_reset(&mut self) {
+        self.card.hardware_reset();
+    }
+
+    fn sdio_interrupt(&self) -> bool {
+        self.card.sdio_interrupt()
     }
 
     // The work was taken with each command and is in `seen`: nothing is left to report.
