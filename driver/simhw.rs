@@ -473,6 +473,7 @@ impl SimulatedMsdc {
                 CardKind::Emmc | CardKind::EmmcWithoutQueue => Latency::EMMC,
                 CardKind::Sd => Latency::SD,
             },
+            top_region: false,
         };
         let mut model = if spec.cqhci {
             MsdcModel::with_cqhci(config, CqhciConfig::MEDIATEK)

@@ -112,6 +112,7 @@ pub(crate) fn model_config(config: &HostSetup) -> ModelConfig {
         support_64g: config.addressing == DmaAddressing::Bits36,
         divider_12bit: config.soc.clock_divider == DividerWidth::Bits12,
         source_hz: config.source_hz,
+        top_region: config.soc.needs_top_base,
         ..ModelConfig::default()
     }
 }

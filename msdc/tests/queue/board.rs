@@ -184,6 +184,7 @@ fn model_config(setup: &HostSetup) -> ModelConfig {
         support_64g: setup.addressing == DmaAddressing::Bits36,
         divider_12bit: setup.soc.clock_divider == DividerWidth::Bits12,
         source_hz: setup.source_hz,
+        top_region: setup.soc.needs_top_base,
         ..ModelConfig::default()
     }
 }

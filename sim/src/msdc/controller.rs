@@ -70,16 +70,17 @@ use super::super::cqhci::{self, CqhciModel, HostErrorKind};
 use super::super::emmc::{CardWork, Command, Response};
 use super::super::latency::{Latency, ResponseLength};
 use super::super::memory::BusMemory;
-use super::super::windows::{CqhciBlock, MsdcBase};
+use super::super::windows::{CqhciBlock, MsdcBase, MsdcTop};
 use super::desc::{checksum_sealed, Bd, Gpd};
 use super::regs::{
     AutoCommand, BusWidth, ClockMode, DataType, ResponseType, CQHCI_BASE, CQHCI_LEN, DMA_SA_H4BIT,
-    EMMC50_CFG0, EMMC50_CFG1, EMMC50_CFG2, EMMC50_CFG3, EMMC51_CFG0, EMMC_IOCON, MSDC_CFG,
-    MSDC_DMA_CFG, MSDC_DMA_CTRL, MSDC_DMA_SA, MSDC_FIFOCS, MSDC_INT, MSDC_INTEN, MSDC_IOCON,
-    MSDC_NEW_RX_CFG, MSDC_PAD_TUNE, MSDC_PAD_TUNE0, MSDC_PAD_TUNE1, MSDC_PATCH_BIT,
-    MSDC_PATCH_BIT1, MSDC_PATCH_BIT2, MSDC_PS, PAD_CMD_TUNE, PAD_DS_TUNE, SDC_ACMD_RESP,
-    SDC_ADV_CFG0, SDC_ARG, SDC_BLK_NUM, SDC_CFG, SDC_CMD, SDC_FIFO_CFG, SDC_RESP0, SDC_RESP1,
-    SDC_RESP2, SDC_RESP3, SDC_STS,
+    EMMC50_CFG0, EMMC50_CFG1, EMMC50_CFG2, EMMC50_CFG3, EMMC50_PAD_DS_TUNE, EMMC51_CFG0,
+    EMMC_IOCON, EMMC_TOP_CMD, EMMC_TOP_CONTROL, LOOP_TEST_CONTROL, MSDC_CFG, MSDC_DMA_CFG,
+    MSDC_DMA_CTRL, MSDC_DMA_SA, MSDC_FIFOCS, MSDC_INT, MSDC_INTEN, MSDC_IOCON, MSDC_NEW_RX_CFG,
+    MSDC_PAD_TUNE, MSDC_PAD_TUNE0, MSDC_PAD_TUNE1, MSDC_PATCH_BIT, MSDC_PATCH_BIT1,
+    MSDC_PATCH_BIT2, MSDC_PS, PAD_CMD_TUNE, PAD_DS_TUNE, SDC_ACMD_RESP, SDC_ADV_CFG0, SDC_ARG,
+    SDC_BLK_NUM, SDC_CFG, SDC_CMD, SDC_FIFO_CFG, SDC_RESP0, SDC_RESP1, SDC_RESP2, SDC_RESP3,
+    SDC_STS, TOP_BASE, TOP_LEN,
 };
 use super::slot::{BusWork, CardSlot, Metered};
 use crate::registers::PartialFieldValue;
@@ -123,6 +124,14 @@ const PLAIN_REGISTERS: [usize; 18] = [
     EMMC50_CFG2::OFFSET,
     EMMC50_CFG3::OFFSET,
     SDC_FIFO_CFG::OFFSET,
+];
+
+/// Registers of the top window that are plain storage (offsets inside the window).
+const TOP_REGISTERS: [usize; 4] = [
+    EMMC_TOP_CONTROL::OFFSET,
+    EMMC_TOP_CMD::OFFSET,
+    EMMC50_PAD_DS_TUNE::OFFSET,
+    LOOP_TEST_CONTROL::OFFSET,
 ];
 
 /// An `MSDC_INT` event, named by the setter of its bit (`MSDC_INT::with_cmdrdy`).
@@ -254,6 +263,9 @@ pub struct ModelConfig {
     pub source_hz: u32,
     /// Timing of the attached card, for [`MsdcModel::take_elapsed_ns`].
     pub latency: Latency,
+    /// The controller has the "top" pad-control window (`reg[1]`, served at [`TOP_BASE`]);
+    /// without it every access there is an unknown-register violation.
+    pub top_region: bool,
 }
 
 impl Default for ModelConfig {
@@ -264,6 +276,7 @@ impl Default for ModelConfig {
             divider_12bit: false,
             source_hz: 200_000_000,
             latency: Latency::EMMC,
+            top_region: false,
         }
     }
 }
@@ -355,6 +368,7 @@ pub struct MsdcModel {
     dma_ctrl: MSDC_DMA_CTRL,
     dma_cfg: MSDC_DMA_CFG,
     plain: [u32; PLAIN_REGISTERS.len()],
+    top: [u32; TOP_REGISTERS.len()],
     reset_reads: u32,
     fifo_clear_reads: u32,
     clock_reads: u32,
@@ -410,6 +424,7 @@ impl MsdcModel {
             dma_ctrl: MSDC_DMA_CTRL::zeroed(),
             dma_cfg: MSDC_DMA_CFG::zeroed(),
             plain: [0; PLAIN_REGISTERS.len()],
+            top: [0; TOP_REGISTERS.len()],
             reset_reads: 0,
             fifo_clear_reads: 0,
             clock_reads: 0,
@@ -778,6 +793,9 @@ impl MsdcModel {
         if let Some((c, at)) = self.cqhci_register(offset) {
             return RegisterFile::read(c, at);
         }
+        if let Some(at) = self.top_register(offset) {
+            return self.top[at];
+        }
         match offset {
             MSDC_CFG::OFFSET => {
                 let mut v = self.cfg;
@@ -848,6 +866,10 @@ impl MsdcModel {
         }
         if let Some((c, at)) = self.cqhci_register(offset) {
             return RegisterFile::write(c, at, value);
+        }
+        if let Some(at) = self.top_register(offset) {
+            self.top[at] = value;
+            return;
         }
         match offset {
             MSDC_CFG::OFFSET => {
@@ -922,6 +944,15 @@ impl MsdcModel {
             .checked_sub(CQHCI_BASE)
             .filter(|&at| at < CQHCI_LEN)?;
         self.cqhci.as_mut().map(|c| (c, at))
+    }
+
+    /// The index in `top` of a top-window register at model offset `offset`, on a model
+    /// with the window (`None` elsewhere: an unknown register).
+    fn top_register(&self, offset: usize) -> Option<usize> {
+        let at = offset
+            .checked_sub(TOP_BASE)
+            .filter(|&at| at < TOP_LEN && self.config.top_region)?;
+        TOP_REGISTERS.iter().position(|&o| o == at)
     }
 
     fn write_dma_ctrl(&mut self, value: MSDC_DMA_CTRL) {
@@ -1453,4 +1484,11 @@ impl Serves<MsdcBase> for MsdcModel {
 /// unknown-register violation.
 impl Serves<CqhciBlock> for MsdcModel {
     const BASE: usize = CQHCI_BASE;
+}
+
+/// The top window follows the base window at [`TOP_BASE`] of the model's register space;
+/// on a model whose [`ModelConfig::top_region`] is false every access there is an
+/// unknown-register violation.
+impl Serves<MsdcTop> for MsdcModel {
+    const BASE: usize = TOP_BASE;
 }

@@ -12,7 +12,7 @@
 //! [`DataType`], [`ResponseType`], [`AutoCommand`]); the associated constants name the
 //! groups of bits the model treats alike (the bits that exist, or that software can write).
 
-use super::super::windows::MsdcBase;
+use super::super::windows::{MsdcBase, MsdcTop};
 
 /// Where the CQHCI block's registers start in the base window (mtk-sd.c maps the CQHCI
 /// registers at `base + 0x800`).
@@ -436,4 +436,32 @@ impl SDC_CMD {
 impl DMA_SA_H4BIT {
     /// The bits that exist.
     pub const IMPLEMENTED: Self = Self::zeroed().with_const_dma_addr_high_4bit::<0xF>();
+}
+
+/// Where the "top" window (device tree `reg[1]`, SoCs with `needs_top_base`) starts in the
+/// model's register space: after the base window, which it does not overlap.
+pub const TOP_BASE: usize = 0x1000;
+
+/// Size of the modelled top window in bytes.
+pub const TOP_LEN: usize = 0x100;
+
+register! {
+    /// Pad control of the data lines: the read-data sample delays (upstream
+    /// `EMMC_TOP_CONTROL`).
+    pub EMMC_TOP_CONTROL(u32) @ MsdcTop + 0x00 {}
+}
+
+register! {
+    /// Pad control of the command line: the response sample delays (`EMMC_TOP_CMD`).
+    pub EMMC_TOP_CMD(u32) @ MsdcTop + 0x04 {}
+}
+
+register! {
+    /// The HS400 data-strobe delays (`EMMC50_PAD_DS_TUNE`).
+    pub EMMC50_PAD_DS_TUNE(u32) @ MsdcTop + 0x0C {}
+}
+
+register! {
+    /// The new TX path's loop and latch selection (`LOOP_TEST_CONTROL`, 7.x SoCs).
+    pub LOOP_TEST_CONTROL(u32) @ MsdcTop + 0x30 {}
 }
