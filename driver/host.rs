@@ -48,7 +48,7 @@ use crate::{
     backend::RegisterWindow,
     cqhci,
     kernel_mmc::{
-        self, signal_voltage, DescriptorMemory, Host, HostOps, Ios, PinState, Pins, PowerMode,
+        self, DescriptorMemory, Host, HostOps, Ios, PinState, Pins, PowerMode,
         PreparedData, QueuedRequest, Request,
     },
     mmc_request::RequestResult,
@@ -201,6 +201,8 @@ impl Msdc {
             EIO
         })?;
         controller.set_card_detect(&regs, card_detect);
+        // A slot that may hold an SDIO card listens for its interrupt on DAT1.
+        controller.set_sdio_mode(&regs, host.caps2() & kernel_mmc::caps::NO_SDIO == 0);
         let queue = match choice {
             QueueChoice::OneAtATime => Queue::OneAtATime,
             QueueChoice::Software => Queue::Software(KBox::init(SoftwareQueue::new(), GFP_KERNEL)?),
@@ -280,6 +282,9 @@ impl Msdc {
             return Err((owner, EINVAL));
         };
         let opcode = spec.cmd.opcode;
+        // The hardware's auto-CMD23 serves eMMC only (as upstream); an SD card's CMD23
+        // goes out as a command of its own.
+        controller.set_auto_cmd23(request.for_mmc_card());
         let chain = if spec.data.is_some() {
             let written = match request.map_data() {
                 Ok(segments) => controller
@@ -620,9 +625,15 @@ impl HostOps for MsdcSlot {
                 .start_voltage_switch(voltage)
                 .map_err(|_| EINVAL)?
         };
-        if !host.switch_vqmmc_to_ios()? && ios.signal_voltage != signal_voltage::V330 {
-            // Without a vqmmc supply the lines stay at the board's 3.3 V.
-            return Err(EINVAL);
+        if !host.switch_vqmmc_to_ios()? {
+            // Without a vqmmc supply the lines run at whatever fixed voltage the board
+            // gives them, which the device tree's speed modes describe: accepted, as
+            // upstream does.
+            dev_dbg!(
+                msdc.dev,
+                "no vqmmc supply: signal voltage {} taken as the board's\n",
+                ios.signal_voltage
+            );
         }
         let pins = match pads {
             PadState::Default => PinState::Default,

@@ -17,7 +17,7 @@ use kernel::{
 use crate::registers::Io;
 
 use crate::{
-    backend::{RegisterWindow, REGISTER_WINDOW_SIZE},
+    backend::{RegisterWindow, REGISTER_WINDOW_SIZE, TOP_WINDOW_SIZE},
     cqhci::{self, regs::CQCAP},
     debugfs,
     dt::MediatekProperties,
@@ -242,13 +242,22 @@ impl kernel_mmc::pm::PowerOps for MsdcDriver {
     }
 }
 
-/// The register window: simulated when the test-only simulation claims the address.
-fn register_window(pdev: &platform::Device<Core<'_>>) -> Result<RegisterWindow> {
+/// The register windows: `reg[0]`, and `reg[1]` (the top window) on SoCs that need it,
+/// refused without it as upstream does; simulated when the test-only simulation claims
+/// the address.
+fn register_window(pdev: &platform::Device<Core<'_>>, soc: &SocData) -> Result<RegisterWindow> {
     let dev = pdev.as_ref();
     let resource = pdev.resource_by_index(0).ok_or_else(|| {
         dev_err!(dev, "no register window in \"reg\"\n");
         EINVAL
     })?;
+    if soc.needs_top_base && pdev.resource_by_index(1).is_none() {
+        dev_err!(
+            dev,
+            "this SoC's pad controls are in a second register window, and \"reg\" has none\n"
+        );
+        return Err(EINVAL);
+    }
     #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
     if let Some(sim) = crate::simhw::claim(resource.start()) {
         dev_info!(dev, "registers at {:#x} are simulated\n", resource.start());
@@ -256,10 +265,23 @@ fn register_window(pdev: &platform::Device<Core<'_>>) -> Result<RegisterWindow> 
     }
     let _ = resource;
     let request = pdev.io_request_by_index(0).ok_or(EINVAL)?;
-    let io = request
+    let base = request
         .iomap_sized::<REGISTER_WINDOW_SIZE>()
-        .inspect_err(|e| dev_err!(dev, "cannot map the registers: {:?}\n", e))?;
-    Ok(RegisterWindow::Mmio(io.into_devres()?))
+        .inspect_err(|e| dev_err!(dev, "cannot map the registers: {:?}\n", e))?
+        .into_devres()?;
+    // Upstream 7.3 maps the top window only where the SoC needs it.
+    let top = if soc.needs_top_base {
+        let request = pdev.io_request_by_index(1).ok_or(EINVAL)?;
+        Some(
+            request
+                .iomap_sized::<TOP_WINDOW_SIZE>()
+                .inspect_err(|e| dev_err!(dev, "cannot map the top registers: {:?}\n", e))?
+                .into_devres()?,
+        )
+    } else {
+        None
+    };
+    Ok(RegisterWindow::Mmio { base, top })
 }
 
 impl platform::Driver for MsdcDriver {
@@ -287,7 +309,7 @@ impl platform::Driver for MsdcDriver {
                 dev_err!(dev, "the source clock runs at 0 Hz\n");
                 return Err(EINVAL);
             }
-            let regs = register_window(pdev)?;
+            let regs = register_window(pdev, soc)?;
             if kernel_mmc::pulse_optional_reset(dev, c"hrst")
                 .inspect_err(|e| dev_err!(dev, "reset \"hrst\": {:?}\n", e))?
             {
@@ -390,7 +412,8 @@ impl platform::Driver for MsdcDriver {
                 soc,
                 source_hz,
                 addressing,
-                auto_cmd23: true,
+                // Set per request from the card type (eMMC only).
+                auto_cmd23: false,
             };
             let msdc = Msdc::new(
                 SlotParts {

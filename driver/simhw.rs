@@ -473,7 +473,8 @@ impl SimulatedMsdc {
                 CardKind::Emmc | CardKind::EmmcWithoutQueue => Latency::EMMC,
                 CardKind::Sd => Latency::SD,
             },
-            top_region: false,
+            // MT8183's layout: the pad controls in the top window (`reg[1]`).
+            top_region: true,
         };
         let mut model = if spec.cqhci {
             MsdcModel::with_cqhci(config, CqhciConfig::MEDIATEK)

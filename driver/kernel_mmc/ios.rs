@@ -32,6 +32,8 @@ pub struct Ios {
     pub signal_voltage: u8,
     /// Supply voltage bit number (`fls(ocr) - 1`).
     pub vdd: u16,
+    /// HS400 enhanced strobe is selected (`ios.enhanced_strobe`).
+    pub enhanced_strobe: bool,
 }
 
 impl Ios {
@@ -55,6 +57,7 @@ impl Ios {
             timing: ios.timing,
             signal_voltage: ios.signal_voltage,
             vdd: ios.vdd,
+            enhanced_strobe: ios.enhanced_strobe,
         }
     }
 }

@@ -2,9 +2,13 @@
 
 //! The bridge from the C `struct mmc_host_ops` to the safe [`HostOps`] trait.
 
-use core::ptr::NonNull;
+use core::{marker::PhantomData, ptr::NonNull};
 
-use kernel::{error::VTABLE_DEFAULT_ERROR, ffi, prelude::*};
+use kernel::{
+    error::{to_result, VTABLE_DEFAULT_ERROR},
+    ffi,
+    prelude::*,
+};
 
 use super::{
     bindings,
@@ -67,6 +71,77 @@ pub trait HostOps: Send + Sync + Sized {
     fn ack_sdio_irq(&self, _host: &Host) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
+
+    /// Finds the sample points for the current timing (HS200 with CMD21, SD UHS-I with
+    /// CMD19, `opcode`), sending the tuning commands through `bus`. An error leaves the
+    /// card at a timing the host cannot use; the core then gives up that timing.
+    fn execute_tuning(&self, _host: &Host, _bus: &TuningBus<'_>, _opcode: u32) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// The core tuned HS200 and is about to switch the eMMC to HS400.
+    fn prepare_hs400_tuning(&self, _host: &Host, _ios: &Ios) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// The eMMC runs HS400: finds the data-strobe sample point, reading EXT_CSD through
+    /// `card`.
+    fn execute_hs400_tuning(&self, _host: &Host, _card: &TuningCard<'_>) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Turns HS400 enhanced strobe on or off, as `ios.enhanced_strobe` says (the core has
+    /// no way to hear of a failure).
+    fn hs400_enhanced_strobe(&self, _host: &Host, _ios: &Ios) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+}
+
+/// The bus while the core runs a host's `execute_tuning`: the core has claimed the host for
+/// the tuning, which is what allows the driver to send tuning commands itself.
+///
+/// # Invariants
+///
+/// `host` is a registered host claimed by the core for the lifetime `'a`.
+pub struct TuningBus<'a> {
+    host: NonNull<bindings::mmc_host>,
+    _claimed: PhantomData<&'a Host>,
+}
+
+impl TuningBus<'_> {
+    /// Sends one tuning command (`opcode`: CMD19 or CMD21) and checks the tuning block the
+    /// card returns against the pattern for the bus width: `Ok` only for a block received
+    /// intact.
+    pub fn send_tuning(&self, opcode: u32) -> Result {
+        // SAFETY: by the type invariant the host is registered and claimed; a null
+        // `cmd_error` is allowed (the command's own error is then not reported apart).
+        to_result(unsafe {
+            bindings::mmc_send_tuning(self.host.as_ptr(), opcode, core::ptr::null_mut())
+        })
+    }
+}
+
+/// The card while the core runs a host's `execute_hs400_tuning`.
+///
+/// # Invariants
+///
+/// `card` is the card being initialised on a host the core has claimed, for `'a`.
+pub struct TuningCard<'a> {
+    card: NonNull<bindings::mmc_card>,
+    _claimed: PhantomData<&'a Host>,
+}
+
+impl TuningCard<'_> {
+    /// Reads the card's EXT_CSD (CMD8, one 512-byte block) and throws it away: `Ok` only
+    /// if the block arrived intact, which is what a data-strobe delay is judged by.
+    pub fn read_ext_csd(&self) -> Result {
+        let mut ext_csd: *mut u8 = core::ptr::null_mut();
+        // SAFETY: by the type invariant the card is alive and its host claimed.
+        to_result(unsafe { bindings::mmc_get_ext_csd(self.card.as_ptr(), &mut ext_csd) })?;
+        // SAFETY: on success `mmc_get_ext_csd` handed over a kmalloc'ed buffer, freed once.
+        unsafe { kernel::bindings::kfree(ext_csd.cast()) };
+        Ok(())
+    }
 }
 
 /// The `mmc_host_ops` table for host type `T`.
@@ -88,6 +163,19 @@ impl<T: HostOps> OpsTable<T> {
         ),
         enable_sdio_irq: optional_op!(T::HAS_ENABLE_SDIO_IRQ, Self::enable_sdio_irq),
         ack_sdio_irq: optional_op!(T::HAS_ACK_SDIO_IRQ, Self::ack_sdio_irq),
+        execute_tuning: optional_op!(T::HAS_EXECUTE_TUNING, Self::execute_tuning),
+        prepare_hs400_tuning: optional_op!(
+            T::HAS_PREPARE_HS400_TUNING,
+            Self::prepare_hs400_tuning
+        ),
+        execute_hs400_tuning: optional_op!(
+            T::HAS_EXECUTE_HS400_TUNING,
+            Self::execute_hs400_tuning
+        ),
+        hs400_enhanced_strobe: optional_op!(
+            T::HAS_HS400_ENHANCED_STROBE,
+            Self::hs400_enhanced_strobe
+        ),
         // SAFETY: every other member is an `Option` of a function pointer, for which
         // all-zero bytes mean `None`: the MMC core treats those operations as absent.
         ..unsafe { core::mem::zeroed() }
@@ -259,5 +347,87 @@ impl<T: HostOps> OpsTable<T> {
         // SAFETY: the MMC core calls this only for a registered host of type `T`.
         let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
         data.ack_sdio_irq(view);
+    }
+
+    /// # Safety
+    ///
+    /// Called by the MMC core only, for a host set up by `Registration::<T>::new` and
+    /// not yet removed, which the core has claimed for the tuning.
+    unsafe extern "C" fn execute_tuning(host: *mut bindings::mmc_host, opcode: u32) -> ffi::c_int {
+        let Some(host_ptr) = NonNull::new(host) else {
+            return EINVAL.to_errno();
+        };
+        // SAFETY: the MMC core calls this only for a registered host of type `T`.
+        let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
+        // INVARIANT: the core claimed the host for the duration of this callback.
+        let bus = TuningBus {
+            host: host_ptr,
+            _claimed: PhantomData,
+        };
+        match data.execute_tuning(view, &bus, opcode) {
+            Ok(()) => 0,
+            Err(e) => e.to_errno(),
+        }
+    }
+
+    /// # Safety
+    ///
+    /// Called by the MMC core only, for a host set up by `Registration::<T>::new` and
+    /// not yet removed, with arguments valid for the duration of the call.
+    unsafe extern "C" fn prepare_hs400_tuning(
+        host: *mut bindings::mmc_host,
+        ios: *mut bindings::mmc_ios,
+    ) -> ffi::c_int {
+        // SAFETY: `ios` is valid for the duration of the callback.
+        let Some(ios) = (unsafe { ios.as_ref() }) else {
+            return EINVAL.to_errno();
+        };
+        // SAFETY: the MMC core calls this only for a registered host of type `T`.
+        let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
+        match data.prepare_hs400_tuning(view, &Ios::from_raw(ios)) {
+            Ok(()) => 0,
+            Err(e) => e.to_errno(),
+        }
+    }
+
+    /// # Safety
+    ///
+    /// Called by the MMC core only, for a host set up by `Registration::<T>::new` and
+    /// not yet removed, which it has claimed to initialise `card`.
+    unsafe extern "C" fn execute_hs400_tuning(
+        host: *mut bindings::mmc_host,
+        card: *mut bindings::mmc_card,
+    ) -> ffi::c_int {
+        let Some(card) = NonNull::new(card) else {
+            return EINVAL.to_errno();
+        };
+        // SAFETY: the MMC core calls this only for a registered host of type `T`.
+        let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
+        // INVARIANT: the core initialises `card` with the host claimed for this callback.
+        let card = TuningCard {
+            card,
+            _claimed: PhantomData,
+        };
+        match data.execute_hs400_tuning(view, &card) {
+            Ok(()) => 0,
+            Err(e) => e.to_errno(),
+        }
+    }
+
+    /// # Safety
+    ///
+    /// Called by the MMC core only, for a host set up by `Registration::<T>::new` and
+    /// not yet removed, with arguments valid for the duration of the call.
+    unsafe extern "C" fn hs400_enhanced_strobe(
+        host: *mut bindings::mmc_host,
+        ios: *mut bindings::mmc_ios,
+    ) {
+        // SAFETY: `ios` is valid for the duration of the callback.
+        let Some(ios) = (unsafe { ios.as_ref() }) else {
+            return;
+        };
+        // SAFETY: the MMC core calls this only for a registered host of type `T`.
+        let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
+        data.hs400_enhanced_strobe(view, &Ios::from_raw(ios));
     }
 }

@@ -361,6 +361,18 @@ impl Request {
         })
     }
 
+    /// Whether the request is for an eMMC (false while the core is still identifying the
+    /// card, when no card is attached yet). Upstream uses the hardware auto-CMD23 for eMMC
+    /// only.
+    pub fn for_mmc_card(&self) -> bool {
+        // SAFETY: by the type invariant the host is alive while the request is; the core
+        // sets `card` before a card's first request and clears it only with the host
+        // claimed, which a request in progress holds.
+        let card = unsafe { (*self.host.as_ptr()).card };
+        // SAFETY: a non-null `card` is the host's attached card, alive as argued above.
+        !card.is_null() && unsafe { (*card).type_ } == bindings::MMC_TYPE_MMC
+    }
+
     /// The command, if the request has one.
     pub fn cmd(&self) -> Option<Command> {
         self.command().map(command_of)
