@@ -48,8 +48,8 @@ use crate::{
     backend::RegisterWindow,
     cqhci,
     kernel_mmc::{
-        self, DescriptorMemory, Host, HostOps, Ios, PinState, Pins, PowerMode,
-        PreparedData, QueuedRequest, Request,
+        self, DescriptorMemory, Host, HostOps, Ios, PinState, Pins, PowerMode, PreparedData,
+        QueuedRequest, Request,
     },
     mmc_request::RequestResult,
     msdc::{

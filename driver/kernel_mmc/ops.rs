@@ -164,14 +164,8 @@ impl<T: HostOps> OpsTable<T> {
         enable_sdio_irq: optional_op!(T::HAS_ENABLE_SDIO_IRQ, Self::enable_sdio_irq),
         ack_sdio_irq: optional_op!(T::HAS_ACK_SDIO_IRQ, Self::ack_sdio_irq),
         execute_tuning: optional_op!(T::HAS_EXECUTE_TUNING, Self::execute_tuning),
-        prepare_hs400_tuning: optional_op!(
-            T::HAS_PREPARE_HS400_TUNING,
-            Self::prepare_hs400_tuning
-        ),
-        execute_hs400_tuning: optional_op!(
-            T::HAS_EXECUTE_HS400_TUNING,
-            Self::execute_hs400_tuning
-        ),
+        prepare_hs400_tuning: optional_op!(T::HAS_PREPARE_HS400_TUNING, Self::prepare_hs400_tuning),
+        execute_hs400_tuning: optional_op!(T::HAS_EXECUTE_HS400_TUNING, Self::execute_hs400_tuning),
         hs400_enhanced_strobe: optional_op!(
             T::HAS_HS400_ENHANCED_STROBE,
             Self::hs400_enhanced_strobe
