@@ -56,7 +56,8 @@
 //!   STROBE_SUPPORT, and no width change in HS400. The maximum clock is 26, 52 and
 //!   200 MHz (HS200, HS400). CMD21 SEND_TUNING_BLOCK ("Sampling Tuning Sequence for
 //!   HS200") is legal in tran in HS200 only and sends one block of the tuning pattern
-//!   ([`cards::TUNING_BLOCK_8BIT`] on 8 lines, [`cards::TUNING_BLOCK_4BIT`] on 4). The
+//!   ([`cards::TUNING_BLOCK_8BIT`] on 8 lines, [`cards::TUNING_BLOCK_4BIT`] on 4), which
+//!   is over by the next command even if the host did not read it all. The
 //!   card neither checks the I/O voltage (HS200 and HS400 need 1.8 V or 1.2 V VCCQ) nor
 //!   samples anything: a wrong sample delay is the controller model's to punish.
 //! * RST_n ("H/W reset operation", §7.4 RST_n_FUNCTION): [`Card::hardware_reset`] resets
@@ -696,6 +697,11 @@ impl CardModel for Card<'_> {
                 return Ok(Response::R1b(s.raw()));
             }
             return Err(NoResponse);
+        }
+        if matches!(self.data, DataPhase::Tuning { .. }) && cmd.index != 12 {
+            // The device sends the tuning block whole on its own; a host that failed its CRC
+            // and read no further finds it back in tran at the next command.
+            self.finish_data(None);
         }
         match cmd.index {
             1 => self.send_op_cond(cmd),

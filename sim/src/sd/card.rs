@@ -30,7 +30,7 @@
 //!   otherwise it stays busy forever (§4.2.3.1). An ACMD41 whose voltage window misses the
 //!   card's puts it in the inactive state.
 //! * CMD11 voltage switch (§4.2.4.2 "Timing to Switch Signal Voltage"), accepted in ready
-//!   after an ACMD41 that granted S18A: after its R1 the card holds CMD and DAT[3:0] low
+//!   after an ACMD41 that granted S18A: after its R1 the card holds CMD and DAT3..DAT0 low
 //!   ([`SdCard::data_lines`], [`SdCard::cmd_line`]; a host's card-busy check sees DAT0
 //!   low), the host stops the clock ([`SdCard::clock_running`]), the card moves to 1.8 V,
 //!   and when the clock runs again it releases the lines (high) and signals at 1.8 V
@@ -263,7 +263,7 @@ impl Default for SdConfig {
 enum VoltageSwitch {
     /// No switch under way: the lines are released (pulled high).
     Idle,
-    /// CMD11 answered: the card holds CMD and DAT[3:0] low and waits for the host to stop
+    /// CMD11 answered: the card holds CMD and DAT3..DAT0 low and waits for the host to stop
     /// the clock.
     LinesLow,
     /// The clock stopped: the card moves its I/O to 1.8 V, lines still low, until the clock
@@ -281,6 +281,8 @@ enum DataPhase {
     Write(BlockData),
     /// The register buffer (SCR, switch status, SD status), sent from its start.
     Register(Readout),
+    /// The tuning block (CMD19).
+    Tuning(Readout),
 }
 
 /// An SD memory card (SDHC/SDXC) over caller-provided storage.
@@ -364,7 +366,7 @@ impl<'a> SdCard<'a> {
 
     /// The host stopped (`false`) or started (`true`) the card clock. In a voltage switch a
     /// stop lets the card move its I/O to 1.8 V, and the next start ends the switch: the
-    /// card releases CMD and DAT[3:0] (high) and signals at 1.8 V. A start without a stop
+    /// card releases CMD and DAT3..DAT0 (high) and signals at 1.8 V. A start without a stop
     /// before it changes nothing (the card waits for the stop). The first report also tells
     /// the card that its slot reports the clock, so that later voltage switches follow the
     /// line sequence (see [`SdCard::signal_1v8`]).
@@ -454,7 +456,7 @@ impl<'a> SdCard<'a> {
             DataPhase::Read(blocks) | DataPhase::Write(blocks) => {
                 blocks.remaining().unwrap_or(usize::MAX)
             }
-            DataPhase::Register(readout) => readout.remaining(),
+            DataPhase::Register(readout) | DataPhase::Tuning(readout) => readout.remaining(),
         }
     }
 
@@ -508,6 +510,11 @@ impl CardModel for SdCard<'_> {
             // The card holds CMD low until the clock restarts after a stop: a command sent
             // before then is lost, and the switch stays unfinished until a power cycle.
             return Err(NoResponse);
+        }
+        if matches!(self.data, DataPhase::Tuning(_)) && cmd.index != 12 {
+            // The card sends the tuning block whole on its own; a host that failed its CRC
+            // and read no further finds the card back in tran at the next command.
+            self.end_data();
         }
         if self.app_cmd && cmd.index != 55 {
             let handled = self.app_command(cmd);
@@ -652,8 +659,8 @@ impl SdCard<'_> {
             // CMD19 SEND_TUNING_BLOCK: in the transfer state of 1.8 V signalling (§4.2.4.5;
             // since v3.01 that includes DDR50, which a host may tune too).
             (19, CardState::Tran) if self.signal_1v8 => {
-                self.register = TUNING_BLOCK_4BIT;
-                self.start_register(TUNING_BLOCK_4BIT.len());
+                self.data = DataPhase::Tuning(Readout::new(TUNING_BLOCK_4BIT.len()));
+                self.state = CardState::Data;
                 Ok(self.r1(state, 0))
             }
             (6, CardState::Tran) => {
@@ -919,6 +926,7 @@ impl SdCard<'_> {
                 .read(self.storage, buf)
                 .map_err(|e| e.report(&mut self.core.pending, status::OUT_OF_RANGE))?,
             DataPhase::Register(readout) => readout.read(&self.register, buf)?,
+            DataPhase::Tuning(readout) => readout.read(&TUNING_BLOCK_4BIT, buf)?,
             _ => return Err(DataError::NoTransfer),
         };
         if done {
