@@ -72,9 +72,9 @@
 //!   with SQS stay illegal.
 //! * Not modelled: byte access mode (the card reports sector mode whatever its size),
 //!   the I/O voltage, the timing of the bus (data moves as bytes whatever the timing, DDR
-//!   or strobe), boot operation, bus testing (CMD14/CMD19), write protection (class 6), lock/unlock (class 7),
-//!   application commands (class 8), general purpose and enhanced partitions, HPI, BKOPS,
-//!   sanitize, RPMB frames, CRC checking of what the host sends.
+//!   or strobe), boot operation, bus testing (CMD14/CMD19), write protection (class 6),
+//!   lock/unlock (class 7), application commands (class 8), general purpose and enhanced
+//!   partitions, HPI, BKOPS, sanitize, RPMB frames, CRC checking of what the host sends.
 
 use super::super::cards::{
     self, erase_blocks, BlockData, CardCore, CardModel, EraseBoundError, EraseRange, Readout,

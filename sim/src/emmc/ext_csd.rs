@@ -5,11 +5,11 @@
 //! describe an eMMC 5.1 device that supports what the card model implements: high speed
 //! (26/52 MHz SDR) and, as [`TimingSupport`] chooses, DDR52, HS200, HS400 and HS400 with
 //! enhanced strobe (DEVICE_TYPE, STROBE_SUPPORT, DRIVER_STRENGTH and the 200 MHz power
-//! classes follow the choice); boot partitions and an RPMB partition of the configured sizes; high-capacity erase groups of 512 KiB; erase, trim and
-//! discard; enhanced reliable write; a write cache; the command queue. Features the model does
-//! not implement are advertised as absent (partitioning, HPI, background operations, sanitize,
-//! secure erase/trim, packed commands, data tags, context IDs, FFU), so a host never turns
-//! them on.
+//! classes follow the choice); boot partitions and an RPMB partition of the configured
+//! sizes; high-capacity erase groups of 512 KiB; erase, trim and discard; enhanced reliable
+//! write; a write cache; the command queue. Features the model does not implement are
+//! advertised as absent (partitioning, HPI, background operations, sanitize, secure
+//! erase/trim, packed commands, data tags, context IDs, FFU), so a host never turns them on.
 
 /// Byte indices (JESD84-B51 §7.4, Table "Extended CSD").
 pub mod index {
