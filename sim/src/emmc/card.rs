@@ -26,8 +26,8 @@
 //!   that ran off the end) are reported by the next response, usually CMD13, and then
 //!   cleared.
 //! * CMD6 SWITCH ("Command sets and extended settings", §7.4) in all four access modes,
-//!   with the writable fields the model implements validated (BUS_WIDTH 1/4/8-bit SDR,
-//!   HS_TIMING backward compatible or high speed, PARTITION_CONFIG access to existing
+//!   with the writable fields the model implements validated (BUS_WIDTH and HS_TIMING as
+//!   below, PARTITION_CONFIG access to existing
 //!   partitions, ERASE_GROUP_DEF, POWER_CLASS, POWER_OFF_NOTIFICATION, CACHE_CTRL,
 //!   FLUSH_CACHE, CMDQ_MODE_EN, and the boot/write-protect configuration bytes, which are
 //!   stored but have no effect). Anything else, including every read-only property, sets
@@ -46,27 +46,47 @@
 //!   (the data of discarded sectors is undefined, zero is one allowed outcome). Secure
 //!   erase and trim arguments answer ERASE_PARAM (SEC_ER_EN = 0). A command outside the
 //!   sequence clears it with ERASE_RESET.
+//! * Timings (§7.4 DEVICE_TYPE, HS_TIMING, BUS_WIDTH; "Bus timing specification in HS200
+//!   mode", "HS400 timing mode selection"): [`CardConfig::timings`] chooses what DEVICE_TYPE,
+//!   STROBE_SUPPORT and DRIVER_STRENGTH advertise ([`TimingSupport`]; the default card has
+//!   high speed SDR only). HS_TIMING takes 0 and 2 only over an SDR bus (HS200 over 4 or 8
+//!   lines, set before the timing), 1 at any width, 3 (HS400) only from high speed with
+//!   8-bit DDR set, and a driver strength DRIVER_STRENGTH offers. BUS_WIDTH takes the DDR
+//!   widths (5, 6) only in high speed timing, the enhanced strobe bit (0x86) only with
+//!   STROBE_SUPPORT, and no width change in HS400. The maximum clock is 26, 52 and
+//!   200 MHz (HS200, HS400). CMD21 SEND_TUNING_BLOCK ("Sampling Tuning Sequence for
+//!   HS200") is legal in tran in HS200 only and sends one block of the tuning pattern
+//!   ([`cards::TUNING_BLOCK_8BIT`] on 8 lines, [`cards::TUNING_BLOCK_4BIT`] on 4), which
+//!   is over by the next command even if the host did not read it all. The
+//!   card neither checks the I/O voltage (HS200 and HS400 need 1.8 V or 1.2 V VCCQ) nor
+//!   samples anything: a wrong sample delay is the controller model's to punish.
+//! * RST_n ("H/W reset operation", §7.4 RST_n_FUNCTION): [`Card::hardware_reset`] resets
+//!   the card to pre-idle when RST_n_FUNCTION is 1; RST_n_FUNCTION is one-time
+//!   programmable by CMD6 (0 to 1 or 2, once) and [`CardConfig::with_hardware_reset`]
+//!   presets it. A hardware reset and a power cycle also clear the R/W/C_P bits of the
+//!   write-protection bytes, which CMD0 keeps.
 //! * CMD5 sleep/awake from stby ("Sleep (CMD5)"), CMD15 inactive.
 //! * The command queue is optional ([`CardConfig::queue_depth`] 0: none): a card without it
 //!   reports CMDQ_SUPPORT 0 and CMDQ_DEPTH 0, leaves class 11 out of the CSD's CCC, and
 //!   answers a SWITCH that sets CMDQ_MODE_EN with SWITCH_ERROR, so CMD44..CMD48 and CMD13
 //!   with SQS stay illegal.
 //! * Not modelled: byte access mode (the card reports sector mode whatever its size),
-//!   DDR52, HS200, HS400 and tuning (DEVICE_TYPE says high speed SDR only), boot operation,
-//!   bus testing (CMD14/CMD19), write protection (class 6), lock/unlock (class 7),
-//!   application commands (class 8), general purpose and enhanced partitions, HPI, BKOPS,
-//!   sanitize, RPMB frames, CRC checking of what the host sends.
+//!   the I/O voltage, the timing of the bus (data moves as bytes whatever the timing, DDR
+//!   or strobe), boot operation, bus testing (CMD14/CMD19), write protection (class 6),
+//!   lock/unlock (class 7), application commands (class 8), general purpose and enhanced
+//!   partitions, HPI, BKOPS, sanitize, RPMB frames, CRC checking of what the host sends.
 
 use super::super::cards::{
     self, erase_blocks, BlockData, CardCore, CardModel, EraseBoundError, EraseRange, Readout,
+    TUNING_BLOCK_4BIT, TUNING_BLOCK_8BIT,
 };
 use super::command::{
     status, CardState, CardWork, Command, NoResponse, Response, SwitchAccess, DEVICE_STATUS, OCR,
     QUEUED_TASK_PARAMS, RCA_ARG, SET_BLOCK_COUNT_ARG, SWITCH_ARG, TASK_ARG,
 };
 use super::ext_csd::{
-    byte, index, ExtCsd, Geometry, EXT_CSD_LEN, FEATURE_ENABLE, FLUSH_CACHE,
-    HC_ERASE_GROUP_SECTORS, PARTITION_CONFIG,
+    byte, index, ExtCsd, Geometry, TimingSupport, BUS_WIDTH, EXT_CSD_LEN, FEATURE_ENABLE,
+    FLUSH_CACHE, HC_ERASE_GROUP_SECTORS, HS_TIMING, PARTITION_CONFIG,
 };
 use crate::registers::FieldOverflow;
 
@@ -117,10 +137,17 @@ pub struct CardConfig {
     pub rpmb_size_mult: u8,
     /// Cache size in KiB (CACHE_SIZE; 0: no cache).
     pub cache_kib: u32,
+    /// The timing interfaces the card offers beyond high speed SDR.
+    pub timings: TimingSupport,
+    /// RST_n_FUNCTION as the card leaves the factory: 0 RST_n temporarily disabled (the
+    /// JEDEC default), 1 permanently enabled, 2 permanently disabled (other values: 0). A
+    /// host may still program a 0 once with CMD6.
+    pub rst_n_function: u8,
 }
 
 impl Default for CardConfig {
-    /// 32 tasks ready at once, one busy CMD1 poll, a 4 MiB RPMB partition, a 64 KiB cache.
+    /// 32 tasks ready at once, one busy CMD1 poll, a 4 MiB RPMB partition, a 64 KiB cache,
+    /// high speed SDR only, RST_n temporarily disabled.
     fn default() -> Self {
         Self {
             queue_depth: 32,
@@ -128,6 +155,39 @@ impl Default for CardConfig {
             busy_polls: 1,
             rpmb_size_mult: 32,
             cache_kib: 64,
+            timings: TimingSupport::HighSpeed,
+            rst_n_function: 0,
+        }
+    }
+}
+
+impl CardConfig {
+    /// The default card, offering DDR52 and HS200 too ([`TimingSupport::Hs200`]).
+    pub fn hs200() -> Self {
+        Self::default().with_timings(TimingSupport::Hs200)
+    }
+
+    /// The default card, offering HS400 (and HS200, DDR52) without enhanced strobe.
+    pub fn hs400() -> Self {
+        Self::default().with_timings(TimingSupport::Hs400)
+    }
+
+    /// The default card, offering HS400 with enhanced strobe (and HS200, DDR52).
+    pub fn hs400_enhanced_strobe() -> Self {
+        Self::default().with_timings(TimingSupport::Hs400EnhancedStrobe)
+    }
+
+    /// This configuration with `timings`.
+    pub const fn with_timings(self, timings: TimingSupport) -> Self {
+        Self { timings, ..self }
+    }
+
+    /// This configuration with RST_n_FUNCTION preset to 1, RST_n permanently enabled, so
+    /// that [`Card::hardware_reset`] resets the card from the start.
+    pub const fn with_hardware_reset(self) -> Self {
+        Self {
+            rst_n_function: 1,
+            ..self
         }
     }
 }
@@ -213,6 +273,12 @@ enum DataPhase {
     },
     /// The card sends the Extended CSD.
     ExtCsd(Readout),
+    /// The card sends the tuning block (CMD21): the 8-bit pattern if `wide`, else the
+    /// 4-bit one.
+    Tuning {
+        readout: Readout,
+        wide: bool,
+    },
 }
 
 /// A data phase request that the card cannot serve.
@@ -241,6 +307,10 @@ pub struct CardStats {
     pub erases: u32,
     /// PARTITION_CONFIG writes that changed the partition selected for access.
     pub partition_switches: u32,
+    /// Tuning blocks sent (CMD21).
+    pub tuning_blocks: u32,
+    /// RST_n pulses that reset the card.
+    pub hardware_resets: u32,
 }
 
 /// An eMMC card.
@@ -307,6 +377,12 @@ impl<'a> Card<'a> {
             asleep: false,
         };
         card.ext_csd = ExtCsd::with_geometry(&card.geometry());
+        let rst_n = if card.config.rst_n_function <= 2 {
+            card.config.rst_n_function
+        } else {
+            0
+        };
+        card.ext_csd.set(index::RST_N_FUNCTION, rst_n);
         card
     }
 
@@ -318,6 +394,7 @@ impl<'a> Card<'a> {
             rpmb_size_mult: self.config.rpmb_size_mult,
             cache_kib: self.config.cache_kib,
             queue_depth: self.config.queue_depth,
+            timings: self.config.timings,
         }
     }
 
@@ -379,16 +456,48 @@ impl<'a> Card<'a> {
     }
 
     /// The fastest bus clock the card accepts now: 400 kHz in identification mode (idle,
-    /// ready, ident; the open-drain clock f_OD), 26 MHz with backward-compatible timing and
-    /// 52 MHz in high-speed mode (HS_TIMING = 1).
+    /// ready, ident; the open-drain clock f_OD), 26 MHz with backward-compatible timing,
+    /// 52 MHz in high-speed mode (HS_TIMING = 1, SDR or DDR52) and 200 MHz in HS200 and
+    /// HS400 (HS_TIMING = 2, 3).
     pub fn max_clock_hz(&self) -> u32 {
         if self.state.identifying() {
             return 400_000;
         }
-        if self.ext_csd.timing() == 1 {
-            52_000_000
-        } else {
-            26_000_000
+        match self.ext_csd.timing() {
+            0 => 26_000_000,
+            1 => 52_000_000,
+            _ => 200_000_000,
+        }
+    }
+
+    /// The levels the card drives on DAT3..DAT0 outside a data phase: all high. The busy
+    /// signal of an R1b command is charged by the latency model instead (see [`CardWork`]).
+    pub fn data_lines(&self) -> u8 {
+        0xF
+    }
+
+    /// The level on CMD outside a command: high (eMMC has no voltage switch sequence).
+    pub fn cmd_line(&self) -> bool {
+        true
+    }
+
+    /// The host started or stopped the clock: nothing for an eMMC device, whose state does
+    /// not depend on the clock between commands.
+    pub fn clock_running(&mut self, _running: bool) {}
+
+    /// The host pulsed RST_n ("H/W reset operation"). With RST_n_FUNCTION = 1 (permanently
+    /// enabled) the device goes to pre-idle, as after power-up: storage and the
+    /// non-volatile and one-time-programmable EXT_CSD bytes are kept, the bits cleared by
+    /// power failure and hardware reset (R/W/C_P: the power-on write protection of
+    /// USER_WP, BOOT_WP and BOOT_CONFIG_PROT) are cleared, and every volatile setting
+    /// (bus width, timing, partition access, command queue, cache) returns to its default.
+    /// A sleeping device wakes. With RST_n_FUNCTION 0 (temporarily disabled, the
+    /// default) or 2 (permanently disabled) the pulse is ignored. A device in the inactive
+    /// state stays there: only a power cycle leaves it.
+    pub fn hardware_reset(&mut self) {
+        if self.ext_csd.rst_n_enabled() && !self.core.inactive {
+            self.stats.hardware_resets = self.stats.hardware_resets.wrapping_add(1);
+            self.power_on_reset();
         }
     }
 
@@ -425,7 +534,7 @@ impl<'a> Card<'a> {
             DataPhase::Read { blocks, .. } | DataPhase::Write { blocks, .. } => {
                 blocks.remaining().unwrap_or(0)
             }
-            DataPhase::ExtCsd(readout) => readout.remaining(),
+            DataPhase::ExtCsd(readout) | DataPhase::Tuning { readout, .. } => readout.remaining(),
         }
     }
 
@@ -589,6 +698,11 @@ impl CardModel for Card<'_> {
             }
             return Err(NoResponse);
         }
+        if matches!(self.data, DataPhase::Tuning { .. }) && cmd.index != 12 {
+            // The device sends the tuning block whole on its own; a host that failed its CRC
+            // and read no further finds it back in tran at the next command.
+            self.finish_data(None);
+        }
         match cmd.index {
             1 => self.send_op_cond(cmd),
             2 => {
@@ -679,6 +793,7 @@ impl CardModel for Card<'_> {
                 self.r1(0)
             }
             17 | 18 | 24 | 25 => self.legacy_transfer(cmd),
+            21 => self.send_tuning_block(),
             23 => {
                 if self.state != CardState::Tran || !self.queue_empty() {
                     return self.illegal();
@@ -737,10 +852,51 @@ impl CardModel for Card<'_> {
 }
 
 impl Card<'_> {
-    /// Power off and on: like CMD0, and the inactive state is left.
+    /// Power off and on: as a hardware reset, and the inactive state is left.
     pub fn power_cycle(&mut self) {
         self.core.inactive = false;
+        self.power_on_reset();
+    }
+
+    /// The device as after power-up: CMD0's reset, and the R/W/C_P bits (cleared by power
+    /// failure and hardware reset, not by CMD0) cleared.
+    fn power_on_reset(&mut self) {
         self.reset();
+        for (i, power_on_bits) in [
+            // US_PWR_WP_EN (bit 0), US_PWR_WP_DIS (bit 3).
+            (index::USER_WP, 0x09),
+            // B_PWR_WP_EN (0), B_PWR_WP_SEC_SEL (1), B_PWR_WP_DIS (6), B_SEC_WP_SEL (7).
+            (index::BOOT_WP, 0xC3),
+            // PWR_BOOT_CONFIG_PROT (bit 0).
+            (index::BOOT_CONFIG_PROT, 0x01),
+        ] {
+            let kept = self.ext_csd.get(i) & !power_on_bits;
+            self.ext_csd.set(i, kept);
+        }
+    }
+
+    /// CMD21 SEND_TUNING_BLOCK: legal only in the transfer state with HS200 selected
+    /// (HS_TIMING = 2; not in HS400, which is tuned in HS200 before the switch), then R1
+    /// and one block of the tuning pattern for the bus width (128 bytes on 8 lines, 64 on
+    /// 4; HS200 has no 1-bit bus).
+    fn send_tuning_block(&mut self) -> Result<Response, NoResponse> {
+        if self.state != CardState::Tran || !self.queue_empty() || self.ext_csd.timing() != 2 {
+            return self.illegal();
+        }
+        let r = self.r1(0);
+        let wide = self.ext_csd.bus_width() == 8;
+        let len = if wide {
+            TUNING_BLOCK_8BIT.len()
+        } else {
+            TUNING_BLOCK_4BIT.len()
+        };
+        self.state = CardState::Data;
+        self.data = DataPhase::Tuning {
+            readout: Readout::new(len),
+            wide,
+        };
+        self.stats.tuning_blocks = self.stats.tuning_blocks.wrapping_add(1);
+        r
     }
 
     fn send_op_cond(&mut self, cmd: Command) -> Result<Response, NoResponse> {
@@ -876,12 +1032,8 @@ impl Card<'_> {
                 }
                 ok
             }
-            // 1-, 4- and 8-bit SDR; DDR (5, 6) needs DEVICE_TYPE DDR and enhanced strobe
-            // (bit 7) STROBE_SUPPORT, neither of which the card has.
-            index::BUS_WIDTH => new <= 2,
-            // Backward compatible or high speed, driver strength type 0 (the only one in
-            // DRIVER_STRENGTH).
-            index::HS_TIMING => new <= 1,
+            index::BUS_WIDTH => self.bus_width_allowed(new),
+            index::HS_TIMING => self.timing_allowed(new),
             index::POWER_CLASS => new <= 0x0F,
             index::CMD_SET => new == 0,
             _ => false,
@@ -891,6 +1043,58 @@ impl Card<'_> {
             self.core.work = CardWork::Switch;
         }
         valid
+    }
+
+    /// Whether BUS_WIDTH may take `new` now. SDR widths (1, 4, 8 bits) outside HS400, and
+    /// not 1-bit in HS200 (which needs a 4- or 8-bit bus); DDR widths (4-bit 5, 8-bit 6)
+    /// only on a card with DDR52 and in high speed timing, from where the host goes on to
+    /// HS400 or stays in DDR52; the enhanced strobe bit only with 8-bit DDR and
+    /// STROBE_SUPPORT. HS400 changes its width only through high speed (JESD84-B51 "HS400
+    /// timing mode selection": HS_TIMING 1, then BUS_WIDTH, then HS_TIMING 3).
+    fn bus_width_allowed(&self, new: u8) -> bool {
+        let value = BUS_WIDTH::from_raw(u32::from(new));
+        let support = self.config.timings;
+        let timing = self.ext_csd.timing();
+        // Bits 6:4 are reserved.
+        let defined = BUS_WIDTH::zeroed()
+            .with_enhanced_strobe(true)
+            .with_const_width::<0xF>();
+        if value.raw() & !defined.raw() != 0 {
+            return false;
+        }
+        if value.enhanced_strobe() && !(support.enhanced_strobe() && value.width() == 6) {
+            return false;
+        }
+        match value.width() {
+            0 => timing <= 1,
+            1 | 2 => timing <= 2,
+            5 | 6 => support.ddr52() && timing == 1,
+            _ => false,
+        }
+    }
+
+    /// Whether HS_TIMING may take `new` now: a driver strength DRIVER_STRENGTH offers and
+    /// a timing interface the card supports whose bus conditions hold. Backward compatible
+    /// and HS200 need an SDR bus (HS200 one of 4 or 8 bits, JESD84-B51 "HS200 timing mode
+    /// selection": the width is set first); high speed goes with any width (it is the
+    /// step between HS200 and HS400 both ways); HS400 needs 8-bit DDR set from high speed
+    /// ("HS400 timing mode selection").
+    fn timing_allowed(&self, new: u8) -> bool {
+        let value = HS_TIMING::from_raw(u32::from(new));
+        let support = self.config.timings;
+        let strengths = u32::from(support.driver_strengths());
+        // DRIVER_STRENGTH bit n offers type n (a 4-bit field: the shift stays in range).
+        let strength_ok = strengths & (1 << value.driver_strength()) != 0;
+        let width = BUS_WIDTH::from_raw(self.ext_csd.word(index::BUS_WIDTH)).width();
+        let ddr = self.ext_csd.ddr();
+        strength_ok
+            && match value.timing_interface() {
+                0 => !ddr,
+                1 => true,
+                2 => support.hs200() && matches!(width, 1 | 2),
+                3 => support.hs400() && width == 6 && self.ext_csd.timing() == 1,
+                _ => false,
+            }
     }
 
     fn stop(&mut self) -> Result<Response, NoResponse> {
@@ -911,7 +1115,7 @@ impl Card<'_> {
                 self.state = CardState::Tran;
                 r
             }
-            DataPhase::ExtCsd(_) => {
+            DataPhase::ExtCsd(_) | DataPhase::Tuning { .. } => {
                 self.data = DataPhase::None;
                 let r = self.r1(0);
                 self.state = CardState::Tran;
@@ -1164,6 +1368,18 @@ impl Card<'_> {
                     self.finish_data(None);
                 } else {
                     self.data = DataPhase::ExtCsd(readout);
+                }
+            }
+            DataPhase::Tuning { mut readout, wide } => {
+                let pattern: &[u8] = if wide {
+                    &TUNING_BLOCK_8BIT
+                } else {
+                    &TUNING_BLOCK_4BIT
+                };
+                if readout.read(pattern, buf)? {
+                    self.finish_data(None);
+                } else {
+                    self.data = DataPhase::Tuning { readout, wide };
                 }
             }
             _ => return Err(DataError::NoTransfer),

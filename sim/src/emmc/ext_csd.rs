@@ -3,12 +3,13 @@
 //!
 //! Field positions and meanings follow JESD84-B51 §7.4 (Extended CSD register). The values
 //! describe an eMMC 5.1 device that supports what the card model implements: high speed
-//! (26/52 MHz SDR) but not DDR52, HS200, HS400 or enhanced strobe; boot partitions and an RPMB
-//! partition of the configured sizes; high-capacity erase groups of 512 KiB; erase, trim and
-//! discard; enhanced reliable write; a write cache; the command queue. Features the model does
-//! not implement are advertised as absent (partitioning, HPI, background operations, sanitize,
-//! secure erase/trim, packed commands, data tags, context IDs, FFU), so a host never turns
-//! them on.
+//! (26/52 MHz SDR) and, as [`TimingSupport`] chooses, DDR52, HS200, HS400 and HS400 with
+//! enhanced strobe (DEVICE_TYPE, STROBE_SUPPORT, DRIVER_STRENGTH and the 200 MHz power
+//! classes follow the choice); boot partitions and an RPMB partition of the configured
+//! sizes; high-capacity erase groups of 512 KiB; erase, trim and discard; enhanced reliable
+//! write; a write cache; the command queue. Features the model does not implement are
+//! advertised as absent (partitioning, HPI, background operations, sanitize, secure
+//! erase/trim, packed commands, data tags, context IDs, FFU), so a host never turns them on.
 
 /// Byte indices (JESD84-B51 §7.4, Table "Extended CSD").
 pub mod index {
@@ -247,6 +248,88 @@ register! {
 /// DEVICE_TYPE bits the model sets: high speed at 26 and 52 MHz, SDR only.
 pub const DEVICE_TYPE_HS: u8 = 0x03;
 
+register! {
+    /// DEVICE_TYPE (byte [`index::DEVICE_TYPE`]; Linux: CARD_TYPE): the timing interfaces
+    /// the device supports.
+    pub DEVICE_TYPE(u32) {
+        /// High speed at 26 MHz.
+        0:0 hs_26 => bool;
+        /// High speed at 52 MHz.
+        1:1 hs_52 => bool;
+        /// High speed DDR at 52 MHz, 1.8 V or 3 V I/O.
+        2:2 ddr52_1v8 => bool;
+        /// High speed DDR at 52 MHz, 1.2 V I/O.
+        3:3 ddr52_1v2 => bool;
+        /// HS200 SDR at 200 MHz, 1.8 V I/O.
+        4:4 hs200_1v8 => bool;
+        /// HS200 SDR at 200 MHz, 1.2 V I/O.
+        5:5 hs200_1v2 => bool;
+        /// HS400 DDR at 200 MHz, 1.8 V I/O.
+        6:6 hs400_1v8 => bool;
+        /// HS400 DDR at 200 MHz, 1.2 V I/O.
+        7:7 hs400_1v2 => bool;
+    }
+}
+
+/// The timing interfaces a card supports beyond high speed SDR, which decide its DEVICE_TYPE,
+/// STROBE_SUPPORT and DRIVER_STRENGTH and which HS_TIMING and BUS_WIDTH values its CMD6
+/// SWITCH accepts. Every fast choice includes the slower ones, as devices do: an HS400 device
+/// also offers HS200 (the host tunes there) and DDR52 (the bus width HS400 uses).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TimingSupport {
+    /// High speed SDR at 26/52 MHz only (DEVICE_TYPE 0x03).
+    #[default]
+    HighSpeed,
+    /// Also DDR52 and HS200, both at 1.8 V I/O (DEVICE_TYPE 0x17).
+    Hs200,
+    /// Also HS400 at 1.8 V I/O (DEVICE_TYPE 0x57), without enhanced strobe.
+    Hs400,
+    /// HS400 with enhanced strobe (DEVICE_TYPE 0x57, STROBE_SUPPORT 1).
+    Hs400EnhancedStrobe,
+}
+
+impl TimingSupport {
+    /// The DEVICE_TYPE byte.
+    pub const fn device_type(self) -> u8 {
+        let hs = DEVICE_TYPE::zeroed().with_hs_26(true).with_hs_52(true);
+        let hs200 = hs.with_ddr52_1v8(true).with_hs200_1v8(true);
+        byte(match self {
+            Self::HighSpeed => hs.raw(),
+            Self::Hs200 => hs200.raw(),
+            Self::Hs400 | Self::Hs400EnhancedStrobe => hs200.with_hs400_1v8(true).raw(),
+        })
+    }
+
+    /// Whether the card offers DDR52 (BUS_WIDTH 5 and 6 in high speed timing).
+    pub const fn ddr52(self) -> bool {
+        DEVICE_TYPE::from_raw(self.device_type() as u32).ddr52_1v8()
+    }
+
+    /// Whether the card offers HS200 (HS_TIMING 2).
+    pub const fn hs200(self) -> bool {
+        DEVICE_TYPE::from_raw(self.device_type() as u32).hs200_1v8()
+    }
+
+    /// Whether the card offers HS400 (HS_TIMING 3).
+    pub const fn hs400(self) -> bool {
+        DEVICE_TYPE::from_raw(self.device_type() as u32).hs400_1v8()
+    }
+
+    /// STROBE_SUPPORT: whether BUS_WIDTH may set the enhanced strobe bit.
+    pub const fn enhanced_strobe(self) -> bool {
+        matches!(self, Self::Hs400EnhancedStrobe)
+    }
+
+    /// DRIVER_STRENGTH: type 0 (mandatory) on a high speed card; types 0 to 4 on the cards
+    /// with HS200, where a host picks one for the 200 MHz timings.
+    pub const fn driver_strengths(self) -> u8 {
+        match self {
+            Self::HighSpeed => 0x01,
+            _ => 0x1F,
+        }
+    }
+}
+
 /// High-capacity erase group size in 512-byte sectors for HC_ERASE_GRP_SIZE = 1 (512 KiB).
 pub const HC_ERASE_GROUP_SECTORS: u32 = 1024;
 
@@ -303,6 +386,8 @@ pub struct Geometry {
     pub cache_kib: u32,
     /// Command queue depth (1..=32; 0: no command queue, CMDQ_SUPPORT 0).
     pub queue_depth: u8,
+    /// The timing interfaces beyond high speed SDR.
+    pub timings: TimingSupport,
 }
 
 /// The Extended CSD.
@@ -321,6 +406,7 @@ impl ExtCsd {
             rpmb_size_mult: 0,
             cache_kib: 64,
             queue_depth,
+            timings: TimingSupport::HighSpeed,
         })
     }
 
@@ -350,6 +436,22 @@ impl ExtCsd {
         };
         set_bytes(index::CMDQ_SUPPORT, &[byte(support.raw())]);
         set_bytes(index::CMDQ_DEPTH, &[depth]);
+        let t = g.timings;
+        set_bytes(index::DEVICE_TYPE, &[t.device_type()]);
+        set_bytes(index::DRIVER_STRENGTH, &[t.driver_strengths()]);
+        set_bytes(index::STROBE_SUPPORT, &[u8::from(t.enhanced_strobe())]);
+        if t.hs200() {
+            // Power class 1 at 200 MHz too (4- and 8-bit, SDR and, with HS400, DDR), so a
+            // host selects POWER_CLASS in the fast timings as it does at 52 MHz.
+            for i in [index::PWR_CL_200_130, index::PWR_CL_200_195] {
+                set_bytes(i, &[0x11]);
+            }
+            set_bytes(index::PWR_CL_DDR_52_195, &[0x11]);
+            set_bytes(index::PWR_CL_DDR_52_360, &[0x11]);
+        }
+        if t.hs400() {
+            set_bytes(index::PWR_CL_DDR_200_360, &[0x11]);
+        }
         ext_csd
     }
 
@@ -414,9 +516,41 @@ impl ExtCsd {
         }
     }
 
-    /// The timing interface HS_TIMING selects (0 backward compatible, 1 high speed).
+    /// The timing interface HS_TIMING selects (0 backward compatible, 1 high speed, 2 HS200,
+    /// 3 HS400).
     pub fn timing(&self) -> u8 {
         byte(HS_TIMING::from_raw(self.word(index::HS_TIMING)).timing_interface())
+    }
+
+    /// Whether BUS_WIDTH selects a DDR bus (4- or 8-bit DDR, as DDR52 and HS400 use).
+    pub fn ddr(&self) -> bool {
+        matches!(
+            BUS_WIDTH::from_raw(self.word(index::BUS_WIDTH)).width(),
+            5 | 6
+        )
+    }
+
+    /// Whether BUS_WIDTH has the enhanced strobe bit set (HS400 with enhanced strobe).
+    pub fn enhanced_strobe(&self) -> bool {
+        BUS_WIDTH::from_raw(self.word(index::BUS_WIDTH)).enhanced_strobe()
+    }
+
+    /// The timing interfaces DEVICE_TYPE and STROBE_SUPPORT advertise.
+    pub fn timing_support(&self) -> TimingSupport {
+        let t = DEVICE_TYPE::from_raw(self.word(index::DEVICE_TYPE));
+        match (t.hs400_1v8(), t.hs200_1v8()) {
+            (true, _) if self.get(index::STROBE_SUPPORT) & 1 != 0 => {
+                TimingSupport::Hs400EnhancedStrobe
+            }
+            (true, _) => TimingSupport::Hs400,
+            (false, true) => TimingSupport::Hs200,
+            (false, false) => TimingSupport::HighSpeed,
+        }
+    }
+
+    /// Whether RST_n_FUNCTION has the RST_n signal permanently enabled (RST_n_ENABLE 0x1).
+    pub fn rst_n_enabled(&self) -> bool {
+        self.get(index::RST_N_FUNCTION) & 0x3 == 0x1
     }
 
     /// Whether ERASE_GROUP_DEF selects high-capacity erase groups.

@@ -51,7 +51,9 @@ pub trait CardSlot {
 
 /// Implements [`CardSlot`] for card models whose inherent methods of the same names offer
 /// the slot's interface, so that a slot forwards each of them (`take_work` too, or the busy
-/// time of power-up, switch, flush and erase would not be charged).
+/// time of power-up, switch, flush and erase would not be charged; the line levels, the
+/// clock and RST_n too, or the SD voltage switch and the eMMC hardware reset would not be
+/// seen).
 macro_rules! card_slot {
     ($($card:ident),+) => {$(
         impl CardSlot for $card<'_> {
@@ -78,6 +80,24 @@ macro_rules! card_slot {
             fn take_work(&mut self) -> CardWork {
                 $card::take_work(self)
             }
+
+            fn data_lines(&self) -> u8 {
+                $card::data_lines(self)
+            }
+
+            fn cmd_line(&self) -> bool {
+                $card::cmd_line(self)
+            }
+
+            fn clock_running(&mut self, running: bool) {
+                $card::clock_running(self, running);
+            }
+
+            fn hardware_reset(&mut self) {
+                $card::hardware_reset(self);
+            }
+
+            // Neither card is an SDIO card: `sdio_interrupt` keeps its default.
         }
     )+};
 }

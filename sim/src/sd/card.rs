@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The SD card model: card states, identification, ACMD41 power-up, CMD6 switch function,
-//! CMD11 voltage switch and 512-byte block transfers over caller-provided storage.
+//! CMD11 voltage switch with its line sequence, CMD19 tuning and 512-byte block transfers
+//! over caller-provided storage.
 //!
 //! Behaviour follows the SD Physical Layer Simplified Specification (v3.01 and later):
 //!
@@ -28,6 +29,19 @@
 //! * An SDHC card completes ACMD41 power-up only for a host that sent CMD8 and sets HCS;
 //!   otherwise it stays busy forever (§4.2.3.1). An ACMD41 whose voltage window misses the
 //!   card's puts it in the inactive state.
+//! * CMD11 voltage switch (§4.2.4.2 "Timing to Switch Signal Voltage"), accepted in ready
+//!   after an ACMD41 that granted S18A: after its R1 the card holds CMD and DAT3..DAT0 low
+//!   ([`SdCard::data_lines`], [`SdCard::cmd_line`]; a host's card-busy check sees DAT0
+//!   low), the host stops the clock ([`SdCard::clock_running`]), the card moves to 1.8 V,
+//!   and when the clock runs again it releases the lines (high) and signals at 1.8 V
+//!   ([`SdCard::signal_1v8`]). A command before that is lost and leaves the switch
+//!   unfinished, the lines low, until [`SdCard::power_cycle`]. The card has no clock of its
+//!   own to time the stop: the 5 ms minimum is not checked. A slot that never reports the
+//!   clock cannot run the sequence; the card then switches as it answers CMD11.
+//! * CMD19 SEND_TUNING_BLOCK (§4.2.4.5): in tran at 1.8 V signalling (SDR50, SDR104 and,
+//!   since v3.01, DDR50 and the slower UHS-I modes); R1 and the 64-byte tuning block
+//!   ([`cards::TUNING_BLOCK_4BIT`]). At 3.3 V it is an illegal command.
+//! * The maximum clock follows the access mode CMD6 selects (see [`SdCard::max_clock_hz`]).
 //! * Busy work (power-up, erase) is reported through [`SdCard::take_work`] for the latency
 //!   model; the card itself leaves the programming state at once.
 //! * Not modelled: SDSC byte addressing, CMD42 lock/unlock (class 7 is in the CSD, as on real
@@ -37,6 +51,7 @@
 
 use super::super::cards::{
     self, erase_blocks, BlockData, CardCore, CardModel, EraseBoundError, EraseRange, Readout,
+    TUNING_BLOCK_4BIT,
 };
 // The SD specification places the RCA of an addressed command where JESD84-B51 does.
 use super::super::emmc::command::RCA_ARG;
@@ -242,6 +257,20 @@ impl Default for SdConfig {
     }
 }
 
+/// Where the card is in the CMD11 signal voltage switch (§4.2.4.2, "Timing to Switch
+/// Signal Voltage").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum VoltageSwitch {
+    /// No switch under way: the lines are released (pulled high).
+    Idle,
+    /// CMD11 answered: the card holds CMD and DAT3..DAT0 low and waits for the host to stop
+    /// the clock.
+    LinesLow,
+    /// The clock stopped: the card moves its I/O to 1.8 V, lines still low, until the clock
+    /// runs again.
+    ClockStopped,
+}
+
 /// What the open data phase transfers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum DataPhase {
@@ -252,6 +281,8 @@ enum DataPhase {
     Write(BlockData),
     /// The register buffer (SCR, switch status, SD status), sent from its start.
     Register(Readout),
+    /// The tuning block (CMD19).
+    Tuning(Readout),
 }
 
 /// An SD memory card (SDHC/SDXC) over caller-provided storage.
@@ -275,6 +306,10 @@ pub struct SdCard<'a> {
     register: [u8; SWITCH_STATUS_LEN],
     /// Blocks written by the last write command (for ACMD22).
     written_blocks: u32,
+    /// The CMD11 line sequence.
+    voltage_switch: VoltageSwitch,
+    /// The slot has reported the clock (see [`SdCard::clock_running`]).
+    clock_reported: bool,
 }
 
 impl<'a> SdCard<'a> {
@@ -298,8 +333,57 @@ impl<'a> SdCard<'a> {
             data: DataPhase::None,
             register: [0; SWITCH_STATUS_LEN],
             written_blocks: 0,
+            voltage_switch: VoltageSwitch::Idle,
+            clock_reported: false,
         }
     }
+
+    /// Power off and on: the card is back in idle at 3.3 V signalling (the only way out of
+    /// 1.8 V, of a voltage switch that failed and of the inactive state); storage is kept.
+    pub fn power_cycle(&mut self) {
+        self.reset();
+        self.core.inactive = false;
+        self.signal_1v8 = false;
+        self.voltage_switch = VoltageSwitch::Idle;
+    }
+
+    /// The levels the card drives on DAT3..DAT0 (bit n = DATn high) outside a data phase:
+    /// all low from its CMD11 response until the clock restarts after the stop of the
+    /// voltage switch (what a host's card-busy check, DAT0 low, sees), otherwise high.
+    pub fn data_lines(&self) -> u8 {
+        if self.voltage_switch == VoltageSwitch::Idle {
+            0xF
+        } else {
+            0x0
+        }
+    }
+
+    /// The level the card drives on CMD outside a command: low during the voltage switch,
+    /// like the DAT lines, otherwise high.
+    pub fn cmd_line(&self) -> bool {
+        self.voltage_switch == VoltageSwitch::Idle
+    }
+
+    /// The host stopped (`false`) or started (`true`) the card clock. In a voltage switch a
+    /// stop lets the card move its I/O to 1.8 V, and the next start ends the switch: the
+    /// card releases CMD and DAT3..DAT0 (high) and signals at 1.8 V. A start without a stop
+    /// before it changes nothing (the card waits for the stop). The first report also tells
+    /// the card that its slot reports the clock, so that later voltage switches follow the
+    /// line sequence (see [`SdCard::signal_1v8`]).
+    pub fn clock_running(&mut self, running: bool) {
+        self.clock_reported = true;
+        self.voltage_switch = match (self.voltage_switch, running) {
+            (VoltageSwitch::LinesLow, false) => VoltageSwitch::ClockStopped,
+            (VoltageSwitch::ClockStopped, true) => {
+                self.signal_1v8 = true;
+                VoltageSwitch::Idle
+            }
+            (phase, _) => phase,
+        };
+    }
+
+    /// RST_n: an SD card has no hardware reset line, so nothing happens.
+    pub fn hardware_reset(&mut self) {}
 
     /// The busy work the last command started (power-up, erase); reading it clears it.
     pub fn take_work(&mut self) -> CardWork {
@@ -336,7 +420,10 @@ impl<'a> SdCard<'a> {
         self.bus_width
     }
 
-    /// Whether CMD11 switched the card to 1.8 V signalling.
+    /// Whether CMD11 switched the card to 1.8 V signalling. With a slot that reports the
+    /// clock (it called [`SdCard::clock_running`] before CMD11) that is once the line
+    /// sequence has ended; with one that never does, the card cannot follow the sequence
+    /// and switches as it answers CMD11, its lines staying high.
     pub fn signal_1v8(&self) -> bool {
         self.signal_1v8
     }
@@ -369,7 +456,7 @@ impl<'a> SdCard<'a> {
             DataPhase::Read(blocks) | DataPhase::Write(blocks) => {
                 blocks.remaining().unwrap_or(usize::MAX)
             }
-            DataPhase::Register(readout) => readout.remaining(),
+            DataPhase::Register(readout) | DataPhase::Tuning(readout) => readout.remaining(),
         }
     }
 
@@ -419,6 +506,16 @@ impl CardModel for SdCard<'_> {
     }
 
     fn handle(&mut self, cmd: Command) -> Result<Response, NoResponse> {
+        if self.voltage_switch != VoltageSwitch::Idle {
+            // The card holds CMD low until the clock restarts after a stop: a command sent
+            // before then is lost, and the switch stays unfinished until a power cycle.
+            return Err(NoResponse);
+        }
+        if matches!(self.data, DataPhase::Tuning(_)) && cmd.index != 12 {
+            // The card sends the tuning block whole on its own; a host that failed its CRC
+            // and read no further finds the card back in tran at the next command.
+            self.end_data();
+        }
         if self.app_cmd && cmd.index != 55 {
             let handled = self.app_command(cmd);
             self.app_cmd = false;
@@ -475,8 +572,13 @@ impl SdCard<'_> {
                 Ok(self.r1(state, 0))
             }
             (11, CardState::Ready) if self.s18a && !self.signal_1v8 => {
-                self.signal_1v8 = true;
-                Ok(self.r1(state, 0))
+                let r = self.r1(state, 0);
+                if self.clock_reported {
+                    self.voltage_switch = VoltageSwitch::LinesLow;
+                } else {
+                    self.signal_1v8 = true;
+                }
+                Ok(r)
             }
             (2, CardState::Ready) => {
                 self.state = CardState::Ident;
@@ -554,6 +656,13 @@ impl SdCard<'_> {
             (17 | 18 | 24 | 25, CardState::Tran) => self.block_transfer(cmd),
             (32 | 33, CardState::Tran) => Ok(self.erase_bound(cmd)),
             (38, CardState::Tran) => Ok(self.erase(arg)),
+            // CMD19 SEND_TUNING_BLOCK: in the transfer state of 1.8 V signalling (§4.2.4.5;
+            // since v3.01 that includes DDR50, which a host may tune too).
+            (19, CardState::Tran) if self.signal_1v8 => {
+                self.data = DataPhase::Tuning(Readout::new(TUNING_BLOCK_4BIT.len()));
+                self.state = CardState::Data;
+                Ok(self.r1(state, 0))
+            }
             (6, CardState::Tran) => {
                 self.switch_function(arg);
                 self.start_register(SWITCH_STATUS_LEN);
@@ -817,6 +926,7 @@ impl SdCard<'_> {
                 .read(self.storage, buf)
                 .map_err(|e| e.report(&mut self.core.pending, status::OUT_OF_RANGE))?,
             DataPhase::Register(readout) => readout.read(&self.register, buf)?,
+            DataPhase::Tuning(readout) => readout.read(&TUNING_BLOCK_4BIT, buf)?,
             _ => return Err(DataError::NoTransfer),
         };
         if done {
