@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Hardware models for testing the MediaTek MSDC driver's engines without hardware: a CQHCI
-//! block, an MSDC controller, an eMMC card, an SD card, bus-addressed memory and a latency
-//! model, all `no_std` and allocation-free.
+//! block, an MSDC controller, an eMMC card, an SD card, an SDIO card, bus-addressed memory and
+//! a latency model, all `no_std` and allocation-free.
 //!
 //! The models are written from the JESD84-B51 specification and share no code with the
 //! engines they test, so an engine's encoding bug shows up as a model violation rather than
@@ -40,5 +40,6 @@ pub mod memory;
 pub mod msdc;
 pub mod report;
 pub mod sd;
+pub mod sdio;
 
 pub use memory::{BusFault, BusMemory, Ram};
