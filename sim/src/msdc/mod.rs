@@ -13,5 +13,8 @@ pub mod desc;
 pub mod regs;
 pub mod slot;
 
-pub use controller::{Fault, ModelClock, ModelConfig, MsdcModel, Violation, MAX_VIOLATIONS};
+pub use controller::{
+    Fault, ModelClock, ModelConfig, MsdcModel, PadTuneLayout, SampleWindows, Violation,
+    DELAY_CELLS, MAX_VIOLATIONS, RELAXED_CLOCK_HZ, STROBE_CELLS,
+};
 pub use slot::CardSlot;
