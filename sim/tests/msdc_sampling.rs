@@ -489,3 +489,29 @@ fn sdr50_at_100_mhz_needs_the_windows() {
     let int: MSDC_INT = rig.command(13);
     assert!(int.rspcrcerr());
 }
+
+#[test]
+fn a_misread_auto_cmd23_response_is_acmdcrcerr_and_stops_the_command() {
+    use sim::msdc::regs::{AutoCommand, DataType, ResponseType, SDC_BLK_NUM, SDC_CMD};
+    let mut rig = top_board(windows([0; 2], [u64::MAX; 2], 0));
+    rig.hs200();
+    rig.write(SDC_BLK_NUM::OFFSET, 2);
+    let word = SDC_CMD::zeroed()
+        .with_const_opcode::<18>()
+        .try_with_rsptyp(ResponseType::R1 as u32)
+        .and_then(|c| c.try_with_autocmd(AutoCommand::Cmd23 as u32))
+        .unwrap()
+        .with_const_blklen::<512>()
+        .with_dtype(DataType::Multiple);
+    rig.write(SDC_CMD::OFFSET, word.raw());
+    rig.run();
+    let int = rig.take_int();
+    assert!(int.acmdcrcerr() && !int.acmdrdy() && !int.cmdrdy());
+    assert_eq!(
+        rig.card.commands,
+        [23],
+        "the card ran CMD23; CMD18 was not sent"
+    );
+    assert_eq!(rig.model.sampling_errors(), 1);
+    assert!(rig.idle());
+}

@@ -58,12 +58,56 @@
 //!   clocks running; the card's supply (vmmc) is separate, so the card model is not
 //!   affected.
 //!
+//! * Sampling (tuning): above [`RELAXED_CLOCK_HZ`] (52 MHz) the host reads a line right
+//!   only at the delays and edges the board's [`SampleWindows`] ([`ModelConfig::sampling`])
+//!   allow; at or below it (legacy, high speed, DDR52) every delay and edge works. The
+//!   delay is the sum of the enabled cascaded cells, 0..62: with the top window
+//!   ([`ModelConfig::top_region`]) `EMMC_TOP_CMD` `PAD_CMD_RXDLY` (with `_SEL`) +
+//!   `PAD_CMD_RXDLY2` (with `RXDLY2_SEL`) for the response and `EMMC_TOP_CONTROL`
+//!   `PAD_DAT_RD_RXDLY` + `PAD_DAT_RD_RXDLY2` likewise for the data; without it the pad tune
+//!   register ([`ModelConfig::pad_tune`], 0xEC or 0xF0) `CMDRDLY`/`CMD_SEL` and
+//!   `DATRRDLY`/`RD_SEL` plus the register after it `CMDRDLY2`/`CMD2_SEL` and
+//!   `DATRRDLY2`/`RD2_SEL`. The clock-tuning select of SoCs without `data_tune`
+//!   (`RXDLYSEL`, top `PAD_RXDLY_SEL`) enables both first cells. Edges: the response by
+//!   `MSDC_IOCON.RSPL`; read data by `DSPL` and the write CRC status by `W_DSPL`, or with
+//!   [`ModelConfig::new_rx`] by `PATCH_BIT.RD_DAT_SEL` and `PATCH_BIT2.CFGCRCSTSEDGE`.
+//!   In HS400 (`CKMOD` 3) the response goes by the cmd window (by the strobe once
+//!   `EMMC50_CFG0.CMD_RESP_SEL` makes the data strobe latch it, enhanced strobe), while
+//!   read data and the write CRC status, which the card sends with the data strobe
+//!   (JESD84-B51), go by [`SampleWindows::strobe`] at `DLY1` of `PAD_DS_TUNE` (or the top
+//!   window's `EMMC50_PAD_DS_TUNE`) while `DLY_SEL` is set, setting 0 while it is clear.
+//!   A response misread is RSPCRCERR (ACMDCRCERR for an automatic command): the card did
+//!   run the command, and the block of a single-block read (CMD17, CMD19, CMD21) still
+//!   goes out on the bus, so the card ends in the state it would have ended in anyway;
+//!   misread read data is DATCRCERR (the DMA has written the block); a misread CRC status
+//!   is DATCRCERR after the card took and stored the data. Each is counted by
+//!   [`MsdcModel::sampling_errors`], not as a violation: tuning provokes them on purpose.
+//!   R3 carries no CRC and is not sampled; the CQHCI block's traffic is not sampled.
+//! * The card side ([`MsdcModel::sync_card`], at the start and end of every
+//!   [`MsdcModel::step`]): a rising `EMMC_IOCON.HW_RST` (bit 0, which `msdc_hw_reset`
+//!   pulses) resets the card at the next step; the card clock runs while the controller is
+//!   powered, its source clock runs and `MSDC_CFG.CKPDN` is set (`msdc_set_mclk` clears
+//!   it for a 0 Hz request, as in the SD voltage switch's ≥ 5 ms gap) and the card hears
+//!   of each change at the next step; `MSDC_PS` reports DAT3..DAT0 and CMD as the card
+//!   drove them at the last step (DAT7..DAT4 high). With `SDC_CFG.SDIO`, `SDC_CFG.SDIOIDE`
+//!   and `SDC_ADV_CFG0.DAT1_IRQ_TRIGGER` set, `MSDC_INT.SDIOIRQ` latches (W1C) when the
+//!   detector starts seeing the card's SDIO interrupt: on a 1-bit bus at any time, on a
+//!   wider one outside a data phase (the interrupt period); an interrupt still asserted
+//!   when detection is turned back on is seen again. mtk-sd.c sets `DAT1_IRQ_TRIGGER`
+//!   exactly when SDIO is on, and the model takes it as part of the detector's enable.
+//!
 //! Not modelled, and reported as a [`Violation`] when used: PIO mode, basic (non
 //! descriptor) DMA, DMA resume, stream transfers, GPD chains longer than one GPD (the
 //! first GPD's `next` must point at mapped memory holding a GPD with HWO clear), a GPD
 //! without BDs, registers outside the known set. Timeout counters (DTOC/WRDTOC) are stored
 //! but not counted down: a data timeout happens when the card stops supplying or taking
-//! data, and a failed data phase is charged only the bus time it used.
+//! data, and a failed data phase is charged only the bus time it used. Not modelled
+//! either, silently: the per-line data edges (`IOCON.DDLSEL`, `D0SPL`..`D7SPL`), the
+//! internal response delay `CMDRRDLY`, the HS400 command delay of `hs400_tune` SoCs
+//! (`PAD_CMD_TUNE`), the strobe's `DLY2`/`DLY3`, the write data and transmit delays, the
+//! latch clock selection and `LOOP_TEST_CONTROL` (all stored); commands while the reset
+//! line is held; the clock bursts of commands sent with `CKPDN` clear (the card hears only
+//! of the free-running clock).
 
 use super::super::bus::{RegisterFile, Serves};
 use super::super::cqhci::{self, CqhciModel, HostErrorKind};
