@@ -226,25 +226,25 @@ impl SampleWindows {
     /// A window of `len` delay cells from `start`, wrapping past the last of the
     /// [`DELAY_CELLS`] back to 0 (a `len` of 64 or more is every cell).
     pub const fn span(start: u32, len: u32) -> u64 {
-        let mut window = 0u64;
-        let mut i = 0;
-        while i < len && i < DELAY_CELLS {
-            window |= 1 << ((start + i) % DELAY_CELLS);
-            i += 1;
-        }
-        window
+        wrapping_span(start, len, DELAY_CELLS)
     }
 
     /// A strobe window of `len` `DLY1` settings from `start`, wrapping past 31.
     pub const fn strobe_span(start: u32, len: u32) -> u32 {
-        let mut window = 0u32;
-        let mut i = 0;
-        while i < len && i < STROBE_CELLS {
-            window |= 1 << ((start + i) % STROBE_CELLS);
-            i += 1;
-        }
-        window
+        // At most STROBE_CELLS bits: nothing is cut.
+        wrapping_span(start, len, STROBE_CELLS) as u32
     }
+}
+
+/// `len` consecutive bits from `start` in a ring of `cells` bits (at most 64).
+const fn wrapping_span(start: u32, len: u32, cells: u32) -> u64 {
+    let mut window = 0u64;
+    let mut i = 0;
+    while i < len && i < cells {
+        window |= 1 << ((start % cells + i) % cells);
+        i += 1;
+    }
+    window
 }
 
 impl Default for SampleWindows {
