@@ -58,12 +58,56 @@
 //!   clocks running; the card's supply (vmmc) is separate, so the card model is not
 //!   affected.
 //!
+//! * Sampling (tuning): above [`RELAXED_CLOCK_HZ`] (52 MHz) the host reads a line right
+//!   only at the delays and edges the board's [`SampleWindows`] ([`ModelConfig::sampling`])
+//!   allow; at or below it (legacy, high speed, DDR52) every delay and edge works. The
+//!   delay is the sum of the enabled cascaded cells, 0..62: with the top window
+//!   ([`ModelConfig::top_region`]) `EMMC_TOP_CMD` `PAD_CMD_RXDLY` (with `_SEL`) +
+//!   `PAD_CMD_RXDLY2` (with `RXDLY2_SEL`) for the response and `EMMC_TOP_CONTROL`
+//!   `PAD_DAT_RD_RXDLY` + `PAD_DAT_RD_RXDLY2` likewise for the data; without it the pad tune
+//!   register ([`ModelConfig::pad_tune`], 0xEC or 0xF0) `CMDRDLY`/`CMD_SEL` and
+//!   `DATRRDLY`/`RD_SEL` plus the register after it `CMDRDLY2`/`CMD2_SEL` and
+//!   `DATRRDLY2`/`RD2_SEL`. The clock-tuning select of SoCs without `data_tune`
+//!   (`RXDLYSEL`, top `PAD_RXDLY_SEL`) enables both first cells. Edges: the response by
+//!   `MSDC_IOCON.RSPL`; read data by `DSPL` and the write CRC status by `W_DSPL`, or with
+//!   [`ModelConfig::new_rx`] by `PATCH_BIT.RD_DAT_SEL` and `PATCH_BIT2.CFGCRCSTSEDGE`.
+//!   In HS400 (`CKMOD` 3) the response goes by the cmd window (by the strobe once
+//!   `EMMC50_CFG0.CMD_RESP_SEL` makes the data strobe latch it, enhanced strobe), while
+//!   read data and the write CRC status, which the card sends with the data strobe
+//!   (JESD84-B51), go by [`SampleWindows::strobe`] at `DLY1` of `PAD_DS_TUNE` (or the top
+//!   window's `EMMC50_PAD_DS_TUNE`) while `DLY_SEL` is set, setting 0 while it is clear.
+//!   A response misread is RSPCRCERR (ACMDCRCERR for an automatic command): the card did
+//!   run the command, and the block of a single-block read (CMD17, CMD19, CMD21) still
+//!   goes out on the bus, so the card ends in the state it would have ended in anyway;
+//!   misread read data is DATCRCERR (the DMA has written the block); a misread CRC status
+//!   is DATCRCERR after the card took and stored the data. Each is counted by
+//!   [`MsdcModel::sampling_errors`], not as a violation: tuning provokes them on purpose.
+//!   R3 carries no CRC and is not sampled; the CQHCI block's traffic is not sampled.
+//! * The card side ([`MsdcModel::sync_card`], at the start and end of every
+//!   [`MsdcModel::step`]): a rising `EMMC_IOCON.HW_RST` (bit 0, which `msdc_hw_reset`
+//!   pulses) resets the card at the next step; the card clock runs while the controller is
+//!   powered, its source clock runs and `MSDC_CFG.CKPDN` is set (`msdc_set_mclk` clears
+//!   it for a 0 Hz request, as in the SD voltage switch's ≥ 5 ms gap) and the card hears
+//!   of each change at the next step; `MSDC_PS` reports DAT3..DAT0 and CMD as the card
+//!   drove them at the last step (DAT7..DAT4 high). With `SDC_CFG.SDIO`, `SDC_CFG.SDIOIDE`
+//!   and `SDC_ADV_CFG0.DAT1_IRQ_TRIGGER` set, `MSDC_INT.SDIOIRQ` latches (W1C) when the
+//!   detector starts seeing the card's SDIO interrupt: on a 1-bit bus at any time, on a
+//!   wider one outside a data phase (the interrupt period); an interrupt still asserted
+//!   when detection is turned back on is seen again. mtk-sd.c sets `DAT1_IRQ_TRIGGER`
+//!   exactly when SDIO is on, and the model takes it as part of the detector's enable.
+//!
 //! Not modelled, and reported as a [`Violation`] when used: PIO mode, basic (non
 //! descriptor) DMA, DMA resume, stream transfers, GPD chains longer than one GPD (the
 //! first GPD's `next` must point at mapped memory holding a GPD with HWO clear), a GPD
 //! without BDs, registers outside the known set. Timeout counters (DTOC/WRDTOC) are stored
 //! but not counted down: a data timeout happens when the card stops supplying or taking
-//! data, and a failed data phase is charged only the bus time it used.
+//! data, and a failed data phase is charged only the bus time it used. Not modelled
+//! either, silently: the per-line data edges (`IOCON.DDLSEL`, `D0SPL`..`D7SPL`), the
+//! internal response delay `CMDRRDLY`, the HS400 command delay of `hs400_tune` SoCs
+//! (`PAD_CMD_TUNE`), the strobe's `DLY2`/`DLY3`, the write data and transmit delays, the
+//! latch clock selection and `LOOP_TEST_CONTROL` (all stored); commands while the reset
+//! line is held; the clock bursts of commands sent with `CKPDN` clear (the card hears only
+//! of the free-running clock).
 
 use super::super::bus::{RegisterFile, Serves};
 use super::super::cqhci::{self, CqhciModel, HostErrorKind};
@@ -78,9 +122,9 @@ use super::regs::{
     EMMC_IOCON, EMMC_TOP_CMD, EMMC_TOP_CONTROL, LOOP_TEST_CONTROL, MSDC_CFG, MSDC_DMA_CFG,
     MSDC_DMA_CTRL, MSDC_DMA_SA, MSDC_FIFOCS, MSDC_INT, MSDC_INTEN, MSDC_IOCON, MSDC_NEW_RX_CFG,
     MSDC_PAD_TUNE, MSDC_PAD_TUNE0, MSDC_PAD_TUNE1, MSDC_PATCH_BIT, MSDC_PATCH_BIT1,
-    MSDC_PATCH_BIT2, MSDC_PS, PAD_CMD_TUNE, PAD_DS_TUNE, SDC_ACMD_RESP, SDC_ADV_CFG0, SDC_ARG,
-    SDC_BLK_NUM, SDC_CFG, SDC_CMD, SDC_FIFO_CFG, SDC_RESP0, SDC_RESP1, SDC_RESP2, SDC_RESP3,
-    SDC_STS, TOP_BASE, TOP_LEN,
+    MSDC_PATCH_BIT2, MSDC_PS, PAD_CMD_TUNE, PAD_DS_TUNE, PAD_TUNE2_CELLS, PAD_TUNE_CELLS,
+    SDC_ACMD_RESP, SDC_ADV_CFG0, SDC_ARG, SDC_BLK_NUM, SDC_CFG, SDC_CMD, SDC_FIFO_CFG, SDC_RESP0,
+    SDC_RESP1, SDC_RESP2, SDC_RESP3, SDC_STS, TOP_BASE, TOP_LEN,
 };
 use super::slot::{BusWork, CardSlot, Metered};
 use crate::registers::PartialFieldValue;
@@ -134,8 +178,140 @@ const TOP_REGISTERS: [usize; 4] = [
     LOOP_TEST_CONTROL::OFFSET,
 ];
 
+/// The fastest bus clock at which every sample delay and edge works: the legacy and
+/// high-speed timings (up to 52 MHz, DDR52 included) have the margin; above it (HS200,
+/// SDR104, SDR50, HS400) the board's [`SampleWindows`] decide.
+pub const RELAXED_CLOCK_HZ: u32 = 52_000_000;
+
+/// Cells of a response or read data delay line: two cascaded cells of 0..31, 0..62 in all.
+pub const DELAY_CELLS: u32 = 64;
+
+/// Cells of the data strobe's `DLY1` delay.
+pub const STROBE_CELLS: u32 = 32;
+
 /// An `MSDC_INT` event, named by the setter of its bit (`MSDC_INT::with_cmdrdy`).
 type Event = fn(MSDC_INT, bool) -> MSDC_INT;
+
+/// The board's sampling windows: which sample delays, on which clock edge, read a line
+/// correctly once the bus runs faster than [`RELAXED_CLOCK_HZ`]. Bit `d` of a window is set
+/// when an effective delay of `d` cells samples correctly; the effective delay is the sum
+/// of the delay cells the pad tune (or top) registers enable (see the module
+/// documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SampleWindows {
+    /// The response on CMD, by edge ([`SampleWindows::RISING`], [`SampleWindows::FALLING`],
+    /// selected by `MSDC_IOCON.RSPL`).
+    pub cmd: [u64; 2],
+    /// Read data and the write CRC status on DAT, by edge (`MSDC_IOCON.DSPL` and `W_DSPL`,
+    /// or `PATCH_BIT.RD_DAT_SEL` and `PATCH_BIT2.CFGCRCSTSEDGE` on new-RX SoCs).
+    pub data: [u64; 2],
+    /// HS400: the data strobe's `DLY1` settings (0..31) at which the strobe latches the
+    /// read data and CRC status (and, with enhanced strobe, the response).
+    pub strobe: u32,
+}
+
+impl SampleWindows {
+    /// The index of the rising edge's window.
+    pub const RISING: usize = 0;
+    /// The index of the falling edge's window.
+    pub const FALLING: usize = 1;
+
+    /// Every delay on either edge works: a board without timing trouble.
+    pub const ALL: Self = Self {
+        cmd: [u64::MAX; 2],
+        data: [u64::MAX; 2],
+        strobe: u32::MAX,
+    };
+
+    /// A window of `len` delay cells from `start`, wrapping past the last of the
+    /// [`DELAY_CELLS`] back to 0 (a `len` of 64 or more is every cell).
+    pub const fn span(start: u32, len: u32) -> u64 {
+        wrapping_span(start, len, DELAY_CELLS)
+    }
+
+    /// A strobe window of `len` `DLY1` settings from `start`, wrapping past 31.
+    pub const fn strobe_span(start: u32, len: u32) -> u32 {
+        // At most STROBE_CELLS bits: nothing is cut.
+        wrapping_span(start, len, STROBE_CELLS) as u32
+    }
+}
+
+/// `len` consecutive bits from `start` in a ring of `cells` bits (at most 64).
+const fn wrapping_span(start: u32, len: u32, cells: u32) -> u64 {
+    let mut window = 0u64;
+    let mut i = 0;
+    while i < len && i < cells {
+        window |= 1 << ((start % cells + i) % cells);
+        i += 1;
+    }
+    window
+}
+
+impl Default for SampleWindows {
+    /// [`SampleWindows::ALL`].
+    fn default() -> Self {
+        Self::ALL
+    }
+}
+
+/// Where the SoC's pad tune register is (`pad_tune_reg` of mtk-sd.c's per-SoC data), used
+/// for the delays when the controller has no top window; the second cells are at `+4`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PadTuneLayout {
+    /// `MSDC_PAD_TUNE` at 0xEC (MT8173, MT8135, MT6795, MT7620), second cells at 0xF0.
+    PadTune,
+    /// `MSDC_PAD_TUNE0` at 0xF0 (MT8183 family, MT2701, MT2712, MT7622 and the rest),
+    /// second cells at 0xF4.
+    #[default]
+    PadTune0,
+}
+
+impl PadTuneLayout {
+    /// The offset of the register with the first delay cells.
+    pub const fn offset(self) -> usize {
+        match self {
+            Self::PadTune => MSDC_PAD_TUNE::OFFSET,
+            Self::PadTune0 => MSDC_PAD_TUNE0::OFFSET,
+        }
+    }
+
+    /// The offset of the register with the second delay cells.
+    pub const fn second_offset(self) -> usize {
+        self.offset() + SECOND_CELLS
+    }
+}
+
+/// How far the second delay cells' register is from the first's (mtk-sd.c's fixed offset).
+const SECOND_CELLS: usize = 4;
+
+/// What the samplers need to get right at the current bus timing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Timing {
+    /// At or below [`RELAXED_CLOCK_HZ`]: every delay and edge works.
+    Relaxed,
+    /// Above it without HS400: the cmd and data windows.
+    Fast,
+    /// HS400 (`CKMOD` 3) above it: the cmd window and the strobe.
+    Hs400,
+}
+
+/// The levels the card drove on the bus when the model last looked ([`MsdcModel::step`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Lines {
+    /// DAT3..DAT0.
+    data: u8,
+    cmd: bool,
+    /// The card asserts an SDIO interrupt.
+    sdio_interrupt: bool,
+}
+
+impl Lines {
+    const IDLE: Self = Self {
+        data: 0xF,
+        cmd: true,
+        sdio_interrupt: false,
+    };
+}
 
 /// A fault to inject into the next command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -264,12 +440,22 @@ pub struct ModelConfig {
     /// Timing of the attached card, for [`MsdcModel::take_elapsed_ns`].
     pub latency: Latency,
     /// The controller has the "top" pad-control window (`reg[1]`, served at [`TOP_BASE`]);
-    /// without it every access there is an unknown-register violation.
+    /// without it every access there is an unknown-register violation. With it the sample
+    /// delays are the top registers' (as mtk-sd.c uses them whenever it has `top_base`).
     pub top_region: bool,
+    /// The board's sampling windows (see [`SampleWindows`]).
+    pub sampling: SampleWindows,
+    /// Where the sample delays are without the top window.
+    pub pad_tune: PadTuneLayout,
+    /// The SoC has the new receive path (`support_new_rx`, MT8196): the data edges are
+    /// `PATCH_BIT.RD_DAT_SEL` and `PATCH_BIT2.CFGCRCSTSEDGE` instead of `MSDC_IOCON`'s.
+    pub new_rx: bool,
 }
 
 impl Default for ModelConfig {
-    /// 36-bit DMA, 8-bit divider, 200 MHz source, eMMC timing ([`Latency::EMMC`]).
+    /// 36-bit DMA, 8-bit divider, 200 MHz source, eMMC timing ([`Latency::EMMC`]), no top
+    /// window, every sample delay works ([`SampleWindows::ALL`]), the pad tune register at
+    /// 0xF0, the old receive path.
     fn default() -> Self {
         Self {
             support_64g: true,
@@ -277,6 +463,9 @@ impl Default for ModelConfig {
             source_hz: 200_000_000,
             latency: Latency::EMMC,
             top_region: false,
+            sampling: SampleWindows::ALL,
+            pad_tune: PadTuneLayout::PadTune0,
+            new_rx: false,
         }
     }
 }
@@ -388,6 +577,17 @@ pub struct MsdcModel {
     /// The source clock (and its gate) runs.
     source_clock: bool,
     power_offs: u32,
+    /// CRC errors the sample windows caused.
+    sampling_errors: u32,
+    /// The card clock state last reported to the card.
+    card_clock: bool,
+    /// `EMMC_IOCON.HW_RST` was set since the last step: the card is to be reset.
+    hardware_reset: bool,
+    /// The card's line levels at the last step.
+    lines: Lines,
+    /// The SDIO interrupt detector's input at the last step (it latches on a change to
+    /// asserted).
+    sdio_detected: bool,
 }
 
 impl MsdcModel {
@@ -441,6 +641,11 @@ impl MsdcModel {
             register_clock: true,
             source_clock: true,
             power_offs: 0,
+            sampling_errors: 0,
+            card_clock: false,
+            hardware_reset: false,
+            lines: Lines::IDLE,
+            sdio_detected: false,
         }
     }
 
@@ -538,6 +743,11 @@ impl MsdcModel {
         self.register_clock = before.register_clock;
         self.source_clock = before.source_clock;
         self.power_offs = before.power_offs;
+        // What the card was told and drives is no register either.
+        self.sampling_errors = before.sampling_errors;
+        self.card_clock = before.card_clock;
+        self.hardware_reset = before.hardware_reset;
+        self.lines = before.lines;
     }
 
     /// Whether a register access at `offset` reaches the registers; records the violation
@@ -632,6 +842,11 @@ impl MsdcModel {
             Ok(r) => {
                 self.charge_command(ResponseLength::Short);
                 self.acmd_resp = r.value();
+                if !self.response_sampled() {
+                    self.sampling_error();
+                    self.raise(MSDC_INT::with_acmdcrcerr);
+                    return false;
+                }
                 self.raise(MSDC_INT::with_acmdrdy);
                 true
             }
@@ -813,11 +1028,7 @@ impl MsdcModel {
                 }
                 v.raw()
             }
-            MSDC_PS::OFFSET => {
-                // Lines idle high (DAT0 high: not busy), card present (CDSTS clear), not
-                // write protected.
-                self.ps.raw() | MSDC_PS::LINES_IDLE.raw()
-            }
+            MSDC_PS::OFFSET => self.ps.raw() | self.line_levels().raw(),
             MSDC_INT::OFFSET => self.int_status().raw(),
             MSDC_INTEN::OFFSET => self.inten.raw(),
             MSDC_FIFOCS::OFFSET => {
@@ -926,6 +1137,15 @@ impl MsdcModel {
             MSDC_DMA_SA::OFFSET => self.dma_sa = value,
             MSDC_DMA_CTRL::OFFSET => self.write_dma_ctrl(MSDC_DMA_CTRL::from_raw(value)),
             MSDC_DMA_CFG::OFFSET => self.dma_cfg = MSDC_DMA_CFG::from_raw(value).with_sts(false),
+            EMMC_IOCON::OFFSET => {
+                let before = EMMC_IOCON::from_raw(self.plain_value(offset));
+                // RST_n asserted: the card resets (at the next step, where the model
+                // reaches it).
+                if EMMC_IOCON::from_raw(value).hw_rst() && !before.hw_rst() {
+                    self.hardware_reset = true;
+                }
+                self.set_plain(offset, value);
+            }
             _ => match Self::plain_index(offset) {
                 Some(i) => {
                     if let Some(r) = self.plain.get_mut(i) {
@@ -1014,10 +1234,11 @@ impl MsdcModel {
     /// nothing happens, and no time passes, while the power is off or the source clock is
     /// gated.
     pub fn step<C: CardSlot + ?Sized, M: BusMemory>(&mut self, card: &mut C, mem: &mut M) -> bool {
+        self.sync_card(card);
         if !self.clocked() {
             return false;
         }
-        match self.phase {
+        let progressed = match self.phase {
             Phase::Idle => self.step_cqhci(card, mem),
             Phase::Command(c) => {
                 self.run_command(c, card);
@@ -1028,7 +1249,9 @@ impl MsdcModel {
                 true
             }
             Phase::Data(_) => false,
-        }
+        };
+        self.sync_card(card);
+        progressed
     }
 
     /// One step of the CQHCI block on the bus: its exchanges with the card are charged at
@@ -1176,6 +1399,21 @@ impl MsdcModel {
         if !self.take_response(&raw, &c, response) {
             return;
         }
+        // R3 has no CRC: a misread one goes unnoticed, and only comes before tuning anyway.
+        let checked = matches!(
+            c.response,
+            ResponseType::R1 | ResponseType::R1b | ResponseType::R2
+        );
+        if checked && !self.response_sampled() {
+            // The card ran the command; a single block it reads out goes on the bus anyway
+            // (the tuning commands CMD19 and CMD21 are such reads).
+            self.sampling_error();
+            self.raise(MSDC_INT::with_rspcrcerr);
+            if c.data == DataType::Single && !c.write {
+                self.drain_block(card, c.block_len);
+            }
+            return;
+        }
         if fault == Some(Fault::ResponseCrc) {
             self.raise(MSDC_INT::with_rspcrcerr);
             return;
@@ -1246,10 +1484,247 @@ impl MsdcModel {
     }
 
     fn patch_bit2(&self) -> MSDC_PATCH_BIT2 {
-        let raw = Self::plain_index(MSDC_PATCH_BIT2::OFFSET)
+        MSDC_PATCH_BIT2::from_raw(self.plain_value(MSDC_PATCH_BIT2::OFFSET))
+    }
+
+    /// The value of the plain-storage register at `offset` (0 for any other offset).
+    fn plain_value(&self, offset: usize) -> u32 {
+        Self::plain_index(offset)
             .and_then(|i| self.plain.get(i).copied())
-            .unwrap_or(0);
-        MSDC_PATCH_BIT2::from_raw(raw)
+            .unwrap_or(0)
+    }
+
+    /// Stores `value` in the plain-storage register at `offset`.
+    fn set_plain(&mut self, offset: usize, value: u32) {
+        if let Some(r) = Self::plain_index(offset).and_then(|i| self.plain.get_mut(i)) {
+            *r = value;
+        }
+    }
+
+    /// The value of the top-window register at `offset` inside the window.
+    fn top_value(&self, offset: usize) -> u32 {
+        TOP_REGISTERS
+            .iter()
+            .position(|&o| o == offset)
+            .and_then(|i| self.top.get(i).copied())
+            .unwrap_or(0)
+    }
+
+    /// `MSDC_PS`'s line levels: DAT3..DAT0 and CMD as the card drove them at the last step
+    /// (DAT0 low: busy), DAT7..DAT4 pulled up.
+    fn line_levels(&self) -> MSDC_PS {
+        let dat = 0xF0 | u32::from(self.lines.data & 0xF);
+        MSDC_PS::LINES_IDLE
+            .try_with_dat(dat)
+            .unwrap_or(MSDC_PS::LINES_IDLE)
+            .with_cmd(self.lines.cmd)
+    }
+
+    /// The bus timing the samplers face.
+    fn timing(&self) -> Timing {
+        if self.bus_clock_hz() <= RELAXED_CLOCK_HZ {
+            Timing::Relaxed
+        } else if self.clock_setting(self.cfg).mode == ClockMode::Hs400 {
+            Timing::Hs400
+        } else {
+            Timing::Fast
+        }
+    }
+
+    /// The effective response delay: the enabled cells of the top window's `EMMC_TOP_CMD`,
+    /// or of the pad tune register and the one after it.
+    fn cmd_delay(&self) -> u32 {
+        if self.config.top_region {
+            let clock_tune = EMMC_TOP_CONTROL::from_raw(self.top_value(EMMC_TOP_CONTROL::OFFSET))
+                .pad_rxdly_sel();
+            let r = EMMC_TOP_CMD::from_raw(self.top_value(EMMC_TOP_CMD::OFFSET));
+            cascade(
+                (r.pad_cmd_rd_rxdly_sel() || clock_tune, r.pad_cmd_rxdly()),
+                (r.pad_cmd_rd_rxdly2_sel(), r.pad_cmd_rxdly2()),
+            )
+        } else {
+            let (first, second) = self.pad_tune_cells();
+            cascade(
+                (first.cmd_sel() || first.rxdlysel(), first.cmdrdly()),
+                (second.cmd2_sel(), second.cmdrdly2()),
+            )
+        }
+    }
+
+    /// The effective read data (and CRC status) delay, as [`MsdcModel::cmd_delay`] for the
+    /// data lines (`EMMC_TOP_CONTROL`, or `DATRRDLY`/`DATRRDLY2`).
+    fn data_delay(&self) -> u32 {
+        if self.config.top_region {
+            let r = EMMC_TOP_CONTROL::from_raw(self.top_value(EMMC_TOP_CONTROL::OFFSET));
+            cascade(
+                (
+                    r.pad_dat_rd_rxdly_sel() || r.pad_rxdly_sel(),
+                    r.pad_dat_rd_rxdly(),
+                ),
+                (r.pad_dat_rd_rxdly2_sel(), r.pad_dat_rd_rxdly2()),
+            )
+        } else {
+            let (first, second) = self.pad_tune_cells();
+            cascade(
+                (first.rd_sel() || first.rxdlysel(), first.datrrdly()),
+                (second.rd2_sel(), second.datrrdly2()),
+            )
+        }
+    }
+
+    /// The pad tune register and the one after it, decoded.
+    fn pad_tune_cells(&self) -> (PAD_TUNE_CELLS, PAD_TUNE2_CELLS) {
+        let layout = self.config.pad_tune;
+        (
+            PAD_TUNE_CELLS::from_raw(self.plain_value(layout.offset())),
+            PAD_TUNE2_CELLS::from_raw(self.plain_value(layout.second_offset())),
+        )
+    }
+
+    /// The data strobe's `DLY1` setting, 0 while `DLY_SEL` bypasses the cells.
+    fn strobe_delay(&self) -> u32 {
+        if self.config.top_region {
+            let r = EMMC50_PAD_DS_TUNE::from_raw(self.top_value(EMMC50_PAD_DS_TUNE::OFFSET));
+            if r.pad_ds_dly_sel() {
+                r.pad_ds_dly1()
+            } else {
+                0
+            }
+        } else {
+            let r = PAD_DS_TUNE::from_raw(self.plain_value(PAD_DS_TUNE::OFFSET));
+            if r.dly_sel() {
+                r.dly1()
+            } else {
+                0
+            }
+        }
+    }
+
+    fn strobe_latches(&self) -> bool {
+        bit_set(u64::from(self.config.sampling.strobe), self.strobe_delay())
+    }
+
+    /// Whether the host reads the response right at the current timing, delay and edge.
+    fn response_sampled(&self) -> bool {
+        let w = &self.config.sampling;
+        match self.timing() {
+            Timing::Relaxed => true,
+            Timing::Hs400
+                if EMMC50_CFG0::from_raw(self.plain_value(EMMC50_CFG0::OFFSET)).cmd_resp_sel() =>
+            {
+                self.strobe_latches()
+            }
+            Timing::Fast | Timing::Hs400 => {
+                let edge = MSDC_IOCON::from_raw(self.plain_value(MSDC_IOCON::OFFSET)).rspl();
+                bit_set(w.cmd[usize::from(edge)], self.cmd_delay())
+            }
+        }
+    }
+
+    /// Whether the host reads the data (`write == false`) or the write CRC status right.
+    fn data_sampled(&self, write: bool) -> bool {
+        let w = &self.config.sampling;
+        match self.timing() {
+            Timing::Relaxed => true,
+            // The card drives the strobe with its read data and its CRC status.
+            Timing::Hs400 => self.strobe_latches(),
+            Timing::Fast => {
+                let falling = if self.config.new_rx {
+                    if write {
+                        self.patch_bit2().cfgcrcstsedge()
+                    } else {
+                        MSDC_PATCH_BIT::from_raw(self.plain_value(MSDC_PATCH_BIT::OFFSET))
+                            .rd_dat_sel()
+                    }
+                } else {
+                    let iocon = MSDC_IOCON::from_raw(self.plain_value(MSDC_IOCON::OFFSET));
+                    if write {
+                        iocon.w_dspl()
+                    } else {
+                        iocon.dspl()
+                    }
+                };
+                bit_set(w.data[usize::from(falling)], self.data_delay())
+            }
+        }
+    }
+
+    fn sampling_error(&mut self) {
+        self.sampling_errors = self.sampling_errors.saturating_add(1);
+    }
+
+    /// How many CRC errors (RSPCRCERR, ACMDCRCERR, DATCRCERR) came from a sample outside
+    /// the board's windows ([`ModelConfig::sampling`]): expected while software tunes, so
+    /// counted here rather than as violations.
+    pub fn sampling_errors(&self) -> u32 {
+        self.sampling_errors
+    }
+
+    /// Reads and drops the block a card sends after a command whose response the host
+    /// could not read: the card ran the command and sends its data all the same.
+    fn drain_block<C: CardSlot + ?Sized>(&mut self, card: &mut C, block_len: u32) {
+        let mut buf = [0u8; CHUNK];
+        let mut left = block_len as usize;
+        while left > 0 {
+            let n = left.min(CHUNK);
+            let Some(chunk) = buf.get_mut(..n) else {
+                return;
+            };
+            if card.read_data(chunk).is_err() {
+                return;
+            }
+            left -= n;
+        }
+        let block = DataPhase {
+            write: false,
+            block_len,
+            blocks: 1,
+            auto_cmd12: false,
+            fault: None,
+        };
+        self.charge_data(&block, u64::from(block_len));
+    }
+
+    /// Brings the card up to date with what the controller did since the last look, and
+    /// takes the card's line levels: a hardware reset pulse on `EMMC_IOCON`, the card clock
+    /// starting or stopping (`MSDC_CFG.CKPDN` with the source clock and power), DAT3..DAT0
+    /// and CMD for `MSDC_PS`, and the SDIO interrupt into `MSDC_INT.SDIOIRQ`.
+    /// [`MsdcModel::step`] does this before and after its work; a board can call it when it
+    /// has no work to run.
+    pub fn sync_card<C: CardSlot + ?Sized>(&mut self, card: &mut C) {
+        if core::mem::take(&mut self.hardware_reset) {
+            card.hardware_reset();
+        }
+        let running = self.clocked() && self.cfg.ckpdn();
+        if running != self.card_clock {
+            self.card_clock = running;
+            card.clock_running(running);
+        }
+        self.lines = Lines {
+            data: card.data_lines(),
+            cmd: card.cmd_line(),
+            sdio_interrupt: card.sdio_interrupt(),
+        };
+        let detected = self.sdio_interrupt_seen();
+        if detected && !self.sdio_detected {
+            self.raise(MSDC_INT::with_sdioirq);
+        }
+        self.sdio_detected = detected;
+    }
+
+    /// Whether the SDIO interrupt detector sees an interrupt: SDIO mode with detection on
+    /// (`SDC_CFG.SDIO`, `SDIOIDE`, `SDC_ADV_CFG0.DAT1_IRQ_TRIGGER`) and the card asserting
+    /// it where DAT1 carries interrupts: always on a 1-bit bus, outside data phases on a
+    /// wider one (the SDIO interrupt period).
+    fn sdio_interrupt_seen(&self) -> bool {
+        let adv = SDC_ADV_CFG0::from_raw(self.plain_value(SDC_ADV_CFG0::OFFSET));
+        let period = self.host_bus_width() <= 1 || !matches!(self.phase, Phase::Data(_));
+        self.powered
+            && self.sdc_cfg.sdio()
+            && self.sdc_cfg.sdioide()
+            && adv.dat1_irq_trigger()
+            && self.lines.sdio_interrupt
+            && period
     }
 
     /// The DMA address of a 32-bit pointer word and its high bits 35:32, which count only
@@ -1393,6 +1868,11 @@ impl MsdcModel {
         let clock_ok = self.clock_ok(card);
         if d.fault == Some(Fault::DataCrc) || !width_ok || !clock_ok {
             self.finish_data(MSDC_INT::with_datcrcerr)
+        } else if !self.data_sampled(d.write) {
+            // Read data landed in memory misread; written data reached the card intact and
+            // only its CRC status was misread.
+            self.sampling_error();
+            self.finish_data(MSDC_INT::with_datcrcerr)
         } else {
             self.finish_data(MSDC_INT::with_xfer_compl)
         }
@@ -1457,6 +1937,17 @@ impl MsdcModel {
         }
         Ok(())
     }
+}
+
+/// The delay of two cascaded cells, each counted when its select bit is set.
+fn cascade(first: (bool, u32), second: (bool, u32)) -> u32 {
+    let cell = |(on, cells): (bool, u32)| if on { cells } else { 0 };
+    cell(first) + cell(second)
+}
+
+/// Whether bit `delay` of `window` is set (none past the window's width).
+fn bit_set(window: u64, delay: u32) -> bool {
+    window.checked_shr(delay).is_some_and(|w| w & 1 == 1)
 }
 
 impl RegisterFile for MsdcModel {

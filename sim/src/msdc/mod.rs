@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-//! MediaTek MSDC host controller model: the base register file, command engine and the
-//! GPD/BD descriptor DMA, driving an attached eMMC or SD card model.
+//! MediaTek MSDC host controller model: the base register file (and the top window where
+//! the SoC has one), command engine and the GPD/BD descriptor DMA, driving an attached eMMC
+//! or SD card model, with the board's sample windows deciding which tuning settings read
+//! the bus right, and the card's lines, clock, reset and SDIO interrupt passed through.
 //!
 //! Registers and descriptor words are the model's own `register!` definitions (from the
 //! MSDC register map, not from the driver's crate), so a driver encoding bug shows up as a
@@ -13,5 +15,8 @@ pub mod desc;
 pub mod regs;
 pub mod slot;
 
-pub use controller::{Fault, ModelClock, ModelConfig, MsdcModel, Violation, MAX_VIOLATIONS};
+pub use controller::{
+    Fault, ModelClock, ModelConfig, MsdcModel, PadTuneLayout, SampleWindows, Violation,
+    DELAY_CELLS, MAX_VIOLATIONS, RELAXED_CLOCK_HZ, STROBE_CELLS,
+};
 pub use slot::CardSlot;

@@ -131,8 +131,30 @@ register! {
         22:22 hs400_ck_mode_extra => bool;
     }
 
-    /// I/O configuration (sampling edges); plain storage in the model.
-    pub MSDC_IOCON(u32) @ MsdcBase + 0x04 {}
+    /// I/O configuration: the clock edges that sample the response, the read data and the
+    /// write CRC status.
+    pub MSDC_IOCON(u32) @ MsdcBase + 0x04 {
+        /// SDR104 clock select (stored).
+        0:0 sdr104cks => bool;
+        /// The response is sampled on the falling edge (clear: rising).
+        1:1 rspl => bool;
+        /// Read data is sampled on the falling edge (clear: rising); not on SoCs with the
+        /// new receive path ([`ModelConfig::new_rx`](super::ModelConfig::new_rx)).
+        2:2 dspl => bool;
+        /// Per-line data edges (`D0SPL`..`D7SPL`) instead of `DSPL` (stored, not modelled).
+        3:3 ddlsel => bool;
+        /// DDR50 clock delay (stored).
+        4:4 ddr50ckd => bool;
+        /// Data edge select (stored).
+        5:5 dsplsel => bool;
+        /// The write CRC status is sampled on the falling edge (clear: rising); not with
+        /// the new receive path.
+        8:8 w_dspl => bool;
+        /// Per-line data edges `D0SPL`..`D7SPL` (stored, not modelled).
+        23:16 dnspl;
+        /// RISC size (stored).
+        25:24 riscsz;
+    }
 
     /// Pin status: card detect configuration, and the line levels (read only).
     pub MSDC_PS(u32) @ MsdcBase + 0x08 {
@@ -284,14 +306,30 @@ register! {
     /// Number of blocks of the data phase (and the auto-CMD23 argument).
     pub SDC_BLK_NUM(u32) @ MsdcBase + 0x50 {}
 
-    /// Advanced configuration 0; plain storage in the model.
-    pub SDC_ADV_CFG0(u32) @ MsdcBase + 0x64 {}
+    /// Advanced configuration 0.
+    pub SDC_ADV_CFG0(u32) @ MsdcBase + 0x64 {
+        /// DAT1 interrupt detection: mtk-sd.c sets it with SDIO mode and clears it when
+        /// the host takes no SDIO cards; the model detects no SDIO interrupt without it.
+        19:19 dat1_irq_trigger => bool;
+        /// Receive enhancement (stored).
+        20:20 rx_enhance_en => bool;
+        /// The new transmit path (7.x SoCs; stored).
+        31:31 new_tx_en => bool;
+    }
 
-    /// New receive path configuration; plain storage in the model.
-    pub MSDC_NEW_RX_CFG(u32) @ MsdcBase + 0x68 {}
+    /// New receive path configuration (7.x SoCs).
+    pub MSDC_NEW_RX_CFG(u32) @ MsdcBase + 0x68 {
+        /// Select the new receive path (stored; the SoC's path is
+        /// [`ModelConfig::new_rx`](super::ModelConfig::new_rx)).
+        0:0 new_rx_path_sel => bool;
+    }
 
-    /// eMMC I/O configuration; plain storage in the model.
-    pub EMMC_IOCON(u32) @ MsdcBase + 0x7C {}
+    /// eMMC I/O configuration: the card's hardware reset line.
+    pub EMMC_IOCON(u32) @ MsdcBase + 0x7C {
+        /// Drive the eMMC hardware reset (`RST_n` asserted while set); mtk-sd.c's
+        /// `msdc_hw_reset` sets bit 0, waits 10 µs and clears it, without naming it.
+        0:0 hw_rst => bool;
+    }
 
     /// Response of the automatic command (auto-CMD23 or auto-CMD12).
     pub SDC_ACMD_RESP(u32) @ MsdcBase + 0x80 {}
@@ -335,38 +373,75 @@ register! {
         16:16 cs12b16b => bool;
     }
 
-    /// Patch bits; plain storage in the model.
-    pub MSDC_PATCH_BIT(u32) @ MsdcBase + 0xB0 {}
+    /// Patch bits: of which the model reads the read data edge of the new receive path.
+    pub MSDC_PATCH_BIT(u32) @ MsdcBase + 0xB0 {
+        /// Read data sampled on the falling edge, on SoCs with the new receive path.
+        3:3 rd_dat_sel => bool;
+        /// Internal data latch clock selection (stored).
+        9:7 int_dat_latch_ck_sel;
+    }
 
     /// Patch bits 1; plain storage in the model.
     pub MSDC_PATCH_BIT1(u32) @ MsdcBase + 0xB4 {}
 
-    /// Patch bits 2; plain storage, of which the model reads `SUPPORT_64G`.
+    /// Patch bits 2: the 36-bit DMA switch and the CRC status edge of the new receive path.
     pub MSDC_PATCH_BIT2(u32) @ MsdcBase + 0xB8 {
         /// 36-bit descriptors and 24-bit BD lengths.
         1:1 support_64g => bool;
+        /// Write CRC status sampled on the falling edge, on SoCs with the new receive path.
+        25:25 cfgcrcstsedge => bool;
+        /// CRC status configuration (stored; mtk-sd.c clears it for HS400).
+        28:28 cfgcrcsts => bool;
     }
 
-    /// Pad tuning (older SoCs); plain storage in the model.
+    /// Pad tuning of the SoCs whose `pad_tune_reg` is 0xEC (MT8173, MT8135, MT6795,
+    /// MT7620): the fields of [`PAD_TUNE_CELLS`]; the second cells are the next register.
     pub MSDC_PAD_TUNE(u32) @ MsdcBase + 0xEC {}
 
-    /// Pad tuning (SoCs with the eMMC 5.0 layout); plain storage in the model.
+    /// Pad tuning of the SoCs whose `pad_tune_reg` is 0xF0 (MT8183 family and most others):
+    /// the fields of [`PAD_TUNE_CELLS`] (or, on a 0xEC SoC, the second cells,
+    /// [`PAD_TUNE2_CELLS`]).
     pub MSDC_PAD_TUNE0(u32) @ MsdcBase + 0xF0 {}
 
-    /// Second pad tuning register of the eMMC 5.0 layout; plain storage in the model.
+    /// The second delay cells of a 0xF0 SoC: the fields of [`PAD_TUNE2_CELLS`].
     pub MSDC_PAD_TUNE1(u32) @ MsdcBase + 0xF4 {}
 
-    /// Data strobe pad tuning; plain storage in the model.
-    pub PAD_DS_TUNE(u32) @ MsdcBase + 0x188 {}
+    /// Data strobe pad tuning of SoCs without the top window (HS400 read data and CRC
+    /// status).
+    pub PAD_DS_TUNE(u32) @ MsdcBase + 0x188 {
+        /// The strobe goes through the `DLY1` cells.
+        0:0 dly_sel => bool;
+        /// The strobe also goes through the `DLY2` cells (not modelled).
+        1:1 dly2_sel => bool;
+        /// First strobe delay, in cells.
+        6:2 dly1;
+        /// Second strobe delay (not modelled).
+        11:7 dly2;
+        /// Third strobe delay (from the device tree; not modelled).
+        16:12 dly3;
+    }
 
-    /// Command pad tuning; plain storage in the model.
-    pub PAD_CMD_TUNE(u32) @ MsdcBase + 0x18C {}
+    /// Command pad tuning (HS400 command delay of `hs400_tune` SoCs; stored, not modelled).
+    pub PAD_CMD_TUNE(u32) @ MsdcBase + 0x18C {
+        /// HS400 response delay.
+        5:1 rx_dly3;
+    }
 
     /// eMMC 5.1 configuration 0; plain storage in the model.
     pub EMMC51_CFG0(u32) @ MsdcBase + 0x204 {}
 
-    /// eMMC 5.0 configuration 0; plain storage in the model.
-    pub EMMC50_CFG0(u32) @ MsdcBase + 0x208 {}
+    /// eMMC 5.0 configuration 0: of which the model reads whether the data strobe latches
+    /// the response (enhanced strobe).
+    pub EMMC50_CFG0(u32) @ MsdcBase + 0x208 {
+        /// Latch the command pad with the strobe (stored).
+        0:0 padcmd_latchck => bool;
+        /// CRC status edge (stored).
+        3:3 crcsts_edge => bool;
+        /// CRC status select (stored).
+        4:4 cfcsts_sel => bool;
+        /// The data strobe samples the response (HS400 enhanced strobe).
+        9:9 cmd_resp_sel => bool;
+    }
 
     /// eMMC 5.0 configuration 1; plain storage in the model.
     pub EMMC50_CFG1(u32) @ MsdcBase + 0x20C {}
@@ -380,6 +455,43 @@ register! {
     /// FIFO valid-signal selection (mtk-sd.c `SDC_FIFO_CFG`: write valid select bit 24,
     /// read valid select bit 25); plain storage in the model.
     pub SDC_FIFO_CFG(u32) @ MsdcBase + 0x228 {}
+}
+
+register! {
+    /// The fields of a pad tune register (`MSDC_PAD_TUNE` or `MSDC_PAD_TUNE0`, whichever
+    /// the SoC has): the first delay cells of the read data and the response, as
+    /// `msdc_set_data_delay` and `msdc_set_cmd_delay` program them below 32.
+    pub PAD_TUNE_CELLS(u32) {
+        /// Write data delay (stored).
+        4:0 datwrdly;
+        /// Read data (and CRC status) delay, in cells.
+        12:8 datrrdly;
+        /// The read data goes through the `DATRRDLY` cells.
+        13:13 rd_sel => bool;
+        /// Clock tuning (SoCs without `data_tune`): both lines go through their first cells.
+        15:15 rxdlysel => bool;
+        /// Response delay, in cells.
+        20:16 cmdrdly;
+        /// The response goes through the `CMDRDLY` cells.
+        21:21 cmd_sel => bool;
+        /// Internal response delay (stored, not modelled).
+        26:22 cmdrrdly;
+        /// Clock delay (stored).
+        31:27 clktdly;
+    }
+
+    /// The fields of the register after the pad tune register (`+4`): the second delay
+    /// cells, which `msdc_set_*_delay` fill with the delay above 31.
+    pub PAD_TUNE2_CELLS(u32) {
+        /// Second read data delay, in cells.
+        12:8 datrrdly2;
+        /// The read data also goes through the `DATRRDLY2` cells.
+        13:13 rd2_sel => bool;
+        /// Second response delay, in cells.
+        20:16 cmdrdly2;
+        /// The response also goes through the `CMDRDLY2` cells.
+        21:21 cmd2_sel => bool;
+    }
 }
 
 impl MSDC_PS {
@@ -448,20 +560,64 @@ pub const TOP_LEN: usize = 0x100;
 register! {
     /// Pad control of the data lines: the read-data sample delays (upstream
     /// `EMMC_TOP_CONTROL`).
-    pub EMMC_TOP_CONTROL(u32) @ MsdcTop + 0x00 {}
+    pub EMMC_TOP_CONTROL(u32) @ MsdcTop + 0x00 {
+        /// Clock tuning (SoCs without `data_tune`): both lines go through their first cells.
+        0:0 pad_rxdly_sel => bool;
+        /// Second read data delay, in cells.
+        6:2 pad_dat_rd_rxdly2;
+        /// First read data delay, in cells.
+        11:7 pad_dat_rd_rxdly;
+        /// The read data also goes through the `PAD_DAT_RD_RXDLY2` cells.
+        12:12 pad_dat_rd_rxdly2_sel => bool;
+        /// The read data goes through the `PAD_DAT_RD_RXDLY` cells.
+        13:13 pad_dat_rd_rxdly_sel => bool;
+        /// Data K value select (stored; mtk-sd.c clears it).
+        14:14 data_k_value_sel => bool;
+        /// Receive enhancement (stored).
+        15:15 sdc_rx_enh_en => bool;
+    }
 }
 
 register! {
     /// Pad control of the command line: the response sample delays (`EMMC_TOP_CMD`).
-    pub EMMC_TOP_CMD(u32) @ MsdcTop + 0x04 {}
+    pub EMMC_TOP_CMD(u32) @ MsdcTop + 0x04 {
+        /// Second response delay, in cells.
+        4:0 pad_cmd_rxdly2;
+        /// First response delay, in cells.
+        9:5 pad_cmd_rxdly;
+        /// The response also goes through the `PAD_CMD_RXDLY2` cells.
+        10:10 pad_cmd_rd_rxdly2_sel => bool;
+        /// The response goes through the `PAD_CMD_RXDLY` cells.
+        11:11 pad_cmd_rd_rxdly_sel => bool;
+        /// Command transmit delay (stored).
+        16:12 pad_cmd_tx_dly;
+    }
 }
 
 register! {
-    /// The HS400 data-strobe delays (`EMMC50_PAD_DS_TUNE`).
-    pub EMMC50_PAD_DS_TUNE(u32) @ MsdcTop + 0x0C {}
+    /// The HS400 data-strobe delays (`EMMC50_PAD_DS_TUNE`), in the top window's layout.
+    pub EMMC50_PAD_DS_TUNE(u32) @ MsdcTop + 0x0C {
+        /// Third strobe delay (from the device tree; not modelled).
+        4:0 pad_ds_dly3;
+        /// First strobe delay, in cells.
+        14:10 pad_ds_dly1;
+        /// The strobe also goes through the second cells (not modelled).
+        15:15 pad_ds_dly2_sel => bool;
+        /// The strobe goes through the `PAD_DS_DLY1` cells.
+        16:16 pad_ds_dly_sel => bool;
+    }
 }
 
 register! {
-    /// The new TX path's loop and latch selection (`LOOP_TEST_CONTROL`, 7.x SoCs).
-    pub LOOP_TEST_CONTROL(u32) @ MsdcTop + 0x30 {}
+    /// The new TX path's loop and latch selection (`LOOP_TEST_CONTROL`, 7.x SoCs; stored).
+    pub LOOP_TEST_CONTROL(u32) @ MsdcTop + 0x30 {
+        /// Data strobe clock loop mux.
+        0:0 test_loop_dsclk_mux_sel => bool;
+        /// Latch loop mux.
+        1:1 test_loop_latch_mux_sel => bool;
+        /// Loop enable from the clock.
+        20:20 loop_en_sel_clk => bool;
+        /// HS400 command loop mux.
+        31:31 test_hs400_cmd_loop_mux_sel => bool;
+    }
 }
