@@ -8,15 +8,17 @@
 SCRIPTS := scripts
 CARGO ?= cargo
 
-.PHONY: run test setup host-test lint fmt-check clippy kernel kernel-arm64 module \
+.PHONY: run test setup host-test lint fmt-check clippy dt-check kernel kernel-arm64 module \
 	module-arm64 kunit kunit-arm64 e2e perf perf-smoke bench mutants help
 
 help:
 	@echo "make run        boot the x86_64 kernel with the driver in QEMU"
-	@echo "make test       everything: host tests, lint, both kernels built in and as"
-	@echo "                modules, KUnit on x86_64 and arm64"
+	@echo "make test       everything: host tests, lint, device trees, both kernels built"
+	@echo "                in and as modules, KUnit on x86_64 and arm64"
 	@echo "make host-test  cargo test of the workspace"
 	@echo "make lint       rustfmt and clippy, host crates and kernel crate"
+	@echo "make dt-check   dts/ compiled with dtc and validated with dt-schema against the"
+	@echo "                kernel's mtk-sd.yaml binding, plus a self-test of broken trees"
 	@echo "make kunit      KUnit on x86_64 (kunit-arm64 for arm64)"
 	@echo "make e2e        short end-to-end run: fio write+verify on the MMC disks in QEMU"
 	@echo "make perf       performance kernel under QEMU -icount: fio figures per disk,"
@@ -27,7 +29,7 @@ help:
 run: setup
 	$(SCRIPTS)/run.sh full
 
-test: setup host-test lint kernel module kunit e2e perf-smoke kernel-arm64 module-arm64 kunit-arm64
+test: setup host-test lint dt-check kernel module kunit e2e perf-smoke kernel-arm64 module-arm64 kunit-arm64
 	@echo "make test: all passed"
 
 setup:
@@ -44,6 +46,11 @@ fmt-check:
 
 clippy:
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+
+# The board fragments and the simulated board's overlay against the binding
+# (scripts/dt-check.sh); needs setup's dtschema venv and kernel tree.
+dt-check: setup
+	$(SCRIPTS)/dt-check.sh
 
 kernel:
 	$(SCRIPTS)/kernel.sh x86_64 builtin

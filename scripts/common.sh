@@ -16,6 +16,16 @@ KERNEL_SUITE=trixie-backports
 BINDGEN_VERSION=0.72.1
 MUTANTS_VERSION=27.1.0
 
+# dt-schema for scripts/dt-check.sh (Linux 7.3's bindings need 2024.4 or later),
+# installed by setup.sh into a venv under the cache with the versions of its
+# requirements pinned beside it. libfdt is Debian's python3-libfdt, not PyPI's
+# pylibfdt (no wheel there: it would need swig and a compiler).
+DTSCHEMA_VERSION=2026.9
+DTSCHEMA_REQUIREMENTS=(ruamel.yaml==0.19.1 jsonschema==4.26.0 rfc3987==1.3.8
+                       referencing==0.37.0 jsonschema-specifications==2025.9.1
+                       rpds-py==2026.9.1 attrs==26.1.0 typing_extensions==4.16.0)
+DTSCHEMA_VENV=$TOOLS/dtschema
+
 # Kernel Rust needs Debian's rustc-web (1.96) and its library sources; the rustup
 # toolchain on the PATH has no rust-src, so every kernel make names the tools.
 KMAKE_VARS=(LLVM=-19 RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc

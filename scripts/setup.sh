@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Prepares a machine for the kernel builds: Debian packages, bindgen, and the
-# Linux 7.3 source tree hooked up to this checkout. Idempotent: a second run
+# Prepares a machine for the kernel builds: Debian packages, bindgen, dt-schema,
+# and the Linux 7.3 source tree hooked up to this checkout. Idempotent: a second run
 # only checks, and a run killed midway leaves nothing that a later run trusts.
 #
 # usage: scripts/setup.sh [--host-only]
@@ -14,6 +14,7 @@ PACKAGES=(
 	flex bison bc libelf-dev libssl-dev cpio python3 make
 	qemu-system-x86 qemu-system-arm
 	busybox-static fio gnuplot-nox
+	device-tree-compiler cpp python3-venv python3-libfdt
 )
 
 as_root() {
@@ -46,6 +47,26 @@ install_cargo_tool() {
 	log "installing $crate $version from crates.io"
 	cargo install --quiet --locked --root "$TOOLS" "$crate@$version" ||
 		die "cargo install $crate@$version failed"
+}
+
+# dt-schema in a venv under the cache, for scripts/dt-check.sh. The venv is built on
+# Debian's python3 so that it sees python3-libfdt; dtschema itself goes in without
+# dependencies, as its metadata names PyPI's pylibfdt, and everything else it needs
+# is pinned in common.sh. The stamp is written last and names what was installed, so
+# a venv from a killed run, or from another pin, is built anew.
+install_dtschema() {
+	local venv=$DTSCHEMA_VENV want
+	want="dtschema==$DTSCHEMA_VERSION ${DTSCHEMA_REQUIREMENTS[*]}"
+	if [[ -f $venv/.installed && $(cat "$venv/.installed") == "$want" ]]; then return; fi
+	log "installing dtschema $DTSCHEMA_VERSION from PyPI into $venv"
+	rm -rf "$venv"
+	/usr/bin/python3 -m venv --system-site-packages "$venv" || die "could not create a venv at $venv"
+	local pip=("$venv/bin/pip" install --quiet --disable-pip-version-check)
+	"${pip[@]}" "${DTSCHEMA_REQUIREMENTS[@]}" || die "pip install of dtschema's requirements failed"
+	"${pip[@]}" --no-deps "dtschema==$DTSCHEMA_VERSION" || die "pip install dtschema==$DTSCHEMA_VERSION failed"
+	"$venv/bin/python" -c 'import libfdt, dtschema' ||
+		die "dtschema in $venv cannot import libfdt (is python3-libfdt installed?)"
+	echo "$want" >"$venv/.installed"
 }
 
 # The Debian mirror this machine already uses, read from its own apt sources (deb822
@@ -152,6 +173,7 @@ main() {
 	install_packages
 	[[ ${1:-} == --host-only ]] && return
 	install_cargo_tool bindgen-cli "$BINDGEN_VERSION" bindgen
+	with_lock setup install_dtschema
 	with_lock setup fetch_kernel_source
 	with_lock setup link_checkout
 }
