@@ -27,7 +27,9 @@ use std::cell::{Cell, RefCell, RefMut};
 use cqhci::regs::CqhciBlock;
 use mmc_request::{Command, CommandResult, Data, Direction, Request, RequestResult, Segment};
 use msdc::clock::{DividerWidth, Timing};
-use msdc::controller::{Controller, DmaChain, HostSetup, Progress, StartError};
+use msdc::controller::{
+    Controller, DmaChain, HostSetup, PadState, Progress, SignalVoltage, StartError,
+};
 use msdc::dma::{self, DmaAddressing, MAX_SEGMENTS};
 use msdc::regs::MsdcBase;
 use msdc::soc;
@@ -334,6 +336,14 @@ impl<C: CardSlot> Rig<C> {
         result
     }
 
+    /// Lets the model pass what the registers did to the card's lines on to the card, and
+    /// take the card's line levels, as the hardware does continuously (a clock stop, say).
+    pub(crate) fn sync_card(&self) {
+        self.model
+            .borrow_mut()
+            .sync_card(&mut *self.card.borrow_mut());
+    }
+
     /// Runs the model if it has work it was not allowed to run while RAM was borrowed.
     pub(crate) fn settle(&self) {
         if self.deferred.take() {
@@ -563,6 +573,29 @@ impl<'r, C: CardSlot> Host<'r, C> {
         host.ctrl.init_hardware(rig).expect("init_hardware");
         host.clock(400_000, Timing::Legacy);
         host
+    }
+
+    /// The MMC core's voltage switch after an SD card answered CMD11
+    /// (`mmc_set_uhs_voltage`): the card holds DAT low, the clock stops, the glue moves the
+    /// pads to 1.8 V, the clock comes back and the card lets DAT go high.
+    pub(crate) fn uhs_voltage_switch(&mut self) {
+        self.rig.sync_card();
+        assert!(
+            self.ctrl.card_busy(self.rig),
+            "the card holds DAT0 low after CMD11"
+        );
+        self.clock(0, Timing::Legacy);
+        self.rig.sync_card();
+        assert_eq!(
+            self.ctrl.start_voltage_switch(SignalVoltage::V180),
+            Ok(PadState::Uhs)
+        );
+        self.clock(400_000, Timing::Legacy);
+        self.rig.sync_card();
+        assert!(
+            !self.ctrl.card_busy(self.rig),
+            "DAT high again: the switch is done"
+        );
     }
 
     pub(crate) fn clock(&mut self, hz: u32, timing: Timing) -> u32 {

@@ -56,12 +56,9 @@ pub(crate) fn sd_init(host: &mut Host<'_, SdCard<'_>>, uhs: bool) {
     assert!(ocr & OCR_CCS != 0, "high capacity");
     if uhs {
         assert!(ocr & OCR_S18A != 0, "card accepts 1.8 V");
-        // CMD11: the word carries VOLSWTH; the glue then switches the regulator and pins.
+        // CMD11: the word carries VOLSWTH; then the core's line sequence.
         host.ok(11, 0, R1 | AC);
-        assert_eq!(
-            host.ctrl.start_voltage_switch(SignalVoltage::V180),
-            Ok(PadState::Uhs)
-        );
+        host.uhs_voltage_switch();
         assert!(host.rig.card().signal_1v8());
     }
     let cid = host.ok(2, 0, R2 | BCR);

@@ -9,7 +9,7 @@
 use mmc_request::{Direction, ErrorKind, Request, RequestResult};
 use msdc::clock::Timing;
 use msdc::command::{Command, DataTransfer, ResponseType};
-use msdc::controller::{HostSetup, PadState, SignalVoltage};
+use msdc::controller::HostSetup;
 use msdc::regs::{InterruptSet, MSDC_DMA_CTRL, MSDC_INT, SDC_ACMD_RESP, SDC_ARG, SDC_BLK_NUM};
 use registers::Io;
 use sim::emmc::{Card, CardState, ReadyOrder};
@@ -96,10 +96,7 @@ fn sd_init(h: &mut SdHost<'_, '_>) {
     // CMD11: the voltage switch command carries VOLSWTH; the glue then switches the pads.
     let r = h.ok(11, 0, R1 | AC)[0];
     assert_eq!(r & 0xFFF9_0000, 0);
-    assert_eq!(
-        h.ctrl.start_voltage_switch(SignalVoltage::V180),
-        Ok(PadState::Uhs)
-    );
+    h.uhs_voltage_switch();
     assert!(h.rig.card().signal_1v8());
     let cid = h.ok(2, 0, R2 | BCR);
     assert_eq!(cid[0] >> 24, 0x7E, "MID in resp[0] bits 31:24");
