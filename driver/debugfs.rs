@@ -2,8 +2,8 @@
 
 //! Per-host counters in debugfs, `/sys/kernel/debug/mtk_sd_rust/mmcN/`: the queue mode
 //! (`cqe`, `hsq` or `legacy`), its depth, requests issued and completed, the most in flight
-//! at once, errors by kind, error recoveries, direct commands, and runtime suspends,
-//! resumes and system sleeps.
+//! at once, errors by kind, error recoveries, direct commands, runtime suspends,
+//! resumes and system sleeps, and the last tuning (`tuning`) with its probe counts.
 
 use kernel::{
     debugfs::{Dir, Scope},
@@ -45,6 +45,9 @@ pub(crate) fn host_dir(index: i32, msdc: Arc<Msdc>) -> Result<Pin<KBox<HostDir>>
             dir.read_only_file(c"runtime_suspends", &c.runtime_suspends);
             dir.read_only_file(c"runtime_resumes", &c.runtime_resumes);
             dir.read_only_file(c"system_sleeps", &c.system_sleeps);
+            dir.read_only_file(c"tuning", &c.tuning);
+            dir.read_only_file(c"tuning_probes", &c.tuning_probes);
+            dir.read_only_file(c"tuning_probes_failed", &c.tuning_probes_failed);
         }),
         GFP_KERNEL,
     )

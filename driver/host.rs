@@ -22,6 +22,7 @@ mod cqe_ops;
 mod hardware_queue;
 mod power;
 mod software_queue;
+mod tuning;
 
 use kernel::{
     device::Device,
@@ -49,7 +50,7 @@ use crate::{
     cqhci,
     kernel_mmc::{
         self, DescriptorMemory, Host, HostOps, Ios, PinState, Pins, PowerMode, PreparedData,
-        QueuedRequest, Request,
+        QueuedRequest, Request, TuningBus, TuningCard,
     },
     mmc_request::RequestResult,
     msdc::{
@@ -92,6 +93,8 @@ enum Owner {
 struct InFlight {
     owner: Owner,
     opcode: u32,
+    /// A probe of a tuning sweep, whose failure is expected, not an error.
+    tuning_probe: bool,
     started: Instant<Monotonic>,
 }
 
@@ -309,6 +312,7 @@ impl Msdc {
         let in_flight = InFlight {
             owner,
             opcode,
+            tuning_probe: controller.is_tuning(),
             started: Instant::now(),
         };
         controller
@@ -357,7 +361,12 @@ impl Msdc {
                 kind
             );
         }
-        self.counters.completed(result_errors(result));
+        if in_flight.tuning_probe {
+            self.counters
+                .tuning_probe_completed(result_errors(result).next().is_some());
+        } else {
+            self.counters.completed(result_errors(result));
+        }
         match in_flight.owner {
             Owner::Core(request) => {
                 request.complete(result);
@@ -655,6 +664,22 @@ impl HostOps for MsdcSlot {
             .lock()
             .controller
             .enable_sdio_irq(&self.msdc.regs, enable);
+    }
+
+    fn execute_tuning(&self, host: &Host, bus: &TuningBus<'_>, opcode: u32) -> Result {
+        self.msdc.execute_tuning(host, bus, opcode)
+    }
+
+    fn prepare_hs400_tuning(&self, _host: &Host, _ios: &Ios) -> Result {
+        self.msdc.prepare_hs400_tuning()
+    }
+
+    fn execute_hs400_tuning(&self, _host: &Host, card: &TuningCard<'_>) -> Result {
+        self.msdc.execute_hs400_tuning(card)
+    }
+
+    fn hs400_enhanced_strobe(&self, _host: &Host, ios: &Ios) {
+        self.msdc.set_enhanced_strobe(ios.enhanced_strobe);
     }
 
     fn ack_sdio_irq(&self, _host: &Host) {

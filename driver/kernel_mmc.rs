@@ -35,7 +35,7 @@ pub use cqe::{CqeOps, QueueCard, QueuedRequest, Refused, RequestId};
 pub use dma::{set_dma_mask, DescriptorMemory};
 pub use host::{Host, HostAllocation, HostSettings, Registration, TransferLimits};
 pub use ios::{Ios, PowerMode};
-pub use ops::{HostOps, TuningBus, TuningCard};
+pub use ops::{HostOps, TuningBus, TuningCard, TuningExchange};
 pub use pins::{PinState, Pins};
 pub use request::{PreparedData, Request};
 pub use reset::pulse_optional_reset;

@@ -5,7 +5,10 @@
 
 use core::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 
-use crate::mmc_request::{ErrorKind, RequestResult};
+use crate::{
+    mmc_request::{ErrorKind, RequestResult},
+    msdc::{clock::Timing, tuning::TuningReport},
+};
 
 /// The slot's queue mode, as debugfs shows it (`cqe`, `hsq` or `legacy`).
 #[derive(Default)]
@@ -50,6 +53,70 @@ pub(crate) struct Counters {
     pub(crate) runtime_resumes: AtomicU64,
     /// System sleeps the controller went through.
     pub(crate) system_sleeps: AtomicU64,
+    /// Probes of tuning sweeps (tuning commands, EXT_CSD reads of the strobe sweep) and
+    /// those that failed, as a sweep expects many to: not counted as errors.
+    pub(crate) tuning_probes: AtomicU64,
+    pub(crate) tuning_probes_failed: AtomicU64,
+    /// The last tuning's outcome.
+    pub(crate) tuning: TuningView,
+}
+
+/// The last tuning's outcome as debugfs shows it, `<timing> window=<lo>-<hi> chosen=<n>`
+/// (the last sweep's passing window, which wraps when lo > hi, and the cell sampled at),
+/// or `none` before the first tuning.
+#[derive(Default)]
+pub(crate) struct TuningView(AtomicU64);
+
+impl TuningView {
+    /// A published outcome has this bit set.
+    const VALID: u64 = 1 << 63;
+
+    pub(super) fn publish(&self, report: &TuningReport) {
+        let s = report.sample;
+        let packed = Self::VALID
+            | (timing_code(report.timing) << 24)
+            | (u64::from(s.window_start) << 16)
+            | (u64::from(s.window_end) << 8)
+            | u64::from(s.chosen);
+        self.0.store(packed, Ordering::Relaxed);
+    }
+}
+
+/// The names debugfs and the end-to-end run use for the timings a tuning is for.
+const TUNED_TIMINGS: [(Timing, &str); 5] = [
+    (Timing::MmcHs200, "hs200"),
+    (Timing::MmcHs400, "hs400"),
+    (Timing::UhsSdr104, "sdr104"),
+    (Timing::UhsSdr50, "sdr50"),
+    (Timing::UhsDdr50, "ddr50"),
+];
+
+fn timing_code(timing: Timing) -> u64 {
+    TUNED_TIMINGS
+        .iter()
+        .position(|(t, _)| *t == timing)
+        .map_or(0xFF, |i| i as u64)
+}
+
+impl core::fmt::Debug for TuningView {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let v = self.0.load(Ordering::Relaxed);
+        if v & Self::VALID == 0 {
+            return f.write_str("none");
+        }
+        let name = usize::try_from((v >> 24) & 0xFF)
+            .ok()
+            .and_then(|i| TUNED_TIMINGS.get(i))
+            .map_or("other", |(_, name)| name);
+        write!(
+            f,
+            "{} window={}-{} chosen={}",
+            name,
+            (v >> 16) & 0xFF,
+            (v >> 8) & 0xFF,
+            v & 0xFF
+        )
+    }
 }
 
 impl Counters {
@@ -80,6 +147,15 @@ impl Counters {
         }
         if failed {
             self.errors.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// A probe of a tuning sweep completed, `failed` or not.
+    pub(super) fn tuning_probe_completed(&self, failed: bool) {
+        self.completed.fetch_add(1, Ordering::Relaxed);
+        self.tuning_probes.fetch_add(1, Ordering::Relaxed);
+        if failed {
+            self.tuning_probes_failed.fetch_add(1, Ordering::Relaxed);
         }
     }
 

@@ -94,6 +94,14 @@ impl Host {
         unsafe { (*self.as_raw()).caps2 }
     }
 
+    /// The bus settings the core last applied (`mmc_host::ios`), e.g. the timing a tuning
+    /// is for.
+    pub fn ios(&self) -> super::Ios {
+        // SAFETY: by the type invariant the host is alive; the core changes `ios` only
+        // with the host claimed, as it is while it calls the host's operations.
+        super::Ios::from_raw(unsafe { &(*self.as_raw()).ios })
+    }
+
     /// Publishes how many requests the block layer may keep with the host software queue
     /// (`mmc_host::hsq_depth`, read by blk-mq without a lock, as the C queue writes it).
     pub fn set_hsq_depth(&self, depth: u8) {

@@ -108,16 +108,28 @@ pub struct TuningBus<'a> {
     _claimed: PhantomData<&'a Host>,
 }
 
+/// How one tuning command fared: its response, and the whole exchange (response, data
+/// block and the block's contents against the pattern).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TuningExchange {
+    /// The command's response came back without error.
+    pub response_ok: bool,
+    /// The response and a tuning block equal to the pattern came back.
+    pub block_ok: bool,
+}
+
 impl TuningBus<'_> {
     /// Sends one tuning command (`opcode`: CMD19 or CMD21) and checks the tuning block the
-    /// card returns against the pattern for the bus width: `Ok` only for a block received
-    /// intact.
-    pub fn send_tuning(&self, opcode: u32) -> Result {
-        // SAFETY: by the type invariant the host is registered and claimed; a null
-        // `cmd_error` is allowed (the command's own error is then not reported apart).
-        to_result(unsafe {
-            bindings::mmc_send_tuning(self.host.as_ptr(), opcode, core::ptr::null_mut())
-        })
+    /// card returns against the pattern for the bus width.
+    pub fn send_tuning(&self, opcode: u32) -> TuningExchange {
+        let mut cmd_error: ffi::c_int = 0;
+        // SAFETY: by the type invariant the host is registered and claimed; `cmd_error`
+        // lives across the call.
+        let err = unsafe { bindings::mmc_send_tuning(self.host.as_ptr(), opcode, &mut cmd_error) };
+        TuningExchange {
+            response_ok: cmd_error == 0,
+            block_ok: err == 0,
+        }
     }
 }
 
