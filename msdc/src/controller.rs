@@ -112,13 +112,14 @@ use super::errors::{
 };
 use super::power::{Configuration, SavedRegisters};
 use super::regs::{
-    BusWidth, InterruptSet, MsdcBase, EMMC50_CFG0, EMMC50_CFG2, EMMC_IOCON, MSDC_CFG, MSDC_DMA_CFG,
-    MSDC_DMA_CTRL, MSDC_FIFOCS, MSDC_INT, MSDC_INTEN, MSDC_IOCON, MSDC_PATCH_BIT0, MSDC_PATCH_BIT1,
-    MSDC_PATCH_BIT2, MSDC_PS, SDC_ACMD_RESP, SDC_ADV_CFG0, SDC_ARG, SDC_BLK_NUM, SDC_CFG, SDC_CMD,
-    SDC_FIFO_CFG, SDC_RESP0, SDC_RESP1, SDC_RESP2, SDC_RESP3, SDC_STS,
+    BusWidth, InterruptSet, MsdcBase, MsdcRegs, EMMC50_CFG0, EMMC50_CFG2, EMMC_IOCON, MSDC_CFG,
+    MSDC_DMA_CFG, MSDC_DMA_CTRL, MSDC_FIFOCS, MSDC_INT, MSDC_INTEN, MSDC_IOCON, MSDC_PATCH_BIT0,
+    MSDC_PATCH_BIT1, MSDC_PATCH_BIT2, MSDC_PS, SDC_ACMD_RESP, SDC_ADV_CFG0, SDC_ARG, SDC_BLK_NUM,
+    SDC_CFG, SDC_CMD, SDC_FIFO_CFG, SDC_RESP0, SDC_RESP1, SDC_RESP2, SDC_RESP3, SDC_STS,
 };
 use super::soc::SocData;
 use super::timeout::{Counter, TimeoutRequest, INITIAL_DATA_TIMEOUT_COUNT, INITIAL_TIMEOUT_CLOCKS};
+use super::tuning::{BoardTuning, Tuner, TuningError, TuningKind, TuningProbe, TuningReport};
 use crate::cqhci::regs::CQSSC1;
 use crate::cqhci::HostError;
 use crate::mmc_request::{
@@ -191,6 +192,8 @@ pub struct HostSetup {
     /// The engine may fold a request's SET_BLOCK_COUNT into auto-CMD23 (eMMC cards; see
     /// [`Controller::set_auto_cmd23`] to change it once the card type is known).
     pub auto_cmd23: bool,
+    /// The board's tuning values from the device tree.
+    pub board: BoardTuning,
 }
 
 /// How a slot learns that a card came or went.
@@ -200,8 +203,12 @@ pub enum CardDetect {
     Fixed,
     /// A `cd-gpios` line, handled by the MMC core.
     Gpio,
-    /// The controller's own card-detect pin (`MSDC_PS`), with the `CDSC` interrupt.
-    Internal,
+    /// The controller's own card-detect pin (`MSDC_PS.CDSTS`), with the `CDSC` interrupt.
+    Internal {
+        /// The pin is high with a card in the slot (`cd-inverted`, which the MMC core turns
+        /// into `MMC_CAP2_CD_ACTIVE_HIGH`); by default it is active low.
+        active_high: bool,
+    },
     /// Nothing tells: the core polls.
     Polled,
 }
@@ -209,11 +216,12 @@ pub enum CardDetect {
 impl CardDetect {
     /// The mode of a slot, in upstream's order of precedence: a non-removable card, a
     /// card-detect GPIO, the internal pin (SoCs with `use_internal_cd`, unless the device
-    /// tree asks for polling), polling.
+    /// tree asks for polling) with the polarity `MMC_CAP2_CD_ACTIVE_HIGH` gives, polling.
     pub const fn for_slot(
         non_removable: bool,
         has_gpio: bool,
         needs_poll: bool,
+        cd_active_high: bool,
         soc: &SocData,
     ) -> Self {
         if non_removable {
@@ -221,7 +229,9 @@ impl CardDetect {
         } else if has_gpio {
             Self::Gpio
         } else if !needs_poll && soc.use_internal_cd {
-            Self::Internal
+            Self::Internal {
+                active_high: cd_active_high,
+            }
         } else {
             Self::Polled
         }
@@ -254,6 +264,9 @@ pub enum HwError {
     /// A [`SocData`] patch value (`stop_dly_sel`, `pop_en_cnt`) does not fit its register
     /// field; the initialisation stopped after `MSDC_PATCH_BIT0`.
     PatchOutOfRange(FieldOverflow),
+    /// A [`BoardTuning`] value does not fit its register field: refused by
+    /// [`Controller::init_hardware`] before it touched anything.
+    BoardValue(FieldOverflow),
     /// The controller is runtime suspended ([`Controller::suspend`]): nothing was done and
     /// no register was touched. Resume it first.
     Suspended,
@@ -508,6 +521,8 @@ pub struct Controller<R> {
     /// The save set while runtime suspended: `Some` from [`Controller::suspend`] until
     /// [`Controller::resume`], and then the registers must not be touched.
     saved: Option<SavedRegisters>,
+    /// Default and tuned sample points, and the tuning in progress.
+    tuner: Tuner,
 }
 
 impl<R> Controller<R> {
@@ -531,11 +546,14 @@ impl<R> Controller<R> {
             hardware_fault: None,
             request: None,
             saved: None,
+            tuner: Tuner::new(setup.board),
         }
     }
 
     /// Allows or forbids auto-CMD23, e.g. once the card turns out to be an eMMC (upstream
-    /// uses it for eMMC only). Wired to the card type by issue #13.
+    /// uses it for eMMC only, and the glue sets it per card type). Each request decides
+    /// when [`Controller::start`] plans it, so a change never affects the request in
+    /// flight, only those started after it.
     pub fn set_auto_cmd23(&mut self, allowed: bool) {
         self.setup.auto_cmd23 = allowed;
     }
@@ -588,18 +606,32 @@ impl<R> Controller<R> {
     /// detect and no SDIO until [`Controller::set_card_detect`] and
     /// [`Controller::set_sdio_mode`]); the SDIO interrupt is off, as upstream leaves it. A
     /// request in flight is dropped with its token, without a result: [`Controller::abort`]
-    /// it first. The pad-tune delay lines (`MSDC_PAD_TUNE*`, top region) belong to the
-    /// tuning code; only `MSDC_IOCON` is cleared here.
+    /// it first.
+    ///
+    /// The sample points go back to their defaults as upstream's: on SoCs with the new
+    /// transmit and receive paths their enables go from 0 to 1 first (and the new path's
+    /// loop clock is set for the legacy timing); the delay lines (the top region's
+    /// `EMMC_TOP_CONTROL`/`EMMC_TOP_CMD` where the SoC has it, else the pad tune register
+    /// and, with a 64-cell tuning step, its second one) and `MSDC_IOCON` are cleared, the
+    /// enhanced receive path is enabled in `EMMC_TOP_CONTROL` on SoCs with a top region,
+    /// then the delay lines are selected (data tuning: the command and data delays, and the
+    /// second ones with a 64-cell step, with `DATA_K_VALUE_SEL` clear; else the clock delay)
+    /// and read back as the default parameters, which are also the tuned ones until a
+    /// tuning succeeds. A tuning in progress and the HS400 target are forgotten. A
+    /// [`BoardTuning`] value that does not fit its field is refused first
+    /// ([`HwError::BoardValue`]).
     ///
     /// It may run again on a controller in use, as the glue does on `MMC_POWER_UP` (as
     /// upstream's `msdc_set_ios` runs `msdc_init_hw`): the bus width and the card-detect and
     /// SDIO modes stay, pending events are dropped, and afterwards the clock is gated and
     /// forgotten, so the next [`Controller::set_clock`] programs any running rate it is asked
     /// for. Refused with [`HwError::Suspended`] while suspended.
-    pub fn init_hardware(&mut self, r: &impl Io<MsdcBase>) -> Result<(), HwError> {
+    pub fn init_hardware(&mut self, r: &impl MsdcRegs) -> Result<(), HwError> {
         if self.is_suspended() {
             return Err(HwError::Suspended);
         }
+        self.tuner.board().check().map_err(HwError::BoardValue)?;
+        let soc = self.setup.soc;
         self.request = None;
         self.standing_interrupts = InterruptSet::empty();
         self.sdio_irq_enabled = false;
@@ -610,6 +642,7 @@ impl<R> Controller<R> {
             clocks: INITIAL_TIMEOUT_CLOCKS,
         };
 
+        self.tuner.enable_new_paths(r, soc);
         modify_cfg(r, |cfg| {
             cfg.with_mode(true).with_pio(false).with_ckpdn(false)
         });
@@ -618,8 +651,10 @@ impl<R> Controller<R> {
         acknowledge_all(r);
 
         self.program_card_detect(r);
+        self.tuner.clear_delay_lines(r, soc);
         r.write(MSDC_IOCON::zeroed());
         self.program_patch_bits(r)?;
+        self.tuner.select_delay_lines(r, soc);
         self.program_sdio_mode(r, self.sdio_mode);
         r.update::<SDC_CFG>(|cfg| cfg.with_const_dtoc::<INITIAL_DATA_TIMEOUT_COUNT>());
         r.update::<MSDC_DMA_CFG>(dma::checksum_checking);
@@ -653,14 +688,15 @@ impl<R> Controller<R> {
     /// marks the controller suspended. Suspending a suspended controller does nothing.
     ///
     /// The glue suspends the CQHCI engine (or the software queue) first.
-    pub fn suspend(&mut self, r: &impl Io<MsdcBase>) -> Result<(), SuspendError> {
+    pub fn suspend(&mut self, r: &impl MsdcRegs) -> Result<(), SuspendError> {
         if self.is_suspended() {
             return Ok(());
         }
         if self.request.is_some() {
             return Err(SuspendError::Busy);
         }
-        let saved = SavedRegisters::save(r, self.setup.soc);
+        self.tuner.abandon(r, self.setup.soc);
+        let saved = SavedRegisters::save(r, self.setup.soc, self.tuner.step());
         r.write(MSDC_INTEN::zeroed());
         if self.setup.soc.support_spm_res_release {
             r.update::<SDC_STS>(|sts| sts.with_spm_resource_release(true));
@@ -671,21 +707,25 @@ impl<R> Controller<R> {
 
     /// Runtime resume, after the glue ungated the clocks (`msdc_runtime_resume`).
     ///
-    /// Writes the saved `MSDC_CFG` back first. When the saved clock was running, the
-    /// divider goes back with the clock gated and the clock is ungated once `CKSTB` is set
-    /// (a bounded [`Io::poll`], like upstream's 20 ms wait after ungating). Then the rest of
-    /// the save set, then the stale events of `MSDC_INT` are cleared except the card-detect
-    /// and SDIO events, which the standing interrupts consume, and `MSDC_INTEN` goes back
-    /// last.
+    /// On SoCs with the new transmit and receive paths their enables go from 0 to 1 first,
+    /// as upstream's. Then the saved `MSDC_CFG` goes back. When the saved clock was
+    /// running, the divider goes back with the clock gated and the clock is ungated once
+    /// `CKSTB` is set (a bounded [`Io::poll`], like upstream's 20 ms wait after ungating).
+    /// Then the rest of the save set (the top region's last, on SoCs with one) and the
+    /// enhanced strobe setting, if one was made; then the stale events of `MSDC_INT` are
+    /// cleared except the card-detect and SDIO events, which the standing interrupts
+    /// consume, and `MSDC_INTEN` goes back last. A tuning in progress at suspend is
+    /// abandoned (the delay lines go back as they were before it began).
     ///
     /// The controller is no longer suspended afterwards, even on an error:
     /// [`HwError::ClockTimeout`] when `CKSTB` did not come back, and then everything else
     /// was still restored but the clock stays gated and forgotten, so the glue can log it and
     /// re-initialise. Resuming a controller that is not suspended does nothing.
-    pub fn resume(&mut self, r: &impl Io<MsdcBase>) -> Result<(), HwError> {
+    pub fn resume(&mut self, r: &impl MsdcRegs) -> Result<(), HwError> {
         let Some(saved) = self.saved.take() else {
             return Ok(());
         };
+        self.tuner.before_restore(r, self.setup.soc);
         let cfg = writable_cfg(saved.clock_configuration());
         let mut result = Ok(());
         if self.clock.bus_hz() != 0 {
@@ -701,6 +741,7 @@ impl<R> Controller<R> {
             r.write(cfg);
         }
         saved.restore_configuration(r);
+        self.tuner.after_restore(r);
         let pending = InterruptSet::from_bits_retain(r.read::<MSDC_INT>().raw());
         r.write((pending & RESET_CLEARS).as_acknowledge());
         r.write(saved.interrupt_enables());
@@ -722,15 +763,24 @@ impl<R> Controller<R> {
     /// clock that did not settle is forgotten, so the next request programs it again; an
     /// unreachable one changes nothing. Refused with [`HwError::Suspended`] while suspended
     /// (the clock cannot settle then).
+    ///
+    /// Once a running clock settled, the sample points follow it as upstream's: at or below
+    /// [`TUNED_ABOVE_HZ`](super::tuning::TUNED_ABOVE_HZ) the default parameters (a tuning
+    /// at 200 MHz does not suit the high-speed step between HS200 and HS400), above it the
+    /// tuned ones ([`Controller::finish_tuning`]); in HS400 on `hs400_tune` SoCs the
+    /// board's internal command delay; on SoCs with the new transmit path the loop clock
+    /// for the timing (`LOOP_TEST_CONTROL`). The legacy timing also forgets the HS400
+    /// target ([`Controller::prepare_hs400_tuning`]): the card is being initialised again.
     pub fn set_clock(
         &mut self,
-        r: &impl Io<MsdcBase>,
+        r: &impl MsdcRegs,
         hz: u32,
         timing: Timing,
     ) -> Result<u32, HwError> {
         if self.is_suspended() {
             return Err(HwError::Suspended);
         }
+        self.tuner.timing_requested(timing);
         let request = ClockRequest { hz, timing };
         if self.clock_request == Some(request) {
             return Ok(self.clock.bus_hz());
@@ -762,7 +812,11 @@ impl<R> Controller<R> {
             self.clock_request = None;
         }
         r.write(enabled);
-        stable.map(|()| plan.bus_hz())
+        stable?;
+        self.tuner
+            .after_clock_change(r, self.setup.soc, plan.bus_hz(), timing)
+            .map_err(HwError::BoardValue)?;
+        Ok(plan.bus_hz())
     }
 
     /// Sets the data bus width to 1, 4 or 8 lines; any other value selects one line. While
@@ -880,13 +934,13 @@ impl<R> Controller<R> {
         Some((token, flight.result))
     }
 
-    /// Whether a card is in the slot, from the internal card-detect pin (`MSDC_PS.CDSTS`).
-    ///
-    /// The pin is active low, as upstream reads it; for `MMC_CAP2_CD_ACTIVE_HIGH` the glue
-    /// inverts the result. Meaningful only with [`CardDetect::Internal`]. While suspended,
-    /// the pin as it was at suspend.
+    /// Whether a card is in the slot, from the internal card-detect pin (`MSDC_PS.CDSTS`)
+    /// with the polarity of [`CardDetect::Internal`]: active low unless `active_high`, as
+    /// upstream reads it. Meaningful only with [`CardDetect::Internal`] (other modes read
+    /// the pin as active low). While suspended, the pin as it was at suspend.
     pub fn card_present(&self, r: &impl Io<MsdcBase>) -> bool {
-        !self.pin_status(r).cdsts()
+        let active_high = matches!(self.card_detect, CardDetect::Internal { active_high: true });
+        self.pin_status(r).cdsts() == active_high
     }
 
     /// Sets how the slot detects cards. [`CardDetect::Internal`] enables the internal card
@@ -999,6 +1053,118 @@ impl<R> Controller<R> {
         };
         self.signal_voltage = voltage;
         Ok(pads)
+    }
+
+    /// Starts tuning the sample points for `kind` (`execute_tuning`), with the SoC's plan
+    /// (see the `tuning` module), and programs the first sample point's setup. Then the
+    /// glue loops: [`Controller::next_tuning_probe`], the probe it names sent outside the
+    /// lock, [`Controller::record_tuning_probe`], until the next probe is `None`; then
+    /// [`Controller::finish_tuning`].
+    ///
+    /// A tuning still in progress is abandoned first. Refused while suspended, while a
+    /// request is in flight, and for a [`BoardTuning`] value that does not fit its field.
+    pub fn begin_tuning(&mut self, r: &impl MsdcRegs, kind: TuningKind) -> Result<(), TuningError> {
+        self.check_tunable()?;
+        self.tuner.begin(r, self.setup.soc, kind)
+    }
+
+    /// Starts the HS400 data strobe sweep (`execute_hs400_tuning`, after the switch to
+    /// HS400): the strobe's first delay over 32 cells, each probed with an EXT_CSD read
+    /// ([`TuningProbe::ReadExtCsd`]); driven and finished like [`Controller::begin_tuning`].
+    /// The sweep always runs, as upstream's, over the board's `hs400-ds-delay` if any.
+    pub fn begin_hs400_tuning(&mut self, r: &impl MsdcRegs) -> Result<(), TuningError> {
+        self.check_tunable()?;
+        self.tuner.begin_strobe(r, self.setup.soc)
+    }
+
+    /// Programs the next sample point of the tuning in progress and says what to send
+    /// there; `None` once the sweeps are done (or one failed, or none is running, or the
+    /// controller is suspended), and then [`Controller::finish_tuning`]. Asked again before
+    /// [`Controller::record_tuning_probe`], it names the same probe and reprograms nothing.
+    ///
+    /// Call it with no request in flight: it reprograms the delay lines.
+    pub fn next_tuning_probe(&mut self, r: &impl MsdcRegs) -> Option<TuningProbe> {
+        if self.is_suspended() || self.request.is_some() {
+            return None;
+        }
+        self.tuner.next_probe(r, self.setup.soc)
+    }
+
+    /// Records whether the probe [`Controller::next_tuning_probe`] named last passed (the
+    /// MMC core's helper returned 0). Without a probe outstanding it does nothing.
+    pub fn record_tuning_probe(&mut self, passed: bool) {
+        self.tuner.record(passed);
+    }
+
+    /// Ends the tuning: on success reports what was chosen (programmed when its sweep
+    /// ended) and keeps the delay lines and edges as the tuned parameters, which
+    /// [`Controller::set_clock`] restores above 52 MHz and runtime suspend keeps (the
+    /// strobe sweep's delay is kept by the save set alone). On failure
+    /// ([`TuningError::NoWindow`], or [`TuningError::Incomplete`] before the sweeps were
+    /// done) the delay lines and edges are as before the tuning began, and the tuned
+    /// parameters are unchanged.
+    pub fn finish_tuning(&mut self, r: &impl MsdcRegs) -> Result<TuningReport, TuningError> {
+        if self.is_suspended() {
+            return Err(TuningError::Suspended);
+        }
+        self.tuner.finish(r, self.setup.soc)
+    }
+
+    /// Abandons a tuning in progress (the card went away, the glue gave up): the delay
+    /// lines and edges go back as they were before it began. Nothing happens without one,
+    /// or while suspended (suspend already abandoned it).
+    pub fn abort_tuning(&mut self, r: &impl MsdcRegs) {
+        if !self.is_suspended() {
+            self.tuner.abandon(r, self.setup.soc);
+        }
+    }
+
+    /// Whether a tuning is in progress (begun and not yet finished or abandoned).
+    pub const fn is_tuning(&self) -> bool {
+        self.tuner.is_tuning()
+    }
+
+    /// HS400 is the target (`prepare_hs400_tuning`, before the HS200 tuning that precedes
+    /// it): the board's strobe delays (`mediatek,hs400-ds-dly3` into `DLY3`, then a whole
+    /// `hs400-ds-delay`, into `EMMC50_PAD_DS_TUNE` on SoCs with a top region, else
+    /// `PAD_DS_TUNE`), `MSDC_PATCH_BIT2.CFGCRCSTS` clear and two outstanding writes
+    /// (`EMMC50_CFG3.OUTS_WR`). The following tuning then leaves the data line to the
+    /// strobe or, on `hs400_tune` SoCs, tunes the HS400 command pad delay. The target lasts
+    /// until [`Controller::set_clock`] goes back to the legacy timing.
+    pub fn prepare_hs400_tuning(&mut self, r: &impl MsdcRegs) -> Result<(), TuningError> {
+        self.check_tunable()?;
+        self.tuner.prepare_hs400(r, self.setup.soc)
+    }
+
+    /// Whether HS400 is the target ([`Controller::prepare_hs400_tuning`]).
+    pub const fn hs400_target(&self) -> bool {
+        self.tuner.hs400_mode()
+    }
+
+    /// Switches HS400 enhanced strobe on or off (`hs400_enhanced_strobe`): on prepares HS400
+    /// ([`Controller::prepare_hs400_tuning`]) and sets the command pad latch and response
+    /// select (`EMMC50_CFG0`), the strobe configuration (`EMMC50_CFG1.DS_CFG`), clears the
+    /// command queue's command windows (`CQHCI_SETTING`) and read data count
+    /// (`EMMC51_CFG0.CMDQ_RDAT_CNT`); off reverses them, with the read data count at 0xB4.
+    /// The setting is kept across runtime suspend.
+    pub fn set_hs400_enhanced_strobe(
+        &mut self,
+        r: &impl MsdcRegs,
+        on: bool,
+    ) -> Result<(), TuningError> {
+        self.check_tunable()?;
+        self.tuner.set_enhanced_strobe(r, self.setup.soc, on)
+    }
+
+    /// Tuning needs a powered controller with no request in flight.
+    fn check_tunable(&self) -> Result<(), TuningError> {
+        if self.is_suspended() {
+            Err(TuningError::Suspended)
+        } else if self.request.is_some() {
+            Err(TuningError::Busy)
+        } else {
+            Ok(())
+        }
     }
 
     /// The hooks for one call of the CQHCI engine on this controller, whose MSDC registers
@@ -1411,7 +1577,7 @@ impl<R> Controller<R> {
 
     /// Programs the internal card detect on for [`CardDetect::Internal`], off otherwise.
     fn program_card_detect(&mut self, r: &impl Io<MsdcBase>) {
-        let enable = self.card_detect == CardDetect::Internal;
+        let enable = matches!(self.card_detect, CardDetect::Internal { .. });
         r.update::<MSDC_PS>(|ps| {
             let ps = if enable {
                 ps.with_const_cddebounce::<CARD_DETECT_DEBOUNCE>()
@@ -1457,7 +1623,7 @@ impl<R> Controller<R> {
 
     /// The patch bits of `msdc_init_hw` (Linux 7.x), by SoC quirk. A [`SocData`] patch
     /// value wider than its field stops the initialisation after `MSDC_PATCH_BIT0`.
-    fn program_patch_bits(&self, r: &impl Io<MsdcBase>) -> Result<(), HwError> {
+    fn program_patch_bits(&self, r: &impl MsdcRegs) -> Result<(), HwError> {
         let soc = self.setup.soc;
 
         r.write(
@@ -1508,8 +1674,9 @@ impl<R> Controller<R> {
                 patch2 = patch2
                     .with_const_respstsensel::<ASYNC_FIFO_STATUS_DELAY>()
                     .with_const_crcstsensel::<ASYNC_FIFO_STATUS_DELAY>();
-            } else if !soc.needs_top_base {
-                // With a top region the glue enables it in `EMMC_TOP_CONTROL` instead.
+            } else if soc.needs_top_base {
+                self.tuner.enable_top_rx_enhance(r);
+            } else {
                 r.update::<SDC_ADV_CFG0>(|adv| adv.with_rx_enhance_en(true));
             }
         }

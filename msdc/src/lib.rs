@@ -34,3 +34,4 @@ pub mod power;
 pub mod regs;
 pub mod soc;
 pub mod timeout;
+pub mod tuning;

@@ -21,7 +21,7 @@ use core::fmt;
 use core::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, Sub};
 
 use super::command::ResponseType;
-use crate::registers::{FieldValue, PartialFieldValue};
+use crate::registers::{FieldValue, Io, PartialFieldValue};
 
 /// Byte offset of the CQHCI register block (the `cqhci` crate's `CqhciBlock` window) inside
 /// the [`MsdcBase`] window: both live in the device tree's `reg[0]`.
@@ -952,3 +952,13 @@ pub struct MsdcTop;
 impl crate::registers::Window for MsdcTop {
     const NAME: &'static str = "top";
 }
+
+/// Access to both windows of one controller, for the code that may reach the top window.
+///
+/// The glue implements it for every controller, also on SoCs without a top region: the
+/// controller touches [`MsdcTop`] only when the SoC's
+/// [`needs_top_base`](super::soc::SocData::needs_top_base) says the window exists (Linux
+/// 7.3 maps `reg[1]` only then, and refuses a device tree without it).
+pub trait MsdcRegs: Io<MsdcBase> + Io<MsdcTop> {}
+
+impl<T: Io<MsdcBase> + Io<MsdcTop> + ?Sized> MsdcRegs for T {}

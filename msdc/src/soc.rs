@@ -10,7 +10,7 @@
 //! them through the `&'static` [`SocData`] it is built with.
 
 use super::clock::DividerWidth;
-use super::regs::{MSDC_PAD_TUNE, MSDC_PAD_TUNE0};
+use super::regs::{MSDC_PAD_TUNE, MSDC_PAD_TUNE0, MSDC_PAD_TUNE1};
 
 /// Which of the two pad tuning registers a SoC has (`pad_tune_reg`): the delay lines are
 /// the same, the register moved.
@@ -30,7 +30,17 @@ impl PadTuneRegister {
             Self::PadTune0 => MSDC_PAD_TUNE0::OFFSET,
         }
     }
+
+    /// Byte offset of the second delay line's register, four bytes on (upstream's
+    /// `TUNING_REG2_FIXED_OFFEST`), with the layout of [`MSDC_PAD_TUNE1`]: its `*2` delays
+    /// extend the first register's above 31 cells when the tuning step is 64.
+    pub const fn second_offset(self) -> usize {
+        self.offset() + PAD_TUNE_SECOND_OFFSET
+    }
 }
+
+/// Distance from a pad tune register to its second delay line's register.
+const PAD_TUNE_SECOND_OFFSET: usize = MSDC_PAD_TUNE1::OFFSET - MSDC_PAD_TUNE0::OFFSET;
 
 /// What distinguishes one MSDC generation from another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,14 +52,16 @@ pub struct SocData {
     /// HS400 needs command-line tuning through `PAD_CMD_TUNE` (MT8173 style).
     pub hs400_tune: bool,
     /// Tuning registers live in a second "top" region, `reg[1]`, which must exist. The
-    /// enhanced receive path is then enabled in `EMMC_TOP_CONTROL` (by the glue), not in
-    /// `SDC_ADV_CFG0`.
+    /// delay lines are then `EMMC_TOP_CMD`/`EMMC_TOP_CONTROL` instead of the pad tune
+    /// register, the data strobe delays `EMMC50_PAD_DS_TUNE` instead of `PAD_DS_TUNE`, and
+    /// the enhanced receive path is enabled in `EMMC_TOP_CONTROL`, not in `SDC_ADV_CFG0`.
     pub needs_top_base: bool,
     /// The pad tuning register.
     pub pad_tune_reg: PadTuneRegister,
     /// The controller has the asynchronous FIFO and its response/CRC sampling options.
     pub async_fifo: bool,
-    /// Data lines can be tuned separately from the command line (the tuning code's).
+    /// The data lines have their own delay line (else the data sample point follows a
+    /// clock delay); with `async_fifo` the command and data lines are tuned together.
     pub data_tune: bool,
     /// The controller can check card busy on DAT0 by itself after a write.
     pub busy_check: bool,

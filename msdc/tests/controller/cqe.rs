@@ -103,6 +103,7 @@ fn cqe_config() -> HostSetup {
         source_hz: SOURCE_HZ,
         addressing: DmaAddressing::Bits36,
         auto_cmd23: true,
+        board: msdc::tuning::BoardTuning::defaults(false),
     }
 }
 
@@ -471,7 +472,10 @@ fn on_board(test: impl for<'r, 's> FnOnce(&'r Rig<Card<'s>>, &mut Queue<'r, 's>,
 fn enable_gives_the_queue_the_msdc_side_and_disable_takes_it_back() {
     on_bench(|rig, queue, _| {
         // Standing interrupts the controller owns; they must survive the queue.
-        queue.host.ctrl.set_card_detect(rig, CardDetect::Internal);
+        queue
+            .host
+            .ctrl
+            .set_card_detect(rig, CardDetect::Internal { active_high: false });
         queue.host.ctrl.enable_sdio_irq(rig, true);
         assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC | INT_SDIOIRQ);
         // MT8183 has busy_check: initialisation leaves BUSY_CHECK_SEL clear.
@@ -643,7 +647,10 @@ fn a_command_timeout_reaches_the_engine_as_a_command_error() {
 #[test]
 fn command_queue_event_decodes_and_acknowledges_only_its_own_events() {
     on_bench(|rig, queue, _| {
-        queue.host.ctrl.set_card_detect(rig, CardDetect::Internal);
+        queue
+            .host
+            .ctrl
+            .set_card_detect(rig, CardDetect::Internal { active_high: false });
         queue.enable();
         let injected = &rig.misbehave.injected_events;
         let ctrl = &mut queue.host.ctrl;
@@ -879,7 +886,10 @@ fn a_legacy_read_after_the_queue_uses_the_legacy_data_path() {
 #[test]
 fn off_clears_events_left_from_the_queue_but_not_card_detect() {
     on_bench(|rig, queue, _| {
-        queue.host.ctrl.set_card_detect(rig, CardDetect::Internal);
+        queue
+            .host
+            .ctrl
+            .set_card_detect(rig, CardDetect::Internal { active_high: false });
         queue.enable();
         // Error and command events the queue's commands latched without CMDQ, and a card
         // detect change.

@@ -111,12 +111,16 @@ fn modern_initialisation() {
     assert_eq!(rig.fifo_cfg.get(), 1, "WRVALIDSEL and RDVALIDSEL cleared");
     rig.assert_no_violations();
 
-    // SoCs with a top region: the glue enables the receive path there; MT8196-like values.
-    let rig = Rig::new(&config, sim::sd::SdCard::new(&mut [], Default::default()));
-    let mut ctrl = Controller::<()>::new(HostSetup {
+    // SoCs with a top region enable the receive path there (SDC_RX_ENH_EN 15 of
+    // EMMC_TOP_CONTROL); MT8196 also has the new transmit and receive paths: NEW_TX_EN 31
+    // of SDC_ADV_CFG0, NEW_RX_PATH_SEL 0 of MSDC_NEW_RX_CFG, and LOOP_TEST_CONTROL with
+    // the DSCLK (0) and latch (1) muxes, no loop clock (20) at the legacy timing.
+    let config = HostSetup {
         soc: &soc::MT8196,
         ..config
-    });
+    };
+    let rig = Rig::new(&config, sim::sd::SdCard::new(&mut [], Default::default()));
+    let mut ctrl = Controller::<()>::new(config);
     ctrl.init_hardware(&rig).unwrap();
     assert_eq!(rig.peek(MSDC_PATCH_BIT1), PATCH_BIT1_COMMON | (1 << 8));
     assert_eq!(
@@ -124,7 +128,14 @@ fn modern_initialisation() {
         (1 << 1) | (3 << 2) | (2 << 20) | (1 << 28),
         "POP_EN_CNT 23:20 = 2"
     );
-    assert_eq!(rig.peek(SDC_ADV_CFG0), 0);
+    assert_eq!(rig.peek(SDC_ADV_CFG0), 1 << 31);
+    assert_eq!(rig.peek(0x68), 1, "MSDC_NEW_RX_CFG");
+    let top = sim::msdc::regs::TOP_BASE;
+    // Data tuning: PAD_DAT_RD_RXDLY_SEL 13 and PAD_CMD_RD_RXDLY_SEL 11 (32-cell step).
+    assert_eq!(rig.peek(top), (1 << 15) | (1 << 13), "EMMC_TOP_CONTROL");
+    assert_eq!(rig.peek(top + 0x04), 1 << 11, "EMMC_TOP_CMD");
+    assert_eq!(rig.peek(top + 0x30), 0b11, "LOOP_TEST_CONTROL");
+    rig.assert_no_violations();
 
     // Async FIFO without the enhanced receive path: 2T status delays.
     const NO_ENHANCED_RX: SocData = SocData {
@@ -227,7 +238,8 @@ fn clock_changes_and_data_timeouts() {
     assert_eq!(dtoc(rig.peek(SDC_CFG)), 47);
 
     // Interrupt enables survive a clock change.
-    host.ctrl.set_card_detect(&rig, CardDetect::Internal);
+    host.ctrl
+        .set_card_detect(&rig, CardDetect::Internal { active_high: false });
     host.clock(50_000_000, Timing::SdHighSpeed);
     assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC);
 
@@ -326,7 +338,8 @@ fn interrupt_enables_follow_the_phase() {
     host.wait().unwrap();
     assert_eq!(rig.peek(MSDC_INTEN), 0);
 
-    host.ctrl.set_card_detect(&rig, CardDetect::Internal);
+    host.ctrl
+        .set_card_detect(&rig, CardDetect::Internal { active_high: false });
     host.start(&request(command(13, rca_arg(), flags::R1 | flags::AC)), &[])
         .unwrap();
     assert_eq!(rig.peek(MSDC_INTEN), COMMAND_INTERRUPTS | INT_CDSC);
@@ -344,8 +357,12 @@ fn internal_card_detect() {
         CardDetect::Polled,
         "until the probe says"
     );
-    host.ctrl.set_card_detect(&rig, CardDetect::Internal);
-    assert_eq!(host.ctrl.card_detect(), CardDetect::Internal);
+    host.ctrl
+        .set_card_detect(&rig, CardDetect::Internal { active_high: false });
+    assert_eq!(
+        host.ctrl.card_detect(),
+        CardDetect::Internal { active_high: false }
+    );
     // CDEN with a debounce of 8 (15:12), CDSC enabled, wake-up on insertion.
     assert_eq!(rig.peek(MSDC_PS) & 0xF001, (8 << 12) | PS_CDEN);
     assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC);
@@ -401,17 +418,17 @@ fn card_detect_mode_in_upstreams_order() {
             false,
             false,
             false,
-            CardDetect::Internal,
+            CardDetect::Internal { active_high: false },
             CardDetect::Polled,
         ),
         (false, false, true, CardDetect::Polled, CardDetect::Polled),
     ] {
         assert_eq!(
-            CardDetect::for_slot(non_removable, gpio, poll, internal),
+            CardDetect::for_slot(non_removable, gpio, poll, false, internal),
             with_pin
         );
         assert_eq!(
-            CardDetect::for_slot(non_removable, gpio, poll, gpio_only),
+            CardDetect::for_slot(non_removable, gpio, poll, false, gpio_only),
             without_pin
         );
     }

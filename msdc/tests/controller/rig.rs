@@ -31,8 +31,9 @@ use msdc::controller::{
     Controller, DmaChain, HostSetup, PadState, Progress, SignalVoltage, StartError,
 };
 use msdc::dma::{self, DmaAddressing, MAX_SEGMENTS};
-use msdc::regs::MsdcBase;
+use msdc::regs::{MsdcBase, MsdcTop};
 use msdc::soc;
+use msdc::tuning::BoardTuning;
 use registers::{Io, PollLimit, Window};
 use sim::bus::{Bus, RegisterFile, Serves};
 use sim::msdc::regs::{self, DataType};
@@ -86,6 +87,7 @@ pub(crate) fn legacy_config() -> HostSetup {
         source_hz: SOURCE_HZ,
         addressing: DmaAddressing::Bits32,
         auto_cmd23: false,
+        board: BoardTuning::defaults(false),
     }
 }
 
@@ -97,6 +99,7 @@ pub(crate) fn modern_config() -> HostSetup {
         source_hz: SOURCE_HZ,
         addressing: DmaAddressing::Bits36,
         auto_cmd23: false,
+        board: BoardTuning::defaults(false),
     }
 }
 
@@ -516,6 +519,12 @@ impl<C: CardSlot> RegisterFile for Port<'_, C> {
 
 impl<C: CardSlot> Serves<MsdcBase> for Port<'_, C> {
     const BASE: usize = 0;
+}
+
+/// The top window where the model puts it (a bench for a SoC without one has no registers
+/// there: every access is a violation).
+impl<C: CardSlot> Serves<MsdcTop> for Port<'_, C> {
+    const BASE: usize = regs::TOP_BASE;
 }
 
 /// The CQHCI block where the model puts it (a bench without one has no registers there).

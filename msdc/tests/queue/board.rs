@@ -61,6 +61,7 @@ pub(crate) fn setup(
         source_hz: SOURCE_HZ,
         addressing,
         auto_cmd23,
+        board: msdc::tuning::BoardTuning::defaults(false),
     }
 }
 
@@ -213,6 +214,11 @@ impl<C: CardSlot> Serves<MsdcBase> for Port<'_, C> {
 
 impl<C: CardSlot> Serves<CqhciBlock> for Port<'_, C> {
     const BASE: usize = CQHCI_BASE;
+}
+
+/// The top window, where the model serves it for SoCs with `needs_top_base`.
+impl<C: CardSlot> Serves<msdc::regs::MsdcTop> for Port<'_, C> {
+    const BASE: usize = sim::msdc::regs::TOP_BASE;
 }
 
 impl<C: CardSlot, W: Window> Io<W> for Board<C>
