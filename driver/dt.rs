@@ -7,6 +7,8 @@ use kernel::fmt;
 
 use kernel::{device::Device, prelude::*};
 
+use crate::msdc::tuning::{BoardTuning, TuningStep};
+
 /// Largest delay-cell count of the pad and internal delay fields (5-bit fields).
 const MAX_DELAY_CELLS: u32 = 31;
 /// Largest `mediatek,latch-ck` value (3-bit `MSDC_PATCH_BIT0.CKGEN_MSDC_DLY_SEL` use).
@@ -36,6 +38,25 @@ pub(crate) struct MediatekProperties {
 }
 
 impl MediatekProperties {
+    /// The board's tuning values as the controller takes them (0 for an absent number, as
+    /// upstream), with upstream's default tuning step for a slot with or without
+    /// `no-mmc`.
+    pub(crate) fn board_tuning(&self, no_mmc: bool) -> BoardTuning {
+        let defaults = BoardTuning::defaults(no_mmc);
+        BoardTuning {
+            latch_ck: self.latch_ck.unwrap_or(0),
+            hs400_ds_delay: self.hs400_ds_delay.unwrap_or(0),
+            hs400_ds_dly3: self.hs400_ds_dly3.unwrap_or(0),
+            hs200_cmd_int_delay: self.hs200_cmd_int_delay.unwrap_or(0),
+            hs400_cmd_int_delay: self.hs400_cmd_int_delay.unwrap_or(0),
+            hs400_cmd_resp_sel_rising: self.hs400_cmd_resp_sel_rising,
+            tuning_step: self
+                .tuning_step
+                .and_then(TuningStep::from_dt)
+                .unwrap_or(defaults.tuning_step),
+        }
+    }
+
     /// Reads and checks the properties; an out-of-range value is a device tree error.
     pub(crate) fn read(dev: &Device) -> Result<Self> {
         let Some(node) = dev.fwnode() else {

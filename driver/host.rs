@@ -592,14 +592,14 @@ impl HostOps for MsdcSlot {
             let mode = state.controller.card_detect();
             (
                 mode,
-                mode == CardDetect::Internal && state.controller.card_present(&self.msdc.regs),
+                matches!(mode, CardDetect::Internal { .. }) && state.controller.card_present(&self.msdc.regs),
             )
         };
         match mode {
             CardDetect::Fixed | CardDetect::Polled => true,
             // Reading the GPIO may sleep: outside the lock.
             CardDetect::Gpio => host.gpio_card_detect().unwrap_or(true),
-            CardDetect::Internal => pin,
+            CardDetect::Internal { .. } => pin,
         }
     }
 

@@ -94,6 +94,12 @@ pub mod caps {
     pub const HS400: u32 = b::MMC_CAP2_HS400;
     /// Second word: the SDIO interrupt is signalled without the core's kthread.
     pub const SDIO_IRQ_NOTHREAD: u32 = b::MMC_CAP2_SDIO_IRQ_NOTHREAD;
+    /// Second word: the card-detect line is high with a card in the slot (`cd-inverted`).
+    pub const CD_ACTIVE_HIGH: u32 = b::MMC_CAP2_CD_ACTIVE_HIGH;
+    /// Second word: the slot never holds an eMMC (`no-mmc`).
+    pub const NO_MMC: u32 = b::MMC_CAP2_NO_MMC;
+    /// Second word: eMMC HS400 enhanced strobe.
+    pub const HS400_ES: u32 = b::MMC_CAP2_HS400_ES;
 }
 
 // The MMC core's constants that the no_std crates carry as numbers (`mmc_request`'s

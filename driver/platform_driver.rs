@@ -395,6 +395,7 @@ impl platform::Driver for MsdcDriver {
                 host.caps() & caps::NONREMOVABLE != 0,
                 host.host().gpio_card_detect().is_some(),
                 host.caps() & caps::NEEDS_POLL != 0,
+                host.host().caps2() & caps::CD_ACTIVE_HIGH != 0,
                 soc,
             );
             // The MMC core holds the device active while it uses the host.
@@ -414,6 +415,7 @@ impl platform::Driver for MsdcDriver {
                 addressing,
                 // Set per request from the card type (eMMC only).
                 auto_cmd23: false,
+                board: props.board_tuning(host.host().caps2() & caps::NO_MMC != 0),
             };
             let msdc = Msdc::new(
                 SlotParts {

@@ -87,14 +87,16 @@ use crate::sim::{
     },
     latency::Latency,
     memory::{BusFault, BusMemory},
+    emmc::ext_csd::TimingSupport,
     msdc::{
-        controller::{ModelClock, ModelConfig, MsdcModel},
+        controller::{ModelClock, ModelConfig, MsdcModel, SampleWindows},
         regs::{CQHCI_BASE, CQHCI_LEN},
         slot::CardSlot,
         Violation as MsdcViolation, MAX_VIOLATIONS,
     },
     report::FirstOfKind,
     sd::card::{SdCard, SdConfig},
+    sdio::{SdioCard, SdioConfig},
 };
 
 // `self::`: a bare `ffi` also names the kernel's `ffi` crate.
@@ -119,9 +121,12 @@ const EMMC_QUEUE_DEPTH: u8 = 32;
 /// Kinds of violations reported per model; a driver that runs into more has bigger
 /// problems than the log shows.
 const REPORTED_KINDS: usize = 8;
-/// Rate of each slot's "source" clock, which feeds the card clock divider. MT8192's MSDC
-/// source clocks run at up to 400 MHz.
-const SOURCE_HZ: u32 = 200_000_000;
+/// Rate of each slot's "source" clock, which feeds the card clock divider: MT8192's MSDC
+/// source clock (MSDCPLL), 400 MHz, so that HS200 and SDR104 run at 200 MHz (half of it)
+/// and HS400 at 200 MHz DDR.
+const SOURCE_HZ: u32 = 400_000_000;
+/// Bytes of the SDIO card's function 1 RAM (the most its 16-bit window addresses).
+const SDIO_RAM_BYTES: usize = 64 << 10;
 /// Rate of each slot's "hclk", the register (bus) clock, from which the driver derives the
 /// CQHCI send-status idle timer (`CQSSC1`).
 const HCLK_HZ: u32 = 273_000_000;
@@ -162,43 +167,70 @@ fn storage<const BYTES: usize>() -> Result<&'static mut [u8]> {
 /// What sits in a simulated slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum CardKind {
-    /// eMMC 5.1 with a command queue of [`EMMC_QUEUE_DEPTH`] and two boot partitions.
-    Emmc,
+    /// eMMC 5.1 with a command queue of [`EMMC_QUEUE_DEPTH`], two boot partitions, and
+    /// the fast timings `timings`.
+    Emmc(TimingSupport),
     /// eMMC 5.1 without a command queue (CMDQ_SUPPORT 0) or boot partitions.
-    EmmcWithoutQueue,
-    /// SDHC card.
+    EmmcWithoutQueue(TimingSupport),
+    /// SDHC card with UHS-I (1.8 V signalling, up to SDR104).
     Sd,
+    /// SDIO card with one function (sim::sdio), no memory.
+    Sdio,
 }
 
 /// One slot of the board: register window address, interrupt line, card, the card's user
-/// area, and whether the controller has the CQHCI block (at base + 0x800, as the node's
-/// `supports-cqe` promises).
+/// area, whether the controller has the CQHCI block (at base + 0x800, as the node's
+/// `supports-cqe` promises), and the delays at which the slot's lines sample correctly
+/// above 52 MHz (the board's traces and the card's timing: what tuning must find).
 struct SlotSpec {
     base: u64,
     hwirq: u32,
     card: CardKind,
-    /// Allocates the card's storage (user area).
+    /// Allocates the card's storage (user area, or the SDIO function's RAM).
     user_area: fn() -> Result<&'static mut [u8]>,
     cqhci: bool,
+    sampling: SampleWindows,
 }
 
-/// The board as `dts/msdc-sim.dtso` describes it: an eMMC with CQHCI, an eMMC without
-/// (HSQ), an SD card (HSQ), an eMMC without a command queue on a controller with CQHCI
-/// (one request at a time), an SD card in a slot that may hold SDIO (one at a time).
-const SLOTS: [SlotSpec; 5] = [
+/// No delay samples correctly on this edge.
+const NONE: u64 = 0;
+
+/// The board as `dts/msdc-sim.dtso` describes it, one slot per way the core ends up
+/// serving a card, each with its own fast timing and sample windows (delay cells 0..62 of
+/// the top window's cascaded delay lines; bit n: cell n works):
+///
+/// | slot | card | queue | timing | windows |
+/// |---|---|---|---|---|
+/// | 0 | eMMC, CQ | CQHCI | HS400 | rising 6–19 (cmd and data), strobe `DLY1` 9–14 |
+/// | 1 | eMMC, CQ | HSQ | HS200 | rising 27–31 and 0–3: wraps around the 32-cell sweep |
+/// | 2 | SD | HSQ | SDR104 | rising 26–39 (across both delay lines), falling 40–45 |
+/// | 3 | eMMC, no CQ | one at a time | HS400 enhanced strobe | strobe `DLY1` 4–13 |
+/// | 4 | SD | one at a time | SDR50 | rising 45–46 only: a narrow window |
+/// | 5 | SDIO | one at a time | high speed (50 MHz) | none needed |
+const SLOTS: [SlotSpec; 6] = [
     SlotSpec {
         base: 0x10_11f6_0000,
         hwirq: 0,
-        card: CardKind::Emmc,
+        card: CardKind::Emmc(TimingSupport::Hs400),
         user_area: storage::<CARD_BYTES>,
         cqhci: true,
+        sampling: SampleWindows {
+            cmd: [SampleWindows::span(6, 14), NONE],
+            data: [SampleWindows::span(6, 14), NONE],
+            strobe: SampleWindows::strobe_span(9, 6),
+        },
     },
     SlotSpec {
         base: 0x10_11f7_0000,
         hwirq: 1,
-        card: CardKind::Emmc,
+        card: CardKind::Emmc(TimingSupport::Hs200),
         user_area: storage::<CARD_BYTES>,
         cqhci: false,
+        sampling: SampleWindows {
+            cmd: [SampleWindows::span(27, 5) | SampleWindows::span(0, 4), NONE],
+            data: [SampleWindows::span(27, 5) | SampleWindows::span(0, 4), NONE],
+            strobe: 0,
+        },
     },
     SlotSpec {
         base: 0x10_11f8_0000,
@@ -206,13 +238,23 @@ const SLOTS: [SlotSpec; 5] = [
         card: CardKind::Sd,
         user_area: storage::<CARD_BYTES>,
         cqhci: false,
+        sampling: SampleWindows {
+            cmd: [SampleWindows::span(26, 14), SampleWindows::span(40, 6)],
+            data: [SampleWindows::span(26, 14), SampleWindows::span(40, 6)],
+            strobe: 0,
+        },
     },
     SlotSpec {
         base: 0x10_11f9_0000,
         hwirq: 3,
-        card: CardKind::EmmcWithoutQueue,
+        card: CardKind::EmmcWithoutQueue(TimingSupport::Hs400EnhancedStrobe),
         user_area: storage::<SMALL_CARD_BYTES>,
         cqhci: true,
+        sampling: SampleWindows {
+            cmd: [NONE, NONE],
+            data: [NONE, NONE],
+            strobe: SampleWindows::strobe_span(4, 10),
+        },
     },
     SlotSpec {
         base: 0x10_11fa_0000,
@@ -220,6 +262,23 @@ const SLOTS: [SlotSpec; 5] = [
         card: CardKind::Sd,
         user_area: storage::<SMALL_CARD_BYTES>,
         cqhci: false,
+        sampling: SampleWindows {
+            cmd: [SampleWindows::span(45, 2), NONE],
+            data: [SampleWindows::span(45, 2), NONE],
+            strobe: 0,
+        },
+    },
+    SlotSpec {
+        base: 0x10_11fb_0000,
+        hwirq: 5,
+        card: CardKind::Sdio,
+        user_area: storage::<SDIO_RAM_BYTES>,
+        cqhci: false,
+        sampling: SampleWindows {
+            cmd: [NONE, NONE],
+            data: [NONE, NONE],
+            strobe: 0,
+        },
     },
 ];
 
@@ -232,6 +291,7 @@ const SLOT_PATHS: [&CStr; SLOTS.len()] = [
     c"/msdc-sim-board/mmc@1011f80000",
     c"/msdc-sim-board/mmc@1011f90000",
     c"/msdc-sim-board/mmc@1011fa0000",
+    c"/msdc-sim-board/mmc@1011fb0000",
 ];
 /// The overlay's interrupt controller node.
 const IRQ_NODE_PATH: &CStr = c"/msdc-sim-board/interrupt-controller";
@@ -248,49 +308,35 @@ const POWER_NODE_PATH: &CStr = c"/msdc-sim-board/power-controller";
 enum SimCard {
     Emmc(Card<'static>),
     Sd(SdCard<'static>),
+    Sdio(SdioCard<'static>),
+}
+
+/// Forwards each of `CardSlot`'s methods to the card in the slot.
+macro_rules! forward_to_card {
+    ($(fn $name:ident(&$($mut:ident)? self $(, $arg:ident: $ty:ty)*) $(-> $ret:ty)?;)*) => {$(
+        fn $name(&$($mut)? self $(, $arg: $ty)*) $(-> $ret)? {
+            match self {
+                Self::Emmc(card) => CardSlot::$name(card $(, $arg)*),
+                Self::Sd(card) => CardSlot::$name(card $(, $arg)*),
+                Self::Sdio(card) => CardSlot::$name(card $(, $arg)*),
+            }
+        }
+    )*};
 }
 
 impl CardSlot for SimCard {
-    fn command(&mut self, cmd: Command) -> Result<Response, NoResponse> {
-        match self {
-            Self::Emmc(card) => card.command(cmd),
-            Self::Sd(card) => card.command(cmd),
-        }
-    }
-
-    fn read_data(&mut self, buf: &mut [u8]) -> Result<(), DataError> {
-        match self {
-            Self::Emmc(card) => CardSlot::read_data(card, buf),
-            Self::Sd(card) => CardSlot::read_data(card, buf),
-        }
-    }
-
-    fn write_data(&mut self, data: &[u8]) -> Result<(), DataError> {
-        match self {
-            Self::Emmc(card) => CardSlot::write_data(card, data),
-            Self::Sd(card) => CardSlot::write_data(card, data),
-        }
-    }
-
-    fn bus_width(&self) -> Option<u8> {
-        match self {
-            Self::Emmc(card) => CardSlot::bus_width(card),
-            Self::Sd(card) => CardSlot::bus_width(card),
-        }
-    }
-
-    fn max_clock_hz(&self) -> Option<u32> {
-        match self {
-            Self::Emmc(card) => CardSlot::max_clock_hz(card),
-            Self::Sd(card) => CardSlot::max_clock_hz(card),
-        }
-    }
-
-    fn take_work(&mut self) -> CardWork {
-        match self {
-            Self::Emmc(card) => CardSlot::take_work(card),
-            Self::Sd(card) => CardSlot::take_work(card),
-        }
+    forward_to_card! {
+        fn command(&mut self, cmd: Command) -> Result<Response, NoResponse>;
+        fn read_data(&mut self, buf: &mut [u8]) -> Result<(), DataError>;
+        fn write_data(&mut self, data: &[u8]) -> Result<(), DataError>;
+        fn bus_width(&self) -> Option<u8>;
+        fn max_clock_hz(&self) -> Option<u32>;
+        fn take_work(&mut self) -> CardWork;
+        fn data_lines(&self) -> u8;
+        fn cmd_line(&self) -> bool;
+        fn clock_running(&mut self, running: bool);
+        fn hardware_reset(&mut self);
+        fn sdio_interrupt(&self) -> bool;
     }
 }
 
@@ -444,24 +490,29 @@ impl SimulatedMsdc {
     fn new(spec: &SlotSpec) -> Result<Arc<Self>> {
         let user = (spec.user_area)()?;
         let card = match spec.card {
-            CardKind::Emmc => SimCard::Emmc(Card::with_config(
+            CardKind::Emmc(timings) => SimCard::Emmc(Card::with_config(
                 user,
                 [storage::<EMMC_BOOT_BYTES>()?, storage::<EMMC_BOOT_BYTES>()?],
                 CardConfig {
                     queue_depth: EMMC_QUEUE_DEPTH,
                     order: ReadyOrder::Immediate,
                     ..CardConfig::default()
-                },
+                }
+                .with_timings(timings)
+                .with_hardware_reset(),
             )),
-            CardKind::EmmcWithoutQueue => SimCard::Emmc(Card::with_config(
+            CardKind::EmmcWithoutQueue(timings) => SimCard::Emmc(Card::with_config(
                 user,
                 [&mut [], &mut []],
                 CardConfig {
                     queue_depth: 0,
                     ..CardConfig::default()
-                },
+                }
+                .with_timings(timings)
+                .with_hardware_reset(),
             )),
             CardKind::Sd => SimCard::Sd(SdCard::new(user, SdConfig::default())),
+            CardKind::Sdio => SimCard::Sdio(SdioCard::new(user, SdioConfig::default())),
         };
         // MT8192 (the overlay's compatible): 12-bit divider, 36-bit DMA, the source clock
         // its gate serves; the CQHCI block as MediaTek integrates it (64-bit descriptors).
@@ -470,11 +521,13 @@ impl SimulatedMsdc {
             divider_12bit: true,
             source_hz: SOURCE_HZ,
             latency: match spec.card {
-                CardKind::Emmc | CardKind::EmmcWithoutQueue => Latency::EMMC,
-                CardKind::Sd => Latency::SD,
+                CardKind::Emmc(_) | CardKind::EmmcWithoutQueue(_) => Latency::EMMC,
+                CardKind::Sd | CardKind::Sdio => Latency::SD,
             },
+            sampling: spec.sampling,
             // MT8183's layout: the pad controls in the top window (`reg[1]`).
             top_region: true,
+            ..ModelConfig::default()
         };
         let mut model = if spec.cqhci {
             MsdcModel::with_cqhci(config, CqhciConfig::MEDIATEK)
