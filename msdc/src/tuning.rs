@@ -303,8 +303,12 @@ impl SocData {
 /// [`Controller::next_tuning_probe`]: super::controller::Controller::next_tuning_probe
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TuningProbe {
-    /// The tuning command (`mmc_send_tuning`: CMD21 for eMMC, CMD19 for SD/SDIO); it
-    /// passed if it returned 0.
+    /// The tuning command (`mmc_send_tuning`: CMD21 for eMMC, CMD19 for SD/SDIO) for a
+    /// command line sweep; it passed if the command's response came back without error
+    /// (its `cmd_error`), whatever the data block did.
+    SendTuningResponse,
+    /// The tuning command for a sweep of the data line (or both lines); it passed if it
+    /// returned 0.
     SendTuning,
     /// An EXT_CSD read (`mmc_get_ext_csd`), for the HS400 strobe sweep; it passed if it
     /// returned 0.
@@ -722,10 +726,18 @@ struct Sweep {
 impl Sweep {
     fn new(target: Target, edge: SampleEdge, board: &BoardTuning) -> Self {
         let (step, tries, probe) = match target {
-            Target::Command => (board.tuning_step, RESPONSE_TRIES, TuningProbe::SendTuning),
+            Target::Command => (
+                board.tuning_step,
+                RESPONSE_TRIES,
+                TuningProbe::SendTuningResponse,
+            ),
             Target::Data | Target::Together => (board.tuning_step, 1, TuningProbe::SendTuning),
-            Target::Internal => (TuningStep::Cells32, 1, TuningProbe::SendTuning),
-            Target::Hs400Command => (TuningStep::Cells32, RESPONSE_TRIES, TuningProbe::SendTuning),
+            Target::Internal => (TuningStep::Cells32, 1, TuningProbe::SendTuningResponse),
+            Target::Hs400Command => (
+                TuningStep::Cells32,
+                RESPONSE_TRIES,
+                TuningProbe::SendTuningResponse,
+            ),
             Target::Strobe => (TuningStep::Cells32, 1, TuningProbe::ReadExtCsd),
         };
         Self {
