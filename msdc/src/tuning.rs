@@ -545,13 +545,12 @@ fn set_command_delay(r: &impl MsdcRegs, soc: &SocData, step: TuningStep, cell: u
             let v = v.try_with_pad_cmd_rxdly(first).unwrap_or(v);
             v.try_with_pad_cmd_rxdly2(second).unwrap_or(v)
         });
-        return;
-    }
-    let tune = read_pad_tune(r, soc);
-    write_pad_tune(r, soc, tune.try_with_cmdrdly(first).unwrap_or(tune));
-    if step.uses_second_line() {
-        let tune2 = read_pad_tune2(r, soc);
-        write_pad_tune2(r, soc, tune2.try_with_cmdrdly2(second).unwrap_or(tune2));
+    } else {
+        let fields: PadTuneFields = (
+            MSDC_PAD_TUNE0::try_with_cmdrdly,
+            MSDC_PAD_TUNE1::try_with_cmdrdly2,
+        );
+        set_pad_tune_delay(r, soc, step, (first, second), fields);
     }
 }
 
@@ -563,13 +562,36 @@ fn set_data_delay(r: &impl MsdcRegs, soc: &SocData, step: TuningStep, cell: u8) 
             let v = v.try_with_pad_dat_rd_rxdly(first).unwrap_or(v);
             v.try_with_pad_dat_rd_rxdly2(second).unwrap_or(v)
         });
-        return;
+    } else {
+        let fields: PadTuneFields = (
+            MSDC_PAD_TUNE0::try_with_datrrdly,
+            MSDC_PAD_TUNE1::try_with_datrrdly2,
+        );
+        set_pad_tune_delay(r, soc, step, (first, second), fields);
     }
+}
+
+/// A setter of a delay field.
+type DelayField<T> = fn(T, u32) -> Result<T, FieldOverflow>;
+
+/// The setters of one delay line's fields in the pad tune register and its second one.
+type PadTuneFields = (DelayField<MSDC_PAD_TUNE0>, DelayField<MSDC_PAD_TUNE1>);
+
+/// A delay line of the pad tune register: `values.0` into its field `fields.0` and, with a
+/// 64-cell step, `values.1` into the second register's `fields.1`.
+fn set_pad_tune_delay(
+    r: &impl MsdcRegs,
+    soc: &SocData,
+    step: TuningStep,
+    values: (u32, u32),
+    fields: PadTuneFields,
+) {
+    // `split_cell` keeps both values within the 5-bit fields.
     let tune = read_pad_tune(r, soc);
-    write_pad_tune(r, soc, tune.try_with_datrrdly(first).unwrap_or(tune));
+    write_pad_tune(r, soc, (fields.0)(tune, values.0).unwrap_or(tune));
     if step.uses_second_line() {
         let tune2 = read_pad_tune2(r, soc);
-        write_pad_tune2(r, soc, tune2.try_with_datrrdly2(second).unwrap_or(tune2));
+        write_pad_tune2(r, soc, (fields.1)(tune2, values.1).unwrap_or(tune2));
     }
 }
 
