@@ -5,8 +5,13 @@
 //!
 //! The kernel glue owns the locking, the interrupt line, the DMA mapping and the request
 //! timer; this module owns every register access of the legacy path and the order they come
-//! in. It touches the hardware only through [`Io`]`<`[`MsdcBase`]`>`, so the same code runs
-//! against MMIO in the kernel and against the `sim` controller model in tests.
+//! in. It touches the hardware only through [`Io`]`<`[`MsdcBase`]`>` and, where the top
+//! window (`reg[1]`) may be involved (initialisation, clock changes, suspend and resume,
+//! tuning), [`MsdcRegs`], which adds `Io<MsdcTop>`; the top window is touched only on SoCs
+//! with [`SocData::needs_top_base`]. So the same code runs against MMIO in the kernel and
+//! against the `sim` controller model in tests. The sample-point tuning the glue drives
+//! between requests is the `tuning` module's state machine, reached through
+//! [`Controller::begin_tuning`] and its siblings.
 //!
 //! # How the glue drives it
 //!

@@ -6,7 +6,7 @@
 //! the device tree's `reg[0]`, or [`MsdcTop`], `reg[1]`), with one field per documented
 //! field, declared as `HI:LO` exactly like the datasheet tables. Code elsewhere builds
 //! register values through the generated getters and `with_*` setters instead of shifting
-//! by hand, and reaches the hardware through [`Io`](crate::registers::Io) of the window.
+//! by hand, and reaches the hardware through [`Io`] of the window.
 //!
 //! Names follow the MediaTek datasheet spelling used by the upstream C driver; fields are
 //! lower snake case, as in the kernel's `register!`. Registers that the upstream driver never

@@ -303,8 +303,12 @@ impl SocData {
 /// [`Controller::next_tuning_probe`]: super::controller::Controller::next_tuning_probe
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TuningProbe {
-    /// The tuning command (`mmc_send_tuning`: CMD21 for eMMC, CMD19 for SD/SDIO); it
-    /// passed if it returned 0.
+    /// The tuning command (`mmc_send_tuning`: CMD21 for eMMC, CMD19 for SD/SDIO) for a
+    /// command line sweep; it passed if the command's response came back without error
+    /// (its `cmd_error`), whatever the data block did.
+    SendTuningResponse,
+    /// The tuning command for a sweep of the data line (or both lines); it passed if it
+    /// returned 0.
     SendTuning,
     /// An EXT_CSD read (`mmc_get_ext_csd`), for the HS400 strobe sweep; it passed if it
     /// returned 0.
@@ -541,13 +545,12 @@ fn set_command_delay(r: &impl MsdcRegs, soc: &SocData, step: TuningStep, cell: u
             let v = v.try_with_pad_cmd_rxdly(first).unwrap_or(v);
             v.try_with_pad_cmd_rxdly2(second).unwrap_or(v)
         });
-        return;
-    }
-    let tune = read_pad_tune(r, soc);
-    write_pad_tune(r, soc, tune.try_with_cmdrdly(first).unwrap_or(tune));
-    if step.uses_second_line() {
-        let tune2 = read_pad_tune2(r, soc);
-        write_pad_tune2(r, soc, tune2.try_with_cmdrdly2(second).unwrap_or(tune2));
+    } else {
+        let fields: PadTuneFields = (
+            MSDC_PAD_TUNE0::try_with_cmdrdly,
+            MSDC_PAD_TUNE1::try_with_cmdrdly2,
+        );
+        set_pad_tune_delay(r, soc, step, (first, second), fields);
     }
 }
 
@@ -559,13 +562,36 @@ fn set_data_delay(r: &impl MsdcRegs, soc: &SocData, step: TuningStep, cell: u8) 
             let v = v.try_with_pad_dat_rd_rxdly(first).unwrap_or(v);
             v.try_with_pad_dat_rd_rxdly2(second).unwrap_or(v)
         });
-        return;
+    } else {
+        let fields: PadTuneFields = (
+            MSDC_PAD_TUNE0::try_with_datrrdly,
+            MSDC_PAD_TUNE1::try_with_datrrdly2,
+        );
+        set_pad_tune_delay(r, soc, step, (first, second), fields);
     }
+}
+
+/// A setter of a delay field.
+type DelayField<T> = fn(T, u32) -> Result<T, FieldOverflow>;
+
+/// The setters of one delay line's fields in the pad tune register and its second one.
+type PadTuneFields = (DelayField<MSDC_PAD_TUNE0>, DelayField<MSDC_PAD_TUNE1>);
+
+/// A delay line of the pad tune register: `values.0` into its field `fields.0` and, with a
+/// 64-cell step, `values.1` into the second register's `fields.1`.
+fn set_pad_tune_delay(
+    r: &impl MsdcRegs,
+    soc: &SocData,
+    step: TuningStep,
+    values: (u32, u32),
+    fields: PadTuneFields,
+) {
+    // `split_cell` keeps both values within the 5-bit fields.
     let tune = read_pad_tune(r, soc);
-    write_pad_tune(r, soc, tune.try_with_datrrdly(first).unwrap_or(tune));
+    write_pad_tune(r, soc, (fields.0)(tune, values.0).unwrap_or(tune));
     if step.uses_second_line() {
         let tune2 = read_pad_tune2(r, soc);
-        write_pad_tune2(r, soc, tune2.try_with_datrrdly2(second).unwrap_or(tune2));
+        write_pad_tune2(r, soc, (fields.1)(tune2, values.1).unwrap_or(tune2));
     }
 }
 
@@ -722,10 +748,18 @@ struct Sweep {
 impl Sweep {
     fn new(target: Target, edge: SampleEdge, board: &BoardTuning) -> Self {
         let (step, tries, probe) = match target {
-            Target::Command => (board.tuning_step, RESPONSE_TRIES, TuningProbe::SendTuning),
+            Target::Command => (
+                board.tuning_step,
+                RESPONSE_TRIES,
+                TuningProbe::SendTuningResponse,
+            ),
             Target::Data | Target::Together => (board.tuning_step, 1, TuningProbe::SendTuning),
-            Target::Internal => (TuningStep::Cells32, 1, TuningProbe::SendTuning),
-            Target::Hs400Command => (TuningStep::Cells32, RESPONSE_TRIES, TuningProbe::SendTuning),
+            Target::Internal => (TuningStep::Cells32, 1, TuningProbe::SendTuningResponse),
+            Target::Hs400Command => (
+                TuningStep::Cells32,
+                RESPONSE_TRIES,
+                TuningProbe::SendTuningResponse,
+            ),
             Target::Strobe => (TuningStep::Cells32, 1, TuningProbe::ReadExtCsd),
         };
         Self {

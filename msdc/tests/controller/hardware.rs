@@ -371,6 +371,21 @@ fn internal_card_detect() {
     assert!(host.ctrl.card_present(&rig));
     rig.misbehave.pin_levels.set(Some((PS_CDSTS, PS_CDSTS)));
     assert!(!host.ctrl.card_present(&rig));
+
+    // `cd-inverted` (MMC_CAP2_CD_ACTIVE_HIGH): CDSTS high is present; the same programming.
+    let registers = (rig.peek(MSDC_PS) & 0xF001, rig.peek(MSDC_INTEN));
+    host.ctrl
+        .set_card_detect(&rig, CardDetect::Internal { active_high: true });
+    assert_eq!(
+        (rig.peek(MSDC_PS) & 0xF001, rig.peek(MSDC_INTEN)),
+        registers
+    );
+    assert!(host.ctrl.card_present(&rig));
+    rig.misbehave.pin_levels.set(Some((PS_CDSTS, 0)));
+    assert!(!host.ctrl.card_present(&rig));
+    host.ctrl
+        .set_card_detect(&rig, CardDetect::Internal { active_high: false });
+    assert!(host.ctrl.card_present(&rig));
     rig.misbehave.pin_levels.set(None);
 
     // A change is consumed once, by the card-detect consumer only.
@@ -426,6 +441,14 @@ fn card_detect_mode_in_upstreams_order() {
         assert_eq!(
             CardDetect::for_slot(non_removable, gpio, poll, false, internal),
             with_pin
+        );
+        let inverted = match with_pin {
+            CardDetect::Internal { .. } => CardDetect::Internal { active_high: true },
+            other => other,
+        };
+        assert_eq!(
+            CardDetect::for_slot(non_removable, gpio, poll, true, internal),
+            inverted
         );
         assert_eq!(
             CardDetect::for_slot(non_removable, gpio, poll, false, gpio_only),

@@ -15,3 +15,4 @@ mod hardware;
 mod power;
 mod rig;
 mod sd;
+mod tuning;

@@ -65,6 +65,8 @@ const MAX_INTERRUPTS: usize = 16;
 // facts, not the driver's reading of them). `SDC_FIFO_CFG` is not in the model's register
 // file (a sim gap): the bench keeps it, at the driver's offset.
 const SDC_FIFO_CFG: usize = msdc::regs::SDC_FIFO_CFG::OFFSET;
+/// mtk-sd.c's `CQHCI_SETTING` (enhanced strobe's command windows).
+const CQHCI_SETTING: usize = 0x7FC;
 pub(crate) const MSDC_CFG: usize = regs::MSDC_CFG::OFFSET;
 pub(crate) const MSDC_PS: usize = regs::MSDC_PS::OFFSET;
 const MSDC_INT: usize = regs::MSDC_INT::OFFSET;
@@ -191,6 +193,10 @@ pub(crate) struct Rig<C: CardSlot> {
     pub(crate) resets: Cell<u32>,
     /// DMA stops asked for so far (`MSDC_DMA_CTRL` written with `STOP`).
     pub(crate) dma_stops: Cell<u32>,
+    /// Every `SDC_CMD` word written so far.
+    pub(crate) command_words: RefCell<Vec<u32>>,
+    /// `CQHCI_SETTING` (0x7FC), which the model lacks (it sits just below the CQHCI block).
+    pub(crate) cqhci_setting: Cell<u32>,
     /// The model waits while RAM is borrowed instead of running without memory.
     defer_while_borrowed: bool,
     /// The model has work it was not allowed to run yet.
@@ -247,6 +253,8 @@ impl<C: CardSlot> Rig<C> {
             delayed_us: Cell::new(0),
             resets: Cell::new(0),
             dma_stops: Cell::new(0),
+            command_words: RefCell::new(Vec::new()),
+            cqhci_setting: Cell::new(0),
             defer_while_borrowed,
             deferred: Cell::new(false),
             board: None,
@@ -421,6 +429,9 @@ impl<C: CardSlot> Rig<C> {
         if offset == SDC_FIFO_CFG {
             return self.fifo_cfg.get();
         }
+        if offset == CQHCI_SETTING {
+            return self.cqhci_setting.get();
+        }
         let m = &self.misbehave;
         if self.board.is_some()
             && (regs::CQHCI_BASE..regs::CQHCI_BASE + regs::CQHCI_LEN).contains(&offset)
@@ -463,6 +474,10 @@ impl<C: CardSlot> Rig<C> {
             self.fifo_cfg.set(value);
             return;
         }
+        if offset == CQHCI_SETTING {
+            self.cqhci_setting.set(value);
+            return;
+        }
         let m = &self.misbehave;
         let mut value = value;
         match offset {
@@ -477,6 +492,7 @@ impl<C: CardSlot> Rig<C> {
                 }
             }
             SDC_CMD => {
+                self.command_words.borrow_mut().push(value);
                 if regs::SDC_CMD::from_raw(value).dtype() != DataType::None {
                     if let Some(fault) = m.fault_on_data_command.take() {
                         self.model.borrow_mut().inject(fault);

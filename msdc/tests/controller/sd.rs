@@ -231,6 +231,52 @@ fn sd_multi_block_with_software_set_block_count() {
     rig.assert_no_violations();
 }
 
+/// `SDC_CMD` words: the opcode (5:0) and the automatic command (29:28, 2 = CMD23).
+fn opcodes_and_auto_commands(words: &[u32]) -> Vec<(u32, u32)> {
+    words.iter().map(|w| (w & 0x3F, (w >> 28) & 3)).collect()
+}
+
+/// The glue allows auto-CMD23 per card type (eMMC only): on an SD card a request with a
+/// set-block-count sends CMD23 from software, and the switch takes effect per request,
+/// never on the request in flight.
+#[test]
+fn sd_set_block_count_from_software_when_auto_cmd23_is_off() {
+    let (mut storage, expect) = patterned(64 * BLOCK_SIZE);
+    let config = crate::rig::with_auto_cmd23(modern_config());
+    let rig = sd_rig(&config, &mut storage);
+    let mut host = sd_host(&rig);
+    host.ctrl.set_auto_cmd23(false);
+    rig.command_words.take();
+    let result = host.run(&block_request(false, 4, 2, true), &[(0, 1024)]);
+    assert_ok(&result);
+    assert_eq!(
+        opcodes_and_auto_commands(&rig.command_words.take()),
+        [(23, 0), (18, 0)],
+        "CMD23 on its own, then CMD18 without auto-CMD23"
+    );
+    assert_eq!(card_state(result.sbc.expect("CMD23 ran").response[0]), 4);
+    assert_eq!(rig.data(0, 1024), expect[4 * 512..6 * 512]);
+
+    // Allowed when the request starts: auto-CMD23, even if forbidden while it runs.
+    host.ctrl.set_auto_cmd23(true);
+    host.start(&block_request(false, 8, 2, true), &[(0, 1024)])
+        .unwrap();
+    host.ctrl.set_auto_cmd23(false);
+    assert_ok(&host.wait().unwrap());
+    assert_eq!(
+        opcodes_and_auto_commands(&rig.command_words.take()),
+        [(18, 2)]
+    );
+    // And the next request follows the new setting.
+    assert_ok(&host.run(&block_request(false, 8, 2, true), &[(0, 1024)]));
+    assert_eq!(
+        opcodes_and_auto_commands(&rig.command_words.take()),
+        [(23, 0), (18, 0)]
+    );
+    assert_eq!(rig.data(0, 1024), expect[8 * 512..10 * 512]);
+    rig.assert_no_violations();
+}
+
 #[test]
 fn sd_open_ended_multi_block_with_stop() {
     let (mut storage, expect) = patterned(64 * BLOCK_SIZE);

@@ -13,3 +13,4 @@ mod errors;
 mod regs;
 mod soc;
 mod timeout;
+mod tuning;
