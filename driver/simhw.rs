@@ -311,32 +311,46 @@ enum SimCard {
     Sdio(SdioCard<'static>),
 }
 
-/// Forwards each of `CardSlot`'s methods to the card in the slot.
+/// Forwards `CardSlot` methods to the card in the slot: `mut` ones take `&mut self`,
+/// `ref` ones `&self`.
 macro_rules! forward_to_card {
-    ($(fn $name:ident(&$($mut:ident)? self $(, $arg:ident: $ty:ty)*) $(-> $ret:ty)?;)*) => {$(
-        fn $name(&$($mut)? self $(, $arg: $ty)*) $(-> $ret)? {
-            match self {
-                Self::Emmc(card) => CardSlot::$name(card $(, $arg)*),
-                Self::Sd(card) => CardSlot::$name(card $(, $arg)*),
-                Self::Sdio(card) => CardSlot::$name(card $(, $arg)*),
-            }
+    (@arms $self:ident, $name:ident $(, $arg:ident)*) => {
+        match $self {
+            Self::Emmc(card) => CardSlot::$name(card $(, $arg)*),
+            Self::Sd(card) => CardSlot::$name(card $(, $arg)*),
+            Self::Sdio(card) => CardSlot::$name(card $(, $arg)*),
         }
-    )*};
+    };
+    (
+        mut { $(fn $m:ident($($ma:ident: $mt:ty),*) $(-> $mr:ty)?;)* }
+        ref { $(fn $r:ident($($ra:ident: $rt:ty),*) $(-> $rr:ty)?;)* }
+    ) => {
+        $(fn $m(&mut self $(, $ma: $mt)*) $(-> $mr)? {
+            forward_to_card!(@arms self, $m $(, $ma)*)
+        })*
+        $(fn $r(&self $(, $ra: $rt)*) $(-> $rr)? {
+            forward_to_card!(@arms self, $r $(, $ra)*)
+        })*
+    };
 }
 
 impl CardSlot for SimCard {
     forward_to_card! {
-        fn command(&mut self, cmd: Command) -> Result<Response, NoResponse>;
-        fn read_data(&mut self, buf: &mut [u8]) -> Result<(), DataError>;
-        fn write_data(&mut self, data: &[u8]) -> Result<(), DataError>;
-        fn bus_width(&self) -> Option<u8>;
-        fn max_clock_hz(&self) -> Option<u32>;
-        fn take_work(&mut self) -> CardWork;
-        fn data_lines(&self) -> u8;
-        fn cmd_line(&self) -> bool;
-        fn clock_running(&mut self, running: bool);
-        fn hardware_reset(&mut self);
-        fn sdio_interrupt(&self) -> bool;
+        mut {
+            fn command(cmd: Command) -> Result<Response, NoResponse>;
+            fn read_data(buf: &mut [u8]) -> Result<(), DataError>;
+            fn write_data(data: &[u8]) -> Result<(), DataError>;
+            fn take_work() -> CardWork;
+            fn clock_running(running: bool);
+            fn hardware_reset();
+        }
+        ref {
+            fn bus_width() -> Option<u8>;
+            fn max_clock_hz() -> Option<u32>;
+            fn data_lines() -> u8;
+            fn cmd_line() -> bool;
+            fn sdio_interrupt() -> bool;
+        }
     }
 }
 

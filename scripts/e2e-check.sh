@@ -5,7 +5,8 @@
 # warning, crash, lockdep, KASAN/UBSAN, RCU or hung-task problem anywhere in it,
 # and no simulated controller reported a model violation. On the disks of the
 # simulated board (driver/simhw.rs) it also wants what the board has: three eMMC
-# cards and two SD cards; the MMC core's "Command Queue Engine enabled" for one
+# cards, two SD cards and an SDIO card, each at the fastest timing its slot's device
+# tree allows, tuned where the timing needs it (one "e2e: timing" line per card); the MMC core's "Command Queue Engine enabled" for one
 # host and "Host Software Queue enabled" for two; one "e2e: mode" line per disk,
 # one disk in cqe mode with at least CQE_MIN_IN_FLIGHT requests in flight at
 # once, two in hsq mode with at least HSQ_MIN_IN_FLIGHT, each mode matching what
@@ -86,7 +87,7 @@ core_hosts() {
 # On the simulated board: every card through the driver, the queueing engine each
 # slot's device tree node asks for, and the driver's statistics of each disk.
 if grep -qE '^e2e: fio-.*target disks' <<<"$text"; then
-	for want in MMC:3 SD:2; do
+	for want in MMC:3 SD:2 SDIO:1; do
 		type=${want%:*} n=${want#*:}
 		got=$(grep -cE "^e2e:   mmc[0-9]+: card .* type=$type " <<<"$text" || true)
 		if [[ $got -ne $n ]]; then
@@ -94,6 +95,47 @@ if grep -qE '^e2e: fio-.*target disks' <<<"$text"; then
 			failed=1
 		fi
 	done
+
+	# Tuning: one "e2e: timing" line per card, each at the fastest timing its slot's
+	# device tree allows for the card, a tuned timing with the window the driver found
+	# and a sample point inside it.
+	timing_re='^e2e: timing (mmc[0-9]+) ([a-z0-9]+) window=([0-9]+)-([0-9]+) chosen=([0-9]+)$'
+	untuned_re='^e2e: timing (mmc[0-9]+) ([a-z0-9]+) window=none chosen=none$'
+	timings=0
+	while IFS= read -r line; do
+		[[ -n $line ]] || continue
+		timings=$((timings + 1))
+		if [[ $line =~ $timing_re ]]; then
+			host=${BASH_REMATCH[1]} timing=${BASH_REMATCH[2]}
+			lo=${BASH_REMATCH[3]} hi=${BASH_REMATCH[4]} chosen=${BASH_REMATCH[5]}
+			if ((lo <= hi ? chosen < lo || chosen > hi : chosen < lo && chosen > hi)); then
+				echo "e2e-check: $host samples at $chosen, outside its window $lo-$hi: $line" >&2
+				failed=1
+			fi
+		elif [[ $line =~ $untuned_re ]]; then
+			host=${BASH_REMATCH[1]} timing=${BASH_REMATCH[2]}
+			case $timing in
+			hs200 | hs400 | hs400es | sdr50 | sdr104)
+				echo "e2e-check: $host runs $timing without a tuning: $line" >&2
+				failed=1
+				;;
+			esac
+		else
+			echo "e2e-check: malformed timing line: $line" >&2
+			failed=1
+			continue
+		fi
+		allowed=$(sed -nE "s/^e2e:   timing $host: card [A-Za-z]+, device tree allows ([a-z0-9]+),.*/\1/p" \
+			<<<"$text" | tail -n 1)
+		if [[ $timing != "${allowed:-?}" ]]; then
+			echo "e2e-check: $host ended at $timing; its device tree allows ${allowed:-nothing known}" >&2
+			failed=1
+		fi
+	done < <(grep -E '^e2e: timing ' <<<"$text" || true)
+	if [[ $timings -ne 6 ]]; then
+		echo "e2e-check: $timings \"e2e: timing\" line(s); the board has 6 cards" >&2
+		failed=1
+	fi
 
 	cqe_hosts=$(core_hosts 'Command Queue Engine enabled')
 	hsq_hosts=$(core_hosts 'Host Software Queue enabled')
@@ -268,6 +310,6 @@ if [[ $failed -ne 0 ]]; then
 	echo "e2e-check: FAIL; log: $LOG" >&2
 	exit 1
 fi
-grep -E '^e2e: (PASS|fio jobs took|mode |sleep: [a-z]+ returned|power phase took|pm )' <<<"$text" ||
+grep -E '^e2e: (PASS|fio jobs took|mode |sleep: [a-z]+ returned|power phase took|pm |timing |sdio )' <<<"$text" ||
 	true
 echo "e2e-check: PASS ($(grep -c '^e2e: PASS' <<<"$text") fio jobs); log: $LOG"

@@ -221,6 +221,82 @@ disk_host() {
 	case $card in mmc[0-9]*:*) echo "${card%%:*}" ;; *) return 1 ;; esac
 }
 
+# The timing host $1's card ended at, in the names of the "e2e: timing" line, from
+# the MMC core's debugfs (mmcN/ios, "timing spec: N (name)").
+host_timing() {
+	local spec
+	spec=$(sed -n 's/^timing spec:[[:space:]]*[0-9]* (\(.*\))$/\1/p' "/sys/kernel/debug/$1/ios" 2>/dev/null)
+	case $spec in
+	legacy) echo legacy ;;
+	"mmc high-speed" | "sd high-speed") echo hs ;;
+	"mmc HS200") echo hs200 ;;
+	"mmc HS400") echo hs400 ;;
+	"mmc HS400 enhanced strobe") echo hs400es ;;
+	"sd uhs SDR12") echo sdr12 ;;
+	"sd uhs SDR25") echo sdr25 ;;
+	"sd uhs SDR50") echo sdr50 ;;
+	"sd uhs SDR104") echo sdr104 ;;
+	"sd uhs DDR50") echo ddr50 ;;
+	"mmc DDR52") echo ddr52 ;;
+	*) echo "unknown" ;;
+	esac
+}
+
+# The fastest timing host $1's device tree allows for a card of type $2 (MMC, SD or
+# SDIO), from the node's speed-mode properties.
+allowed_timing() {
+	local of=/sys/class/mmc_host/$1/device/of_node
+	case $2 in
+	MMC)
+		if [ -e "$of/mmc-hs400-enhanced-strobe" ]; then echo hs400es
+		elif [ -e "$of/mmc-hs400-1_8v" ] || [ -e "$of/mmc-hs400-1_2v" ]; then echo hs400
+		elif [ -e "$of/mmc-hs200-1_8v" ] || [ -e "$of/mmc-hs200-1_2v" ]; then echo hs200
+		elif [ -e "$of/cap-mmc-highspeed" ]; then echo hs
+		else echo legacy
+		fi ;;
+	SD)
+		if [ -e "$of/sd-uhs-sdr104" ]; then echo sdr104
+		elif [ -e "$of/sd-uhs-sdr50" ]; then echo sdr50
+		elif [ -e "$of/cap-sd-highspeed" ]; then echo hs
+		else echo legacy
+		fi ;;
+	*)
+		if [ -e "$of/cap-sd-highspeed" ]; then echo hs; else echo legacy; fi ;;
+	esac
+}
+
+# One line per MMC host with a card, "e2e: timing <host> <timing> window=<lo>-<hi>
+# chosen=<n>": the timing the card ended at, and the driver's last tuning (the sweep's
+# passing window in delay cells, wrapping when lo > hi, and the cell it samples at;
+# "none" for a timing without tuning), from mtk_sd_rust/mmcN/tuning in debugfs; then,
+# indented, what the device tree allows and the tuning probes.
+timing_lines() {
+	local host name card type timing tuning window chosen dir
+	for host in /sys/class/mmc_host/*; do
+		[ -e "$host" ] || continue
+		name=${host##*/}
+		set -- "$host/$name":*
+		[ -e "$1" ] || continue
+		card=$1
+		type=$(cat "$card/type" 2>/dev/null)
+		timing=$(host_timing "$name")
+		dir=/sys/kernel/debug/mtk_sd_rust/$name
+		tuning=$(cat "$dir/tuning" 2>/dev/null || echo none)
+		window=none chosen=none
+		case $tuning in
+		*" window="*" chosen="*)
+			window=${tuning#* window=}
+			window=${window%% *}
+			chosen=${tuning##* chosen=}
+			;;
+		esac
+		echo "e2e: timing $name $timing window=$window chosen=$chosen"
+		echo "e2e:   timing $name: card $type, device tree allows $(allowed_timing "$name" "$type")," \
+			"last tuning: $tuning, probes $(cat "$dir/tuning_probes" 2>/dev/null || echo '?')" \
+			"($(cat "$dir/tuning_probes_failed" 2>/dev/null || echo '?') failed)"
+	done
+}
+
 # Exactly one line per disk, "e2e: mode <disk> <cqe|hsq|legacy> max_in_flight=N
 # errors=N recoveries=N", from the driver's statistics of the disk's host in
 # debugfs (mtk_sd_rust/mmcM/), then the other counters indented, and the host's
@@ -527,6 +603,7 @@ e2e() {
 	case $TARGET in
 	disks)
 		wait_for_disks || return
+		timing_lines
 		targets=$(whole_disks)
 		;;
 	file)

@@ -99,6 +99,13 @@ impl BusWidth {
 }
 
 register! {
+    /// The command queue engine's command windows (upstream `CQHCI_SETTING`, just below
+    /// the CQHCI block): `RD_CMD_WND_SEL` bit 14 and `WR_CMD_WND_SEL` bit 15, which
+    /// enhanced strobe clears. Plain storage; the model's queue engine does not use them.
+    pub CQHCI_SETTING(u32) @ MsdcBase + 0x7FC {}
+}
+
+register! {
     /// Controller configuration: mode, reset, PIO, clock divider and mode, clock stable.
     pub MSDC_CFG(u32) @ MsdcBase + 0x00 {
         /// MMC/SD mode (set) rather than MS.
