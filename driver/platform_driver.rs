@@ -100,16 +100,18 @@ struct Clocks {
     hclk: Clk,
     /// Gates of the source and bus clocks, the SoC-level gates and the crypto engine.
     gates: KVec<OptionalClk>,
+    /// The MSDC subsystem's gate (`sys_cg`): on from probe to remove, never gated by
+    /// runtime PM, as upstream keeps it.
+    sys_cg: OptionalClk,
     /// All of them are on (the PM core serialises the callbacks that change this).
     running: AtomicBool,
 }
 
 impl Clocks {
     /// Gates the driver turns on when present, besides the two required clocks.
-    const OPTIONAL_GATES: [&'static CStr; 7] = [
+    const OPTIONAL_GATES: [&'static CStr; 6] = [
         c"source_cg",
         c"bus_clk",
-        c"sys_cg",
         c"pclk_cg",
         c"axi_cg",
         c"ahb_cg",
@@ -127,11 +129,17 @@ impl Clocks {
                 .inspect_err(|e| dev_err!(dev, "clock \"{}\": {:?}\n", name, e))?;
             gates.push(gate, GFP_KERNEL)?;
         }
-        // Dropped before `ungate` succeeds, `clocks` turns nothing off.
+        let sys_cg = OptionalClk::get(dev, Some(c"sys_cg"))
+            .inspect_err(|e| dev_err!(dev, "clock \"sys_cg\": {:?}\n", e))?;
+        sys_cg
+            .prepare_enable()
+            .inspect_err(|e| dev_err!(dev, "cannot enable sys_cg: {:?}\n", e))?;
+        // Dropped before `ungate` succeeds, `clocks` turns only `sys_cg` off.
         let clocks = Self {
             source,
             hclk,
             gates,
+            sys_cg,
             running: AtomicBool::new(false),
         };
         clocks.ungate(dev)?;
@@ -183,6 +191,7 @@ impl Drop for Clocks {
     fn drop(&mut self) {
         // Unbinding holds the device active, so they are on; gating turns off only what is.
         self.gate();
+        self.sys_cg.disable_unprepare();
     }
 }
 

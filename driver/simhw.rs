@@ -286,12 +286,12 @@ const SLOTS: [SlotSpec; 6] = [
 const BOARD_PATH: &CStr = c"/msdc-sim-board";
 /// The overlay's MSDC nodes, one per entry of [`SLOTS`].
 const SLOT_PATHS: [&CStr; SLOTS.len()] = [
-    c"/msdc-sim-board/mmc@1011f60000",
-    c"/msdc-sim-board/mmc@1011f70000",
-    c"/msdc-sim-board/mmc@1011f80000",
-    c"/msdc-sim-board/mmc@1011f90000",
-    c"/msdc-sim-board/mmc@1011fa0000",
-    c"/msdc-sim-board/mmc@1011fb0000",
+    c"/msdc-sim-board/msdc-slot0/mmc@1011f60000",
+    c"/msdc-sim-board/msdc-slot1/mmc@1011f70000",
+    c"/msdc-sim-board/msdc-slot2/mmc@1011f80000",
+    c"/msdc-sim-board/msdc-slot3/mmc@1011f90000",
+    c"/msdc-sim-board/msdc-slot4/mmc@1011fa0000",
+    c"/msdc-sim-board/msdc-slot5/mmc@1011fb0000",
 ];
 /// The overlay's interrupt controller node.
 const IRQ_NODE_PATH: &CStr = c"/msdc-sim-board/interrupt-controller";

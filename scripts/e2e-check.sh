@@ -6,7 +6,9 @@
 # and no simulated controller reported a model violation. On the disks of the
 # simulated board (driver/simhw.rs) it also wants what the board has: three eMMC
 # cards, two SD cards and an SDIO card, each at the fastest timing its slot's device
-# tree allows, tuned where the timing needs it (one "e2e: timing" line per card); the MMC core's "Command Queue Engine enabled" for one
+# tree allows, tuned where the timing needs it (one "e2e: timing" line per card);
+# one "e2e: sdio" line: the SDIO card moved at least SDIO_MIN_BYTES with CMD53,
+# every byte verified, and raised at least SDIO_MIN_IRQS interrupts; the MMC core's "Command Queue Engine enabled" for one
 # host and "Host Software Queue enabled" for two; one "e2e: mode" line per disk,
 # one disk in cqe mode with at least CQE_MIN_IN_FLIGHT requests in flight at
 # once, two in hsq mode with at least HSQ_MIN_IN_FLIGHT, each mode matching what
@@ -134,6 +136,24 @@ if grep -qE '^e2e: fio-.*target disks' <<<"$text"; then
 	done < <(grep -E '^e2e: timing ' <<<"$text" || true)
 	if [[ $timings -ne 6 ]]; then
 		echo "e2e-check: $timings \"e2e: timing\" line(s); the board has 6 cards" >&2
+		failed=1
+	fi
+
+	# SDIO: the board's test function driver moved data with CMD53 on the SDIO card,
+	# every byte read back as written, and counted the function's interrupts.
+	SDIO_MIN_BYTES=8492
+	SDIO_MIN_IRQS=16
+	sdio=$(grep -E '^e2e: sdio ' <<<"$text" || true)
+	sdio_re='^e2e: sdio (mmc[0-9]+) bytes=([0-9]+) verified irqs=([0-9]+)$'
+	if [[ -z $sdio || $sdio == *$'\n'* ]]; then
+		echo "e2e-check: $(grep -c . <<<"$sdio" || true) \"e2e: sdio\" lines, not one" >&2
+		failed=1
+	elif ! [[ $sdio =~ $sdio_re ]]; then
+		echo "e2e-check: the SDIO transfer failed: $sdio" >&2
+		failed=1
+	elif ((BASH_REMATCH[2] < SDIO_MIN_BYTES || BASH_REMATCH[3] < SDIO_MIN_IRQS)); then
+		echo "e2e-check: the SDIO test fell short (want bytes>=$SDIO_MIN_BYTES," \
+			"irqs>=$SDIO_MIN_IRQS): $sdio" >&2
 		failed=1
 	fi
 

@@ -297,6 +297,34 @@ timing_lines() {
 	done
 }
 
+# One line per SDIO card the board's test function driver exercised, "e2e: sdio
+# <host> bytes=<N> verified irqs=<N>" (the bytes it moved with CMD53 and compared,
+# and the function interrupts it counted), or "e2e: sdio <host> bytes=<N> FAILED
+# ..." when a byte differed or a step failed; from mtk_sd_rust_sim/sdio/<host> in
+# debugfs ("bytes=N verified=N irqs=N errors=N"), which the driver writes when its
+# probe has run.
+sdio_lines() {
+	local f name line bytes verified irqs errors waited=0
+	while [ ! -d /sys/kernel/debug/mtk_sd_rust_sim/sdio ] && [ "$waited" -lt 30 ]; do
+		sleep 1
+		waited=$((waited + 1))
+	done
+	for f in /sys/kernel/debug/mtk_sd_rust_sim/sdio/*; do
+		[ -r "$f" ] || continue
+		name=${f##*/}
+		line=$(cat "$f")
+		bytes=$(echo "$line" | sed -n 's/.*bytes=\([0-9]*\).*/\1/p')
+		verified=$(echo "$line" | sed -n 's/.*verified=\([0-9]*\).*/\1/p')
+		irqs=$(echo "$line" | sed -n 's/.*irqs=\([0-9]*\).*/\1/p')
+		errors=$(echo "$line" | sed -n 's/.*errors=\([0-9]*\).*/\1/p')
+		if [ -n "$bytes" ] && [ "$verified" = "$bytes" ] && [ "$errors" = 0 ]; then
+			echo "e2e: sdio $name bytes=$bytes verified irqs=$irqs"
+		else
+			echo "e2e: sdio $name bytes=${bytes:-?} FAILED verified=${verified:-?} irqs=${irqs:-?} errors=${errors:-?}"
+		fi
+	done
+}
+
 # Exactly one line per disk, "e2e: mode <disk> <cqe|hsq|legacy> max_in_flight=N
 # errors=N recoveries=N", from the driver's statistics of the disk's host in
 # debugfs (mtk_sd_rust/mmcM/), then the other counters indented, and the host's
@@ -604,6 +632,7 @@ e2e() {
 	disks)
 		wait_for_disks || return
 		timing_lines
+		sdio_lines
 		targets=$(whole_disks)
 		;;
 	file)
