@@ -57,6 +57,7 @@
 //! first mistake).
 
 mod ffi;
+mod sdio_function;
 
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -133,7 +134,8 @@ const HCLK_HZ: u32 = 273_000_000;
 
 /// One of a slot's clock gates.
 struct GateSpec {
-    /// The model's clock it switches.
+    /// The model's clock it is one of the gates of: the model's clock runs while all of
+    /// its gates are open.
     clock: ModelClock,
     /// Its name after the slot's (`sim-msdc-<window>-<suffix>`), as the MSDC binding names
     /// the clock.
@@ -142,9 +144,12 @@ struct GateSpec {
     hz: u32,
 }
 
-/// Each slot's clock gates, in the order of the provider's cells: slot `n`'s are cells
-/// `GATES.len() * n + i` (`dts/msdc-sim.dtso` says the same).
-const GATES: [GateSpec; 2] = [
+/// Each slot's clock gates, MT8192's seven in the binding's order, which is the order of
+/// the provider's cells: slot `n`'s are cells `GATES.len() * n + i` (`dts/msdc-sim.dtso`
+/// says the same). The source clock and its gate feed the card clock divider; the register
+/// clock, the MSDC subsystem's gate and the peripheral, AXI and AHB bus gates all carry the
+/// register interface (and the DMA's bus access).
+const GATES: [GateSpec; 7] = [
     GateSpec {
         clock: ModelClock::Source,
         suffix: "source",
@@ -155,7 +160,45 @@ const GATES: [GateSpec; 2] = [
         suffix: "hclk",
         hz: HCLK_HZ,
     },
+    GateSpec {
+        clock: ModelClock::Source,
+        suffix: "source_cg",
+        hz: SOURCE_HZ,
+    },
+    GateSpec {
+        clock: ModelClock::Register,
+        suffix: "sys_cg",
+        hz: HCLK_HZ,
+    },
+    GateSpec {
+        clock: ModelClock::Register,
+        suffix: "pclk_cg",
+        hz: HCLK_HZ,
+    },
+    GateSpec {
+        clock: ModelClock::Register,
+        suffix: "axi_cg",
+        hz: HCLK_HZ,
+    },
+    GateSpec {
+        clock: ModelClock::Register,
+        suffix: "ahb_cg",
+        hz: HCLK_HZ,
+    },
 ];
+
+/// The gates of the model's `clock`, as a mask of [`GATES`] indices.
+const fn gates_of(clock: ModelClock) -> u8 {
+    let mut mask = 0;
+    let mut i = 0;
+    while i < GATES.len() {
+        if GATES[i].clock as u8 == clock as u8 {
+            mask |= 1 << i;
+        }
+        i += 1;
+    }
+    mask
+}
 
 /// Zeroed card storage that lives as long as the kernel (the board is never removed).
 fn storage<const BYTES: usize>() -> Result<&'static mut [u8]> {
@@ -388,6 +431,8 @@ struct SimState {
     /// unchanged counts mean nothing new, which keeps the check cheap on every register
     /// access.
     checked_violations: (u32, u32),
+    /// The slot's open clock gates, a mask of [`GATES`] indices.
+    open_gates: u8,
 }
 
 /// Violations of a kind not reported before that a run found, each with its model's count
@@ -569,6 +614,7 @@ impl SimulatedMsdc {
                     msdc_reported: FirstOfKind::new(),
                     cqhci_reported: FirstOfKind::new(),
                     checked_violations: (0, 0),
+                    open_gates: 0,
                 }),
                 work <- new_work!("SimulatedMsdc::work"),
                 timer <- HrTimer::new(),
@@ -748,17 +794,30 @@ impl SimulatedMsdc {
 
 /// The slot's clock gates and power domain switch the model's clocks and power.
 impl SlotPower for SimulatedMsdc {
-    fn set_clock(&self, clock: ModelClock, running: bool) {
+    fn set_clock(&self, gate: usize, running: bool) {
+        let Some(spec) = GATES.get(gate) else {
+            return;
+        };
         let violations = self.timed(|| {
             let mut state = self.state.lock();
-            state.model.set_clock(clock, running);
+            let bit = 1u8 << gate;
+            state.open_gates = if running {
+                state.open_gates | bit
+            } else {
+                state.open_gates & !bit
+            };
+            let group = gates_of(spec.clock);
+            let clock_runs = state.open_gates & group == group;
+            if clock_runs != state.model.clock_running(spec.clock) {
+                state.model.set_clock(spec.clock, clock_runs);
+            }
             state.unreported_violations()
         });
         self.report(violations);
     }
 
-    fn clock_running(&self, clock: ModelClock) -> bool {
-        self.state.lock().model.clock_running(clock)
+    fn clock_running(&self, gate: usize) -> bool {
+        gate < GATES.len() && self.state.lock().open_gates & (1 << gate) != 0
     }
 
     /// Powering off resets the model's registers and forgets the work it had pending: the
@@ -828,7 +887,7 @@ static SLOT_DIRS: SetOnce<KVec<SlotDir>> = SetOnce::new();
 /// Publishes in debugfs, per slot, [`SimulatedMsdc::model_ns`] (`model_ns`), the models'
 /// violation count (`violations`) and how often the slot was powered off (`power_offs`),
 /// which the end-to-end run prints (aids: the board works without them).
-fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result {
+fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
     let root = Dir::new(c"mtk_sd_rust_sim");
     let mut files = KVec::with_capacity(slots.len(), GFP_KERNEL)?;
     for slot in slots {
@@ -852,8 +911,11 @@ fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result {
         files.push(scope, GFP_KERNEL)?;
     }
     SLOT_DIRS.populate(files);
-    Ok(())
+    Ok(root)
 }
+
+/// The test function driver of the SDIO slot's card, registered for good.
+static SDIO_FUNCTION: SetOnce<sdio_function::SdioFunctionDriver> = SetOnce::new();
 
 /// Serves the slots' clock gates and power domains at the overlay's provider nodes, and
 /// marks those nodes set up, so that the devices created afterwards find their clocks and
@@ -863,9 +925,9 @@ fn serve_clocks_and_power(slots: &'static [Arc<SimulatedMsdc>]) -> Result {
     let clock_node = ffi::Node::find(CLOCK_NODE_PATH).ok_or(ENOENT)?;
     let mut clocks = ffi::ClockProvider::with_capacity(slots.len() * GATES.len())?;
     for slot in slots {
-        for gate in &GATES {
+        for (index, gate) in GATES.iter().enumerate() {
             let name = CString::try_from_fmt(fmt!("sim-msdc-{:x}-{}", slot.base, gate.suffix))?;
-            clocks.add(&clock_node, &name, gate.hz, gate.clock, &**slot)?;
+            clocks.add(&clock_node, &name, gate.hz, index, &**slot)?;
         }
     }
     clocks.serve(&clock_node)?;
@@ -976,8 +1038,15 @@ pub(crate) fn install() -> Result {
         return Err(EBUSY);
     }
     let board = BOARD.as_ref().ok_or(EINVAL)?;
-    if let Err(e) = publish_debugfs(&board.slots) {
-        pr_warn!("no debugfs files for the simulated slots: {:?}\n", e);
+    match publish_debugfs(&board.slots) {
+        // The SDIO card's test function driver reports in the board's directory; it binds
+        // once the MMC core has found the card, after the devices below appear.
+        Ok(root) => {
+            let driver = sdio_function::register(&root)
+                .inspect_err(|e| pr_err!("SDIO test function driver: {:?}\n", e))?;
+            SDIO_FUNCTION.populate(driver);
+        }
+        Err(e) => pr_warn!("no debugfs files for the simulated slots: {:?}\n", e),
     }
     ffi::apply_overlay().inspect_err(|e| pr_err!("board overlay: {:?}\n", e))?;
     let irq_node = ffi::Node::find(IRQ_NODE_PATH).ok_or(ENOENT)?;
@@ -992,8 +1061,9 @@ pub(crate) fn install() -> Result {
         .populate_children()
         .inspect_err(|e| pr_err!("board devices: {:?}\n", e))?;
     pr_info!(
-        "simulated board: eMMC (CQHCI), eMMC and SD slots of {} MiB, eMMC without command \
-         queue (CQHCI) and SD (may hold SDIO) slots of {} MiB\n",
+        "simulated board: eMMC (CQHCI, HS400), eMMC (HS200) and SD (SDR104) slots of {} \
+         MiB, eMMC without command queue (CQHCI, HS400ES) and SD (may hold SDIO, SDR50) \
+         slots of {} MiB, an SDIO slot\n",
         CARD_BYTES >> 20,
         SMALL_CARD_BYTES >> 20
     );

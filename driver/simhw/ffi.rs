@@ -18,7 +18,6 @@ use kernel::{
     workqueue::Queue,
 };
 
-use crate::sim::msdc::controller::ModelClock;
 
 #[allow(
     dead_code,
@@ -200,12 +199,13 @@ impl SimIrqDomain {
 
 /// The simulated hardware behind one slot's clock gates and power domain.
 pub(super) trait SlotPower: Sync {
-    /// Starts (`running`) or stops `clock`. Called in atomic context: the clock framework
-    /// runs its gates' `enable` and `disable` under its enable spinlock, interrupts off.
-    fn set_clock(&self, clock: ModelClock, running: bool);
+    /// Opens (`running`) or closes the slot's clock gate number `gate`. Called in atomic
+    /// context: the clock framework runs its gates' `enable` and `disable` under its
+    /// enable spinlock, interrupts off.
+    fn set_clock(&self, gate: usize, running: bool);
 
-    /// Whether `clock` runs.
-    fn clock_running(&self, clock: ModelClock) -> bool;
+    /// Whether the slot's gate number `gate` is open.
+    fn clock_running(&self, gate: usize) -> bool;
 
     /// Powers the slot on or off. Called in process context, under the domain's lock.
     fn set_power(&self, on: bool);
@@ -218,7 +218,8 @@ struct Gate {
     /// The framework's handle. Only the framework touches it once registered.
     hw: Opaque<bindings::clk_hw>,
     slot: &'static dyn SlotPower,
-    clock: ModelClock,
+    /// Which of the slot's gates this is.
+    index: usize,
     rate: c_ulong,
 }
 
@@ -246,7 +247,7 @@ unsafe extern "C" fn gate_enable(hw: *mut bindings::clk_hw) -> c_int {
     // SAFETY: the framework calls `GATE_OPS` only with the handles registered with them,
     // each a gate's, and gates are never freed.
     let gate = unsafe { Gate::from_hw(hw) };
-    gate.slot.set_clock(gate.clock, true);
+    gate.slot.set_clock(gate.index, true);
     0
 }
 
@@ -258,7 +259,7 @@ unsafe extern "C" fn gate_enable(hw: *mut bindings::clk_hw) -> c_int {
 unsafe extern "C" fn gate_disable(hw: *mut bindings::clk_hw) {
     // SAFETY: as in `gate_enable`.
     let gate = unsafe { Gate::from_hw(hw) };
-    gate.slot.set_clock(gate.clock, false);
+    gate.slot.set_clock(gate.index, false);
 }
 
 /// `clk_ops.is_enabled`: whether the clock runs (the framework asks at boot's end, when it
@@ -270,7 +271,7 @@ unsafe extern "C" fn gate_disable(hw: *mut bindings::clk_hw) {
 unsafe extern "C" fn gate_is_enabled(hw: *mut bindings::clk_hw) -> c_int {
     // SAFETY: as in `gate_enable`.
     let gate = unsafe { Gate::from_hw(hw) };
-    c_int::from(gate.slot.clock_running(gate.clock))
+    c_int::from(gate.slot.clock_running(gate.index))
 }
 
 /// `clk_ops.recalc_rate`: the gate's fixed rate (a root clock: no parent).
@@ -308,21 +309,21 @@ impl ClockProvider {
         })
     }
 
-    /// Registers the gate `name` for `slot`'s `clock`, at the fixed rate `hz`, as the
-    /// provider's next cell. The gate lives as long as the kernel.
+    /// Registers the gate `name`, `slot`'s gate number `index`, at the fixed rate `hz`, as
+    /// the provider's next cell. The gate lives as long as the kernel.
     pub(super) fn add(
         &mut self,
         node: &Node,
         name: &CStr,
         hz: u32,
-        clock: ModelClock,
+        index: usize,
         slot: &'static dyn SlotPower,
     ) -> Result {
         let gate: &'static Gate = KBox::leak(KBox::new(
             Gate {
                 hw: Opaque::zeroed(),
                 slot,
-                clock,
+                index,
                 rate: c_ulong::try_from(hz)?,
             },
             GFP_KERNEL,
