@@ -592,7 +592,8 @@ impl HostOps for MsdcSlot {
             let mode = state.controller.card_detect();
             (
                 mode,
-                matches!(mode, CardDetect::Internal { .. }) && state.controller.card_present(&self.msdc.regs),
+                matches!(mode, CardDetect::Internal { .. })
+                    && state.controller.card_present(&self.msdc.regs),
             )
         };
         match mode {

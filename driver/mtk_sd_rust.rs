@@ -87,7 +87,8 @@ impl kernel::InPlaceModule for MtkSdRustModule {
             // The board's devices appear once the driver can bind them.
             _: {
                 #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
-                simhw::install()?;
+                simhw::install()
+                    .inspect_err(|e| kernel::pr_err!("simulated board not installed: {:?}\n", e))?;
             },
         }? Error)
     }

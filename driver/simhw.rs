@@ -82,13 +82,13 @@ use kernel::{
 
 use crate::sim::{
     cqhci::{ModelConfig as CqhciConfig, Violation as CqhciViolation},
+    emmc::ext_csd::TimingSupport,
     emmc::{
         card::{Card, CardConfig, DataError, ReadyOrder},
         command::{CardWork, Command, NoResponse, Response},
     },
     latency::Latency,
     memory::{BusFault, BusMemory},
-    emmc::ext_csd::TimingSupport,
     msdc::{
         controller::{ModelClock, ModelConfig, MsdcModel, SampleWindows},
         regs::{CQHCI_BASE, CQHCI_LEN},
@@ -922,7 +922,7 @@ static SDIO_FUNCTION: SetOnce<sdio_function::SdioFunctionDriver> = SetOnce::new(
 /// domains at once (fw_devlink waits for nothing). Gates and domains live as long as the
 /// kernel, as the board does (built in, never removed).
 fn serve_clocks_and_power(slots: &'static [Arc<SimulatedMsdc>]) -> Result {
-    let clock_node = ffi::Node::find(CLOCK_NODE_PATH).ok_or(ENOENT)?;
+    let clock_node = find_node(CLOCK_NODE_PATH)?;
     let mut clocks = ffi::ClockProvider::with_capacity(slots.len() * GATES.len())?;
     for slot in slots {
         for (index, gate) in GATES.iter().enumerate() {
@@ -932,7 +932,7 @@ fn serve_clocks_and_power(slots: &'static [Arc<SimulatedMsdc>]) -> Result {
     }
     clocks.serve(&clock_node)?;
     clock_node.mark_initialized();
-    let power_node = ffi::Node::find(POWER_NODE_PATH).ok_or(ENOENT)?;
+    let power_node = find_node(POWER_NODE_PATH)?;
     #[cfg(CONFIG_PM_GENERIC_DOMAINS_OF)]
     {
         let mut domains = ffi::PowerDomains::with_capacity(slots.len())?;
@@ -1008,7 +1008,7 @@ fn limit_queues() -> Result {
         }
     };
     for path in SLOT_PATHS {
-        let node = ffi::Node::find(path).ok_or(ENOENT)?;
+        let node = find_node(path)?;
         if no_cqe {
             node.remove_property(c"supports-cqe")?;
         }
@@ -1021,6 +1021,15 @@ fn limit_queues() -> Result {
         if no_hsq { "legacy" } else { "hsq" }
     );
     Ok(())
+}
+
+/// The overlay's node at `path`; its absence is reported (the overlay and this file
+/// disagree).
+fn find_node(path: &CStr) -> Result<ffi::Node> {
+    ffi::Node::find(path).ok_or_else(|| {
+        pr_err!("simulated board: no device tree node {}\n", path.to_str().unwrap_or("?"));
+        ENOENT
+    })
 }
 
 /// Builds the board: card models, the overlay, the interrupt domain, the clock gates and
@@ -1049,14 +1058,14 @@ pub(crate) fn install() -> Result {
         Err(e) => pr_warn!("no debugfs files for the simulated slots: {:?}\n", e),
     }
     ffi::apply_overlay().inspect_err(|e| pr_err!("board overlay: {:?}\n", e))?;
-    let irq_node = ffi::Node::find(IRQ_NODE_PATH).ok_or(ENOENT)?;
+    let irq_node = find_node(IRQ_NODE_PATH)?;
     let irqs = ffi::SimIrqDomain::new(&irq_node, SLOTS.len() as u32)?;
     irq_node.mark_initialized();
     board.irqs.populate(irqs);
     serve_clocks_and_power(&board.slots)
         .inspect_err(|e| pr_err!("board clocks and power domains: {:?}\n", e))?;
     limit_queues()?;
-    let board_node = ffi::Node::find(BOARD_PATH).ok_or(ENOENT)?;
+    let board_node = find_node(BOARD_PATH)?;
     board_node
         .populate_children()
         .inspect_err(|e| pr_err!("board devices: {:?}\n", e))?;

@@ -78,7 +78,11 @@ impl Msdc {
 
     /// `prepare_hs400_tuning`: HS400 is the target of the HS200 tuning that follows.
     pub(super) fn prepare_hs400_tuning(&self) -> Result {
-        let prepared = self.state.lock().controller.prepare_hs400_tuning(&self.regs);
+        let prepared = self
+            .state
+            .lock()
+            .controller
+            .prepare_hs400_tuning(&self.regs);
         prepared.map_err(|e| {
             dev_err!(self.dev, "cannot prepare HS400: {:?}\n", e);
             tuning_errno(e)

@@ -18,7 +18,6 @@ use kernel::{
     workqueue::Queue,
 };
 
-
 #[allow(
     dead_code,
     improper_ctypes,
