@@ -1027,7 +1027,10 @@ fn limit_queues() -> Result {
 /// disagree).
 fn find_node(path: &CStr) -> Result<ffi::Node> {
     ffi::Node::find(path).ok_or_else(|| {
-        pr_err!("simulated board: no device tree node {}\n", path.to_str().unwrap_or("?"));
+        pr_err!(
+            "simulated board: no device tree node {}\n",
+            path.to_str().unwrap_or("?")
+        );
         ENOENT
     })
 }
