@@ -136,6 +136,13 @@ struct State {
     /// The watchdog timer is running or its work is queued: it will look at whatever is in
     /// flight then.
     watchdog_armed: bool,
+    /// Keeps the controller running while the SDIO card's interrupt is enabled and
+    /// nothing else would tell a runtime-suspended controller of it.
+    sdio_irq_hold: Option<kernel_mmc::pm::UsageHold>,
+    /// The SDIO wake-up interrupt, armed while the card's interrupt is enabled on a slot
+    /// that has one and a card that signals asynchronously: the controller may then
+    /// runtime-suspend, and the card's interrupt on DAT1 resumes it.
+    sdio_wake: Option<kernel_mmc::pm::DedicatedWakeIrq>,
 }
 
 /// One MSDC controller and its slot.
@@ -143,6 +150,8 @@ struct State {
 pub(crate) struct Msdc {
     dev: ARef<Device>,
     host: ARef<Host>,
+    /// See [`SlotParts::sdio_wake_irq`].
+    sdio_wake_irq: Option<u32>,
     regs: RegisterWindow,
     pins: Pins,
     pub(crate) counters: Counters,
@@ -181,6 +190,9 @@ pub(crate) struct SlotParts {
     pub(crate) descriptors: DescriptorMemory,
     /// How cards are detected; the engine keeps it from here on.
     pub(crate) card_detect: CardDetect,
+    /// The SDIO wake-up interrupt ("sdio_wakeup", with the "state_eint" pins), on slots
+    /// whose device tree gives one for a card kept powered that wakes the system.
+    pub(crate) sdio_wake_irq: Option<u32>,
 }
 
 impl Msdc {
@@ -197,6 +209,7 @@ impl Msdc {
             pins,
             descriptors,
             card_detect,
+            sdio_wake_irq,
         } = parts;
         let mut controller = Controller::new(setup);
         controller.init_hardware(&regs).map_err(|e| {
@@ -225,6 +238,7 @@ impl Msdc {
             try_pin_init!(Self {
                 dev,
                 host,
+                sdio_wake_irq,
                 regs,
                 pins,
                 counters: Counters::default(),
@@ -234,6 +248,8 @@ impl Msdc {
                     queue,
                     watchdog: None,
                     watchdog_armed: false,
+                    sdio_irq_hold: None,
+                    sdio_wake: None,
                 }),
                 idle <- new_condvar!("Msdc::idle"),
                 timer <- HrTimer::new(),
@@ -241,6 +257,49 @@ impl Msdc {
             }? Error),
             GFP_KERNEL,
         )
+    }
+
+    /// Registers the SDIO wake-up interrupt `irq`; `None` (logged) if the PM core refuses
+    /// it. The pads go through "state_eint" around it, as upstream does, since the wake-up
+    /// interrupt's set-up can leave DAT1 in GPIO mode.
+    fn arm_sdio_wake(&self, irq: u32) -> Option<kernel_mmc::pm::DedicatedWakeIrq> {
+        if let Err(e) = self.pins.select(PinState::Eint) {
+            dev_warn!(
+                self.dev,
+                "cannot select the state_eint pin state: {:?}\n",
+                e
+            );
+        }
+        let wake = kernel_mmc::pm::DedicatedWakeIrq::set(&self.dev, irq)
+            .inspect_err(|e| {
+                dev_err!(
+                    self.dev,
+                    "SDIO wake-up interrupt {} refused ({:?}): the controller stays on while \
+                     the card's interrupt is enabled\n",
+                    irq,
+                    e
+                )
+            })
+            .ok();
+        let pads = match self.state.lock().controller.signal_voltage() {
+            SignalVoltage::V180 => PinState::Uhs,
+            _ => PinState::Default,
+        };
+        if let Err(e) = self.pins.select(pads) {
+            dev_warn!(
+                self.dev,
+                "cannot select the {:?} pin state: {:?}\n",
+                pads,
+                e
+            );
+        }
+        wake
+    }
+
+    /// Whether the SDIO wake-up interrupt is armed (the card's interrupt enabled on a slot
+    /// that can wake on it).
+    fn sdio_wake_armed(&self) -> bool {
+        self.state.lock().sdio_wake.is_some()
     }
 
     /// The controller's device.
@@ -659,12 +718,46 @@ impl HostOps for MsdcSlot {
         })
     }
 
-    fn enable_sdio_irq(&self, _host: &Host, enable: bool) {
+    fn enable_sdio_irq(&self, host: &Host, enable: bool) {
+        let msdc = &self.msdc;
+        let (armed, held) = {
+            let mut state = msdc.state.lock();
+            state.controller.enable_sdio_irq(&msdc.regs, enable);
+            (state.sdio_wake.is_some(), state.sdio_irq_hold.is_some())
+        };
+        if !enable {
+            let (hold, wake) = {
+                let mut state = msdc.state.lock();
+                (state.sdio_irq_hold.take(), state.sdio_wake.take())
+            };
+            // Outside the lock: freeing the wake-up interrupt sleeps, and the autosuspend
+            // delay starts from here.
+            drop((hold, wake));
+            return;
+        }
+        if armed || held {
+            return;
+        }
+        // A card that signals asynchronously can wake the controller through the DAT1
+        // pad; otherwise the controller stays running while the interrupt is enabled.
+        let wake = match msdc.sdio_wake_irq {
+            Some(irq) if host.card_async_irq() => msdc.arm_sdio_wake(irq),
+            _ => None,
+        };
+        let mut state = msdc.state.lock();
+        match wake {
+            Some(wake) => state.sdio_wake = Some(wake),
+            None => state.sdio_irq_hold = Some(kernel_mmc::pm::UsageHold::take(&msdc.dev)),
+        }
+    }
+
+    fn ack_sdio_irq(&self, _host: &Host) {
+        // The interrupt handler masked the SDIO interrupt when it signalled it.
         self.msdc
             .state
             .lock()
             .controller
-            .enable_sdio_irq(&self.msdc.regs, enable);
+            .ack_sdio_irq(&self.msdc.regs);
     }
 
     fn execute_tuning(&self, host: &Host, bus: &TuningBus<'_>, opcode: u32) -> Result {
@@ -681,15 +774,6 @@ impl HostOps for MsdcSlot {
 
     fn hs400_enhanced_strobe(&self, _host: &Host, ios: &Ios) {
         self.msdc.set_enhanced_strobe(ios.enhanced_strobe);
-    }
-
-    fn ack_sdio_irq(&self, _host: &Host) {
-        // The interrupt handler masked the SDIO interrupt when it signalled it.
-        self.msdc
-            .state
-            .lock()
-            .controller
-            .ack_sdio_irq(&self.msdc.regs);
     }
 }
 

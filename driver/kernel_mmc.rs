@@ -48,6 +48,15 @@ pub fn default_workqueue() -> &'static kernel::workqueue::Queue {
     unsafe { kernel::workqueue::Queue::from_raw(kernel::bindings::system_dfl_wq) }
 }
 
+/// Power management capabilities (`MMC_PM_*`), as in [`Host::pm_caps`].
+pub mod pm_caps {
+    use super::bindings as b;
+    /// The card keeps its power through a system suspend (`keep-power-in-suspend`).
+    pub const KEEP_POWER: u32 = b::MMC_PM_KEEP_POWER;
+    /// The SDIO card's interrupt wakes the system (`wakeup-source`).
+    pub const WAKE_SDIO_IRQ: u32 = b::MMC_PM_WAKE_SDIO_IRQ;
+}
+
 /// Card voltage window bits of `ocr_avail` (`MMC_VDD_*`).
 pub mod vdd {
     /// 3.2 V to 3.3 V.

@@ -23,8 +23,8 @@ use crate::{
     dt::MediatekProperties,
     host::{Msdc, MsdcSlot, QueueChoice, SlotParts, DESCRIPTOR_AREA_LEN},
     kernel_mmc::{
-        self, caps, vdd, DescriptorMemory, HostAllocation, HostSettings, PinState, Pins,
-        TransferLimits,
+        self, caps, pm_caps, vdd, DescriptorMemory, Host, HostAllocation, HostSettings, PinState,
+        Pins, TransferLimits,
     },
     msdc::{
         controller::{CardDetect, HostSetup},
@@ -293,6 +293,36 @@ fn register_window(pdev: &platform::Device<Core<'_>>, soc: &SocData) -> Result<R
     Ok(RegisterWindow::Mmio { base, top })
 }
 
+/// The SDIO wake-up interrupt ("sdio_wakeup"), as upstream takes it: on a slot with SDIO
+/// interrupts whose device tree keeps the card powered and lets it wake the system, with
+/// the "state_eint" pin state that turns DAT1 into its line; the device becomes a wake-up
+/// source.
+fn sdio_wake_irq(
+    pdev: &platform::Device<Core<'_>>,
+    host: &Host,
+    pins: &Pins,
+) -> Result<Option<u32>> {
+    let wanted = pm_caps::KEEP_POWER | pm_caps::WAKE_SDIO_IRQ;
+    if host.caps() & caps::SDIO_IRQ == 0 || host.pm_caps() & wanted != wanted {
+        return Ok(None);
+    }
+    let Ok(irq) = pdev.optional_irq_by_name(c"sdio_wakeup") else {
+        return Ok(None);
+    };
+    let dev = pdev.as_ref();
+    if !pins.has(PinState::Eint) {
+        dev_err!(
+            dev,
+            "an \"sdio_wakeup\" interrupt but no \"state_eint\" pin state: not used\n"
+        );
+        return Ok(None);
+    }
+    kernel_mmc::pm::init_wakeup(dev)
+        .inspect_err(|e| dev_err!(dev, "cannot make the device a wake-up source: {:?}\n", e))?;
+    dev_dbg!(dev, "SDIO wake-up interrupt {}\n", irq.irq());
+    Ok(Some(irq.irq()))
+}
+
 impl platform::Driver for MsdcDriver {
     type IdInfo = &'static SocData;
     type Data<'bound> = MsdcData<'bound>;
@@ -400,6 +430,7 @@ impl platform::Driver for MsdcDriver {
                 QueueChoice::OneAtATime
             };
             let queued = !matches!(queue, QueueChoice::OneAtATime);
+            let sdio_wake_irq = sdio_wake_irq(pdev, host.host(), &pins)?;
             let card_detect = CardDetect::for_slot(
                 host.caps() & caps::NONREMOVABLE != 0,
                 host.host().gpio_card_detect().is_some(),
@@ -434,6 +465,7 @@ impl platform::Driver for MsdcDriver {
                     pins,
                     descriptors,
                     card_detect,
+                    sdio_wake_irq,
                 },
                 setup,
                 queue,

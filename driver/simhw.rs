@@ -217,7 +217,8 @@ enum CardKind {
     EmmcWithoutQueue(TimingSupport),
     /// SDHC card with UHS-I (1.8 V signalling, up to SDR104).
     Sd,
-    /// SDIO card with one function (sim::sdio), no memory.
+    /// SDIO card with one function (sim::sdio), no memory, UHS-I SDR50 and the
+    /// asynchronous interrupt.
     Sdio,
 }
 
@@ -228,6 +229,9 @@ enum CardKind {
 struct SlotSpec {
     base: u64,
     hwirq: u32,
+    /// The interrupt line of the slot's SDIO wake-up pin (DAT1 as a GPIO interrupt,
+    /// "sdio_wakeup"), if it has one.
+    wake_hwirq: Option<u32>,
     card: CardKind,
     /// Allocates the card's storage (user area, or the SDIO function's RAM).
     user_area: fn() -> Result<&'static mut [u8]>,
@@ -249,11 +253,12 @@ const NONE: u64 = 0;
 /// | 2 | SD | HSQ | SDR104 | rising 26–39 (across both delay lines), falling 40–45 |
 /// | 3 | eMMC, no CQ | one at a time | HS400 enhanced strobe | strobe `DLY1` 4–13 |
 /// | 4 | SD | one at a time | SDR50 | rising 45–46 only: a narrow window |
-/// | 5 | SDIO | one at a time | high speed (50 MHz) | none needed |
+/// | 5 | SDIO (UHS-I, asynchronous interrupt) | one at a time | SDR50 | rising 12–31 |
 const SLOTS: [SlotSpec; 6] = [
     SlotSpec {
         base: 0x10_11f6_0000,
         hwirq: 0,
+        wake_hwirq: None,
         card: CardKind::Emmc(TimingSupport::Hs400),
         user_area: storage::<CARD_BYTES>,
         cqhci: true,
@@ -266,6 +271,7 @@ const SLOTS: [SlotSpec; 6] = [
     SlotSpec {
         base: 0x10_11f7_0000,
         hwirq: 1,
+        wake_hwirq: None,
         card: CardKind::Emmc(TimingSupport::Hs200),
         user_area: storage::<CARD_BYTES>,
         cqhci: false,
@@ -278,6 +284,7 @@ const SLOTS: [SlotSpec; 6] = [
     SlotSpec {
         base: 0x10_11f8_0000,
         hwirq: 2,
+        wake_hwirq: None,
         card: CardKind::Sd,
         user_area: storage::<CARD_BYTES>,
         cqhci: false,
@@ -290,6 +297,7 @@ const SLOTS: [SlotSpec; 6] = [
     SlotSpec {
         base: 0x10_11f9_0000,
         hwirq: 3,
+        wake_hwirq: None,
         card: CardKind::EmmcWithoutQueue(TimingSupport::Hs400EnhancedStrobe),
         user_area: storage::<SMALL_CARD_BYTES>,
         cqhci: true,
@@ -302,6 +310,7 @@ const SLOTS: [SlotSpec; 6] = [
     SlotSpec {
         base: 0x10_11fa_0000,
         hwirq: 4,
+        wake_hwirq: None,
         card: CardKind::Sd,
         user_area: storage::<SMALL_CARD_BYTES>,
         cqhci: false,
@@ -314,12 +323,13 @@ const SLOTS: [SlotSpec; 6] = [
     SlotSpec {
         base: 0x10_11fb_0000,
         hwirq: 5,
+        wake_hwirq: Some(6),
         card: CardKind::Sdio,
         user_area: storage::<SDIO_RAM_BYTES>,
         cqhci: false,
         sampling: SampleWindows {
-            cmd: [NONE, NONE],
-            data: [NONE, NONE],
+            cmd: [SampleWindows::span(12, 20), NONE],
+            data: [SampleWindows::span(12, 20), NONE],
             strobe: 0,
         },
     },
@@ -433,6 +443,9 @@ struct SimState {
     checked_violations: (u32, u32),
     /// The slot's open clock gates, a mask of [`GATES`] indices.
     open_gates: u8,
+    /// The card held its interrupt while the controller could not see it: the wake-up
+    /// line was raised for this assertion.
+    wake_raised: bool,
 }
 
 /// Violations of a kind not reported before that a run found, each with its model's count
@@ -518,6 +531,9 @@ impl SimState {
 pub(crate) struct SimulatedMsdc {
     base: u64,
     hwirq: u32,
+    wake_hwirq: Option<u32>,
+    /// Times the wake-up line was raised (the card interrupted a suspended controller).
+    wakeups: AtomicU64,
     claimed: AtomicBool,
     /// Guest time spent inside the models (register accesses and runs), in ns: the
     /// simulated hardware's own cost, which `make perf` takes out of the driver's.
@@ -571,7 +587,13 @@ impl SimulatedMsdc {
                 .with_hardware_reset(),
             )),
             CardKind::Sd => SimCard::Sd(SdCard::new(user, SdConfig::default())),
-            CardKind::Sdio => SimCard::Sdio(SdioCard::new(user, SdioConfig::default())),
+            CardKind::Sdio => SimCard::Sdio(SdioCard::new(
+                user,
+                SdioConfig {
+                    uhs_sdr50: true,
+                    ..SdioConfig::default()
+                },
+            )),
         };
         // MT8192 (the overlay's compatible): 12-bit divider, 36-bit DMA, the source clock
         // its gate serves; the CQHCI block as MediaTek integrates it (64-bit descriptors).
@@ -603,6 +625,8 @@ impl SimulatedMsdc {
             pin_init!(Self {
                 base: spec.base,
                 hwirq: spec.hwirq,
+                wake_hwirq: spec.wake_hwirq,
+                wakeups: AtomicU64::new(0),
                 claimed: AtomicBool::new(false),
                 model_ns: AtomicU64::new(0),
                 state <- new_spinlock_irq!(SimState {
@@ -615,6 +639,7 @@ impl SimulatedMsdc {
                     cqhci_reported: FirstOfKind::new(),
                     checked_violations: (0, 0),
                     open_gates: 0,
+                    wake_raised: false,
                 }),
                 work <- new_work!("SimulatedMsdc::work"),
                 timer <- HrTimer::new(),
@@ -678,10 +703,43 @@ impl SimulatedMsdc {
     }
 
     fn raise(&self) {
+        Self::raise_line(self.hwirq);
+    }
+
+    fn raise_line(hwirq: u32) {
         if let Some(board) = BOARD.as_ref() {
             if let Some(irqs) = board.irqs.as_ref() {
-                irqs.raise(self.hwirq);
+                irqs.raise(hwirq);
             }
+        }
+    }
+
+    /// With the state locked: whether the card's interrupt now needs the wake-up line,
+    /// which the board raises once per assertion. On a board the pad is DAT1 muxed to a
+    /// GPIO interrupt (the driver's "state_eint") while the controller sleeps; here the
+    /// line fires when the card holds its interrupt while the controller's source clock is
+    /// stopped or its power is off (the controller cannot see it then). Whether anything
+    /// listens is the kernel's: the PM core enables the dedicated wake-up interrupt only
+    /// while the device is runtime suspended.
+    fn wake_needed(&self, state: &mut SimState) -> bool {
+        if self.wake_hwirq.is_none() {
+            return false;
+        }
+        // Pass the clock's state on to the card first: without the clock, a 4-bit card
+        // signals only with its asynchronous interrupt enabled.
+        let SimState { model, card, .. } = state;
+        model.sync_card(card);
+        let asleep = !state.model.is_powered() || !state.model.clock_running(ModelClock::Source);
+        let asserted = state.card.sdio_interrupt();
+        let raise = asleep && asserted && !state.wake_raised;
+        state.wake_raised = asserted && (state.wake_raised || raise);
+        raise
+    }
+
+    fn raise_wake(&self) {
+        if let Some(line) = self.wake_hwirq {
+            self.wakeups.fetch_add(1, Ordering::Relaxed);
+            Self::raise_line(line);
         }
     }
 
@@ -811,8 +869,13 @@ impl SlotPower for SimulatedMsdc {
             if clock_runs != state.model.clock_running(spec.clock) {
                 state.model.set_clock(spec.clock, clock_runs);
             }
-            state.unreported_violations()
+            let wake = self.wake_needed(&mut state);
+            (wake, state.unreported_violations())
         });
+        let (wake, violations) = violations;
+        if wake {
+            self.raise_wake();
+        }
         self.report(violations);
     }
 
@@ -1023,6 +1086,55 @@ fn limit_queues() -> Result {
     Ok(())
 }
 
+/// The board's SDIO slot (the one with a wake-up line).
+fn sdio_slot() -> Option<&'static Arc<SimulatedMsdc>> {
+    BOARD
+        .as_ref()?
+        .slots
+        .iter()
+        .find(|slot| slot.wake_hwirq.is_some())
+}
+
+/// Whether the SDIO slot's controller is asleep: its source clock stopped or its power
+/// off (runtime suspended), so that only the wake-up line can tell it of the card's
+/// interrupt.
+pub(crate) fn sdio_controller_asleep() -> bool {
+    sdio_slot().is_some_and(|slot| {
+        let state = slot.state.lock();
+        !state.model.is_powered() || !state.model.clock_running(ModelClock::Source)
+    })
+}
+
+/// The SDIO card's function raises its interrupt with `causes` on its own, as a Wi-Fi
+/// chip does when a frame arrives (the test function driver's stand-in for that event):
+/// the controller sees it if it runs, else the wake-up line fires. `false` without an SDIO
+/// slot.
+pub(crate) fn raise_sdio_card_interrupt(causes: u8) -> bool {
+    let Some(slot) = sdio_slot() else {
+        return false;
+    };
+    let (pending, wake) = {
+        let mut state = slot.state.lock();
+        if let SimCard::Sdio(card) = &mut state.card {
+            card.raise_interrupt(causes);
+        }
+        let wake = slot.wake_needed(&mut state);
+        (state.model.interrupt_pending(), wake)
+    };
+    if wake {
+        slot.raise_wake();
+    }
+    if pending {
+        slot.raise();
+    }
+    true
+}
+
+/// Times the SDIO slot's wake-up line fired.
+pub(crate) fn sdio_wakeups() -> u64 {
+    sdio_slot().map_or(0, |slot| slot.wakeups.load(Ordering::Relaxed))
+}
+
 /// The overlay's node at `path`; its absence is reported (the overlay and this file
 /// disagree).
 fn find_node(path: &CStr) -> Result<ffi::Node> {
@@ -1062,7 +1174,17 @@ pub(crate) fn install() -> Result {
     }
     ffi::apply_overlay().inspect_err(|e| pr_err!("board overlay: {:?}\n", e))?;
     let irq_node = find_node(IRQ_NODE_PATH)?;
-    let irqs = ffi::SimIrqDomain::new(&irq_node, SLOTS.len() as u32)?;
+    // One line per slot, then the SDIO slot's wake-up line.
+    let lines = SLOTS
+        .iter()
+        .map(|spec| {
+            spec.wake_hwirq
+                .map_or(spec.hwirq, |wake| wake.max(spec.hwirq))
+                + 1
+        })
+        .max()
+        .unwrap_or(0);
+    let irqs = ffi::SimIrqDomain::new(&irq_node, lines)?;
     irq_node.mark_initialized();
     board.irqs.populate(irqs);
     serve_clocks_and_power(&board.slots)

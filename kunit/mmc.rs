@@ -164,4 +164,21 @@ mod tests {
             Ok(())
         })
     }
+
+    #[test]
+    fn usage_hold_keeps_an_active_device_active() -> Result {
+        on_faux_device(c"mtk_sd_rust_kunit_hold", |dev| {
+            pm::enable_autosuspend(dev, 0)?;
+            let hold = {
+                let _active = pm::ActiveReference::get(dev)?;
+                // Taken while active, as under the MMC core's host claim.
+                pm::UsageHold::take(dev)
+            };
+            // The reference is gone, the hold is not: no suspend, even after a wait.
+            kernel::time::delay::fsleep(kernel::time::Delta::from_millis(20));
+            assert!(pm::is_active(dev));
+            drop(hold);
+            Ok(())
+        })
+    }
 }

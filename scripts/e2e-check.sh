@@ -143,6 +143,7 @@ if grep -qE '^e2e: fio-.*target disks' <<<"$text"; then
 	# every byte read back as written, and counted the function's interrupts.
 	SDIO_MIN_BYTES=8492
 	SDIO_MIN_IRQS=16
+	SDIO_MIN_WAKEUPS=3
 	sdio=$(grep -E '^e2e: sdio ' <<<"$text" || true)
 	sdio_re='^e2e: sdio (mmc[0-9]+) bytes=([0-9]+) verified irqs=([0-9]+)$'
 	if [[ -z $sdio || $sdio == *$'\n'* ]]; then
@@ -154,6 +155,14 @@ if grep -qE '^e2e: fio-.*target disks' <<<"$text"; then
 	elif ((BASH_REMATCH[2] < SDIO_MIN_BYTES || BASH_REMATCH[3] < SDIO_MIN_IRQS)); then
 		echo "e2e-check: the SDIO test fell short (want bytes>=$SDIO_MIN_BYTES," \
 			"irqs>=$SDIO_MIN_IRQS): $sdio" >&2
+		failed=1
+	fi
+	# Runtime PM with the SDIO interrupt claimed: the card's interrupts while the
+	# controller slept came in through the wake-up interrupt.
+	wakeups=$(sed -nE 's/^e2e:   sdio mmc[0-9]+: .*wakeups=([0-9]+).*/\1/p' <<<"$text" | tail -n 1)
+	if ((${wakeups:-0} < SDIO_MIN_WAKEUPS)); then
+		echo "e2e-check: ${wakeups:-no} SDIO interrupt(s) woke the suspended controller;" \
+			"want $SDIO_MIN_WAKEUPS" >&2
 		failed=1
 	fi
 

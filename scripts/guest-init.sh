@@ -243,7 +243,7 @@ host_timing() {
 }
 
 # The fastest timing host $1's device tree allows for a card of type $2 (MMC, SD or
-# SDIO), from the node's speed-mode properties.
+# SDIO: the board's cards support every mode), from the node's speed-mode properties.
 allowed_timing() {
 	local of=/sys/class/mmc_host/$1/device/of_node
 	case $2 in
@@ -254,14 +254,13 @@ allowed_timing() {
 		elif [ -e "$of/cap-mmc-highspeed" ]; then echo hs
 		else echo legacy
 		fi ;;
-	SD)
+	SD | SDIO)
 		if [ -e "$of/sd-uhs-sdr104" ]; then echo sdr104
 		elif [ -e "$of/sd-uhs-sdr50" ]; then echo sdr50
 		elif [ -e "$of/cap-sd-highspeed" ]; then echo hs
 		else echo legacy
 		fi ;;
-	*)
-		if [ -e "$of/cap-sd-highspeed" ]; then echo hs; else echo legacy; fi ;;
+	*) echo legacy ;;
 	esac
 }
 
@@ -301,8 +300,9 @@ timing_lines() {
 # <host> bytes=<N> verified irqs=<N>" (the bytes it moved with CMD53 and compared,
 # and the function interrupts it counted), or "e2e: sdio <host> bytes=<N> FAILED
 # ..." when a byte differed or a step failed; from mtk_sd_rust_sim/sdio/<host> in
-# debugfs ("bytes=N verified=N irqs=N errors=N"), which the driver writes when its
-# probe has run.
+# debugfs ("bytes=N verified=N irqs=N wakeups=N errors=N"), which the driver writes
+# when its probe has run; the wake-ups (interrupts the card raised while the controller
+# slept) go on the indented line.
 sdio_lines() {
 	local f name line bytes verified irqs errors waited=0
 	while [ ! -d /sys/kernel/debug/mtk_sd_rust_sim/sdio ] && [ "$waited" -lt 30 ]; do
@@ -322,6 +322,7 @@ sdio_lines() {
 		else
 			echo "e2e: sdio $name bytes=${bytes:-?} FAILED verified=${verified:-?} irqs=${irqs:-?} errors=${errors:-?}"
 		fi
+		echo "e2e:   sdio $name: $line"
 	done
 }
 

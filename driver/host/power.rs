@@ -33,8 +33,19 @@ impl Msdc {
             self.resume_queue();
             return Err(EBUSY);
         }
-        if let Err(e) = self.pins.select(PinState::Sleep) {
-            dev_warn!(self.dev, "cannot select the sleep pin state: {:?}\n", e);
+        // With the SDIO wake-up armed, DAT1 becomes the wake-up interrupt's GPIO line.
+        let pads = if self.sdio_wake_armed() && self.host.sdio_irq_claimed() {
+            PinState::Eint
+        } else {
+            PinState::Sleep
+        };
+        if let Err(e) = self.pins.select(pads) {
+            dev_warn!(
+                self.dev,
+                "cannot select the {:?} pin state: {:?}\n",
+                pads,
+                e
+            );
         }
         self.counters
             .runtime_suspends

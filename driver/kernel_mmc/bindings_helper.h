@@ -13,5 +13,7 @@
 #include <linux/mmc/slot-gpio.h>
 #include <linux/pinctrl/consumer.h>
 #include <linux/pm_runtime.h>
+#include <linux/pm_wakeirq.h>
+#include <linux/pm_wakeup.h>
 #include <linux/reset.h>
 #include <linux/timekeeping.h>

@@ -135,6 +135,30 @@ impl Host {
         unsafe { bindings::sdio_signal_irq(self.as_raw()) };
     }
 
+    /// Whether an SDIO function driver has claimed the card's interrupt
+    /// (`sdio_irq_claimed`).
+    pub fn sdio_irq_claimed(&self) -> bool {
+        // SAFETY: by the type invariant the host is alive; the core changes the count with
+        // the host claimed, and a stale read only delays the decision it feeds.
+        unsafe { (*self.as_raw()).sdio_irqs > 0 }
+    }
+
+    /// Whether the attached SDIO card signals its interrupt asynchronously (CCCR EAI set by
+    /// the core: the card can wake a host whose clock is stopped); false without a card.
+    pub fn card_async_irq(&self) -> bool {
+        // SAFETY: by the type invariant the host is alive; `card` is set and cleared with
+        // the host claimed, which the operations that ask this hold.
+        let card = unsafe { (*self.as_raw()).card };
+        // SAFETY: a non-null `card` is the host's attached card, alive as argued above.
+        !card.is_null() && unsafe { (*card).cccr.enable_async_irq() } != 0
+    }
+
+    /// Power management capabilities (`MMC_PM_*`), from the device tree.
+    pub fn pm_caps(&self) -> u32 {
+        // SAFETY: by the type invariant the host is alive.
+        unsafe { (*self.as_raw()).pm_caps }
+    }
+
     /// Card presence from a `cd-gpios` line, or `None` without one.
     pub fn gpio_card_detect(&self) -> Option<bool> {
         // SAFETY: by the type invariant the host is alive.

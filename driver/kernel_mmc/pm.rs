@@ -18,6 +18,7 @@ use kernel::{
     ffi::c_int,
     platform,
     prelude::*,
+    sync::aref::ARef,
     types::Opaque,
     ThisModule,
 };
@@ -356,6 +357,102 @@ impl Drop for ActiveReference<'_> {
                 );
             }
         }
+    }
+}
+
+/// A runtime PM usage reference taken without sleeping, from any context: the device,
+/// active when it is taken (as under the MMC core's host claim), stays active until this
+/// is dropped, e.g. while an SDIO card's interrupt is enabled, which the controller only
+/// sees while it runs (upstream's `pm_runtime_get_noresume` in `enable_sdio_irq`).
+pub struct UsageHold {
+    dev: ARef<Device>,
+}
+
+impl UsageHold {
+    /// Takes the reference; a device that was suspended after all is resumed
+    /// asynchronously.
+    pub fn take(dev: &Device) -> Self {
+        #[cfg(CONFIG_PM)]
+        // SAFETY: `dev` is alive; `RPM_GET_PUT` takes the usage reference that `drop`
+        // gives back, and `RPM_ASYNC` never sleeps.
+        unsafe {
+            bindings::__pm_runtime_resume(
+                raw(dev),
+                (bindings::RPM_GET_PUT | bindings::RPM_ASYNC) as i32,
+            );
+        }
+        Self { dev: dev.into() }
+    }
+}
+
+impl Drop for UsageHold {
+    fn drop(&mut self) {
+        #[cfg(CONFIG_PM)]
+        {
+            let raw = raw(&self.dev);
+            mark_last_busy(raw);
+            // SAFETY: gives back the reference `take` took; asynchronous, so any context.
+            unsafe {
+                bindings::__pm_runtime_suspend(
+                    raw,
+                    (bindings::RPM_GET_PUT | bindings::RPM_ASYNC | bindings::RPM_AUTO) as i32,
+                );
+            }
+        }
+    }
+}
+
+/// Makes `dev` able to wake the system, and enables that (`device_init_wakeup(dev,
+/// true)`), for a device whose dedicated wake-up interrupt the platform describes.
+pub fn init_wakeup(dev: &Device) -> Result {
+    #[cfg(CONFIG_PM_SLEEP)]
+    {
+        // SAFETY: `dev` is alive.
+        unsafe { bindings::device_set_wakeup_capable(raw(dev), true) };
+        // SAFETY: as above; the device is wakeup-capable now.
+        to_result(unsafe { bindings::device_wakeup_enable(raw(dev)) })?;
+    }
+    #[cfg(not(CONFIG_PM_SLEEP))]
+    let _ = dev;
+    Ok(())
+}
+
+/// A dedicated wake-up interrupt of a runtime-suspended device
+/// (`dev_pm_set_dedicated_wake_irq_reverse`): armed by the PM core after the device's
+/// runtime suspend callback, it resumes the device when it fires; dropping this frees it
+/// (`dev_pm_clear_wake_irq`), which may sleep.
+pub struct DedicatedWakeIrq {
+    dev: ARef<Device>,
+}
+
+impl DedicatedWakeIrq {
+    /// Registers interrupt `irq` as `dev`'s wake-up interrupt. Sleeps (it requests the
+    /// interrupt).
+    /// Without runtime PM there is no runtime suspend to wake from (`ENODEV`).
+    pub fn set(dev: &Device, irq: u32) -> Result<Self> {
+        #[cfg(CONFIG_PM)]
+        {
+            let irq = c_int::try_from(irq)?;
+            // SAFETY: `dev` is alive; the PM core owns the interrupt it requests until
+            // `dev_pm_clear_wake_irq` in `drop`.
+            to_result(unsafe { bindings::dev_pm_set_dedicated_wake_irq_reverse(raw(dev), irq) })?;
+            Ok(Self { dev: dev.into() })
+        }
+        #[cfg(not(CONFIG_PM))]
+        {
+            let _ = (dev, irq);
+            Err(ENODEV)
+        }
+    }
+}
+
+impl Drop for DedicatedWakeIrq {
+    fn drop(&mut self) {
+        #[cfg(CONFIG_PM)]
+        // SAFETY: `set` registered the wake-up interrupt of this device.
+        unsafe {
+            bindings::dev_pm_clear_wake_irq(raw(&self.dev))
+        };
     }
 }
 

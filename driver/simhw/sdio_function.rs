@@ -3,11 +3,13 @@
 //! A test-only SDIO function driver that checks, when it binds the simulated SDIO card's
 //! function 1 (`sim::sdio`), that the host moves data and delivers the function's
 //! interrupt: CMD52 and CMD53 (block and byte mode) round trips with every byte compared,
-//! then [`INTERRUPTS`] interrupts raised and acknowledged one after another.
+//! then [`INTERRUPTS`] interrupts raised and acknowledged one after another, then
+//! [`WAKEUPS`] interrupts the card raises on its own while the host's controller is
+//! runtime suspended, which only the slot's wake-up interrupt can deliver.
 //!
 //! Each function's results are one line in debugfs,
 //! `/sys/kernel/debug/mtk_sd_rust_sim/sdio/<host>` (`bytes=<N> verified=<N> irqs=<N>
-//! errors=<N>`), and a `pr_info` summary; every failure is also logged with `pr_err`. The
+//! wakeups=<N> errors=<N>`), and a `pr_info` summary; every failure is also logged with `pr_err`. The
 //! probe succeeds whatever the test found, so that the results stay readable (a failed
 //! probe would remove them) and the card stays bound; only a failure to set up the
 //! results themselves fails it.
@@ -49,6 +51,11 @@ const REGIONS: [Region; 2] = [
 
 /// Interrupts raised, each waited for before the next.
 const INTERRUPTS: usize = 16;
+/// Interrupts the card raises on its own while the controller sleeps, each waited for.
+const WAKEUPS: usize = 3;
+/// How long the controller may take to runtime-suspend once the host is released (its
+/// autosuspend delay is 50 ms), in polls of [`POLL_MS`].
+const SUSPEND_POLLS: u32 = 2000;
 /// The cause bit the test raises the interrupt with.
 const CAUSE: u8 = 1 << 0;
 /// How long an interrupt may take to be handled, in polls of [`POLL_MS`].
@@ -69,6 +76,8 @@ struct Results {
     verified: AtomicUsize,
     /// Calls of the interrupt handler.
     irqs: AtomicUsize,
+    /// Interrupts handled that the card raised while the controller slept.
+    wakeups: AtomicUsize,
     /// Failures (each logged).
     errors: AtomicUsize,
 }
@@ -77,10 +86,11 @@ struct Results {
 fn show(results: &Results, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     writeln!(
         f,
-        "bytes={} verified={} irqs={} errors={}",
+        "bytes={} verified={} irqs={} wakeups={} errors={}",
         results.bytes.load(Ordering::Relaxed),
         results.verified.load(Ordering::Relaxed),
         results.irqs.load(Ordering::Acquire),
+        results.wakeups.load(Ordering::Relaxed),
         results.errors.load(Ordering::Relaxed)
     )
 }
@@ -185,7 +195,12 @@ fn transfers(host: &SdioHost<'_, SimFunction>, data: &Function, seed: u8) -> Opt
 
 /// Whether `done` holds within [`INTERRUPT_POLLS`] polls.
 fn wait_for(done: impl Fn() -> bool) -> bool {
-    for _ in 0..INTERRUPT_POLLS {
+    wait_polls(INTERRUPT_POLLS, done)
+}
+
+/// Whether `done` holds within `polls` polls of [`POLL_MS`].
+fn wait_polls(polls: u32, done: impl Fn() -> bool) -> bool {
+    for _ in 0..polls {
         if done() {
             return true;
         }
@@ -219,9 +234,39 @@ fn interrupts(func: &SdioFunc<SimFunction>, data: &Function) {
             break;
         }
     }
+    wakeups(data);
     data.check("releasing the interrupt", func.claim_host().release_irq());
-    if data.results.irqs.load(Ordering::Acquire) > INTERRUPTS {
+    if data.results.irqs.load(Ordering::Acquire) > INTERRUPTS + WAKEUPS {
         data.failed("counting interrupts (more than raised)", EIO);
+    }
+}
+
+/// With the host left alone the controller runtime-suspends; then the card raises its
+/// interrupt by itself ([`super::raise_sdio_card_interrupt`], the board's stand-in for a
+/// Wi-Fi chip's incoming frame), [`WAKEUPS`] times, each handled before the next: the
+/// wake-up interrupt must resume the controller, which then sees the card's interrupt.
+fn wakeups(data: &Function) {
+    for _ in 0..WAKEUPS {
+        let before = data.results.irqs.load(Ordering::Acquire);
+        if !wait_polls(SUSPEND_POLLS, super::sdio_controller_asleep) {
+            data.failed("waiting for the controller to suspend", ETIMEDOUT);
+            return;
+        }
+        if !super::raise_sdio_card_interrupt(CAUSE) {
+            data.failed("raising the card's interrupt", ENODEV);
+            return;
+        }
+        if !wait_for(|| data.results.irqs.load(Ordering::Acquire) > before) {
+            pr_err!(
+                "sdio {}: an interrupt raised while the controller slept was not handled \
+                 within 1 s ({} wake-up(s) of the line so far)\n",
+                data.name(),
+                super::sdio_wakeups()
+            );
+            data.failed("waking the controller", ETIMEDOUT);
+            return;
+        }
+        data.results.wakeups.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -264,11 +309,12 @@ impl SdioDriver for SimFunction {
         }
         let r = &data.results;
         pr_info!(
-            "sdio {}: bytes={} verified={} irqs={} errors={}\n",
+            "sdio {}: bytes={} verified={} irqs={} wakeups={} errors={}\n",
             data.name(),
             r.bytes.load(Ordering::Relaxed),
             r.verified.load(Ordering::Relaxed),
             r.irqs.load(Ordering::Acquire),
+            r.wakeups.load(Ordering::Relaxed),
             r.errors.load(Ordering::Relaxed)
         );
         Ok(())

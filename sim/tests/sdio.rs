@@ -284,7 +284,15 @@ fn linux_probe(c: &mut SdioCard<'_>) -> Probe {
     if cccr_vsn >= 3 {
         uhs = readb(c, 0, cccr::UHS_SUPPORT);
         assert_eq!(readb(c, 0, cccr::DRIVER_STRENGTH) & 0x07, 0, "type B only");
-        assert_eq!(readb(c, 0, cccr::INTERRUPT_EXT) & 0x01, 0, "no SAI");
+        // sdio_read_cccr: SAI, so the core sets EAI (the asynchronous interrupt).
+        let ext = readb(c, 0, cccr::INTERRUPT_EXT);
+        assert_eq!(ext, cccr::INT_EXT_SAI, "SAI, not yet enabled");
+        writeb(c, 0, cccr::INTERRUPT_EXT, ext | cccr::INT_EXT_EAI);
+        assert_eq!(
+            readb(c, 0, cccr::INTERRUPT_EXT),
+            cccr::INT_EXT_SAI | cccr::INT_EXT_EAI
+        );
+        assert!(c.async_interrupt_enabled());
     }
     assert_eq!(uhs, 0, "no UHS-I mode: the core takes the high-speed path");
     let high_speed = speed & 0x01 != 0;
@@ -946,4 +954,98 @@ fn enable_immediately_and_custom_ids() {
         0x02,
         "ready at the first poll"
     );
+}
+
+/// With the clock stopped, a 4-bit card signals its interrupt only with the asynchronous
+/// interrupt enabled (SDIO 3.00 §8.1.1), which is what a suspended host's wake-up
+/// interrupt on DAT1 relies on; in 1-bit mode DAT1 is the interrupt line at any time.
+#[test]
+fn asynchronous_interrupt_with_the_clock_stopped() {
+    let mut ram = vec![0u8; RAM];
+    let mut c = probed(&mut ram);
+    assert_eq!(c.bus_width(), 4);
+    // The core's probe enabled it; without it first.
+    assert!(c.async_interrupt_enabled());
+    writeb(&mut c, 0, cccr::INTERRUPT_EXT, 0);
+    writeb(&mut c, 1, func1::INT_TRIGGER, 0x01);
+    assert!(c.sdio_interrupt());
+    c.clock_running(false);
+    assert!(!c.async_interrupt_enabled());
+    assert!(!c.sdio_interrupt(), "no interrupt period without the clock");
+    c.clock_running(true);
+    writeb(&mut c, 0, cccr::INTERRUPT_EXT, cccr::INT_EXT_EAI);
+    assert!(c.async_interrupt_enabled());
+    c.clock_running(false);
+    assert!(
+        c.sdio_interrupt(),
+        "asynchronous interrupt: DAT1 low without the clock"
+    );
+    assert_eq!(c.data_lines(), 0xD);
+    c.clock_running(true);
+    writeb(&mut c, 1, func1::INT_STATUS, 0x01);
+    assert!(!c.sdio_interrupt());
+    // A card without SAI keeps EAI clear.
+    let mut ram2 = vec![0u8; RAM];
+    let mut plain = selected(
+        &mut ram2,
+        SdioConfig {
+            async_interrupt: false,
+            ..SdioConfig::default()
+        },
+    );
+    writeb(&mut plain, 0, cccr::INTERRUPT_EXT, cccr::INT_EXT_EAI);
+    assert_eq!(readb(&mut plain, 0, cccr::INTERRUPT_EXT), 0);
+}
+
+/// A UHS-I card as the 7.3 core brings it up with a UHS-capable host: S18A to CMD5 with
+/// S18R, CMD11 with the lines held low until the clock has stopped and restarted, then
+/// SDR50 (CCCR SSDR50 and BSS) and the CMD19 tuning block.
+#[test]
+fn uhs_voltage_switch_sdr50_and_tuning() {
+    let mut ram = vec![0u8; RAM];
+    let mut c = SdioCard::new(
+        &mut ram,
+        SdioConfig {
+            uhs_sdr50: true,
+            ..SdioConfig::default()
+        },
+    );
+    let (rocr, _) = io_op_cond(&mut c, HOST_OCR | S18R);
+    assert_ne!(rocr & S18R, 0, "S18A");
+    // mmc_set_uhs_voltage: CMD11, the lines low, the clock stopped and restarted.
+    assert!(matches!(cmd(&mut c, 11, 0), Ok(Response::R1(0))));
+    assert_eq!((c.data_lines(), c.cmd_line()), (0, false));
+    assert_eq!(cmd(&mut c, 3, 0), Err(NoResponse), "CMD held low: lost");
+    c.clock_running(false);
+    assert_eq!(c.data_lines(), 0);
+    c.clock_running(true);
+    assert_eq!((c.data_lines(), c.cmd_line()), (0xF, true));
+    assert!(c.signal_1v8());
+    // A card already at 1.8 V answers S18A clear.
+    let (rocr, _) = io_op_cond(&mut c, HOST_OCR | S18R);
+    assert_eq!(rocr & S18R, 0);
+    let rca = cmd(&mut c, 3, 0).unwrap().value() >> 16;
+    cmd(&mut c, 7, rca << 16).unwrap();
+    assert_eq!(readb(&mut c, 0, cccr::UHS_SUPPORT), cccr::UHS_SDR50);
+    // CMD19 only at SDR50.
+    assert_eq!(cmd(&mut c, 19, 0), Err(NoResponse), "not at default speed");
+    writeb(&mut c, 0, cccr::BUS_INTERFACE, cccr::BUS_WIDTH_4BIT);
+    writeb(&mut c, 0, cccr::BUS_SPEED, cccr::SPEED_SDR50);
+    assert_eq!(
+        readb(&mut c, 0, cccr::BUS_SPEED) & cccr::SPEED_BSS_MASK,
+        cccr::SPEED_SDR50
+    );
+    assert_eq!(c.max_clock_hz(), 100_000_000);
+    assert!(cmd(&mut c, 19, 0).is_ok());
+    let mut block = [0u8; 64];
+    c.read_data(&mut block).unwrap();
+    assert_eq!(block, sim::cards::TUNING_BLOCK_4BIT);
+    // A block left half read ends with the next command.
+    assert!(cmd(&mut c, 19, 0).is_ok());
+    c.read_data(&mut block[..16]).unwrap();
+    assert!(cmd(&mut c, 52, 0).is_ok());
+    assert_eq!(c.read_data(&mut block[..16]), Err(DataError::NoTransfer));
+    // A power cycle goes back to 3.3 V.
+    c.power_cycle();
+    assert!(!c.signal_1v8());
 }

@@ -51,6 +51,7 @@
 //!   data transfer other than the abort (SDC = 0), CSA, wake-up, UHS-I modes, asynchronous
 //!   interrupts, CRC checking of what the host sends (the MSDC model injects CRC faults).
 
+use super::super::cards::TUNING_BLOCK_4BIT;
 use super::super::emmc::command::RCA_ARG;
 use super::super::emmc::{CardWork, Command, DataError, NoResponse, Response};
 use super::super::msdc::CardSlot;
@@ -96,6 +97,13 @@ pub struct SdioConfig {
     pub enable_polls: u32,
     /// The card supports high speed (CCCR SHS): 50 MHz after EHS.
     pub high_speed: bool,
+    /// The card supports the asynchronous interrupt (CCCR SAI): once the host sets EAI, it
+    /// signals its interrupt on DAT1 of a 4-bit bus also while the host has stopped the
+    /// clock (SDIO 3.00 §8.1.1), which is what lets a suspended host wake on it.
+    pub async_interrupt: bool,
+    /// The card supports UHS-I: 1.8 V signalling by CMD11 (S18A to a CMD5 with S18R) and
+    /// SDR50 (CCCR SSDR50), tuned with CMD19.
+    pub uhs_sdr50: bool,
 }
 
 impl Default for SdioConfig {
@@ -107,6 +115,8 @@ impl Default for SdioConfig {
             busy_polls: CMD5_BUSY_POLLS,
             enable_polls: ENABLE_POLLS,
             high_speed: true,
+            async_interrupt: true,
+            uhs_sdr50: false,
         }
     }
 }
@@ -170,6 +180,8 @@ struct IoRegisters {
     scratch: u8,
     fifo: [u8; func1::FIFO_DEPTH],
     fifo_len: usize,
+    /// CCCR INTERRUPT_EXT EAI.
+    async_interrupt: bool,
 }
 
 impl IoRegisters {
@@ -189,6 +201,7 @@ impl IoRegisters {
         scratch: 0,
         fifo: [0; func1::FIFO_DEPTH],
         fifo_len: 0,
+        async_interrupt: false,
     };
 
     /// Function 1's own registers back to their reset values.
@@ -217,6 +230,28 @@ pub struct SdioCard<'a> {
     cis: [u8; CIS_LEN],
     data: Option<Extended>,
     stats: SdioStats,
+    /// The host's clock runs (as the host last reported it).
+    clock: bool,
+    /// The card answered S18A and waits for CMD11.
+    s18a: bool,
+    /// Where the card is in the CMD11 voltage switch.
+    voltage_switch: VoltageSwitch,
+    /// The card signals at 1.8 V (after CMD11, until a power cycle).
+    signal_1v8: bool,
+    /// Bytes of the tuning block (CMD19) still to send.
+    tuning_left: usize,
+}
+
+/// Where the card is in the CMD11 signal voltage switch (SD Physical Layer 3.01
+/// §4.2.4.2, which the SDIO specification follows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum VoltageSwitch {
+    /// No switch under way: the lines are released (pulled high).
+    Idle,
+    /// CMD11 answered: CMD and DAT3..DAT0 held low until the host stops the clock.
+    LinesLow,
+    /// The clock stopped: the I/O moves to 1.8 V, lines still low, until the clock runs.
+    ClockStopped,
 }
 
 impl<'a> SdioCard<'a> {
@@ -243,6 +278,11 @@ impl<'a> SdioCard<'a> {
             cis,
             data: None,
             stats: SdioStats::default(),
+            clock: true,
+            s18a: false,
+            voltage_switch: VoltageSwitch::Idle,
+            signal_1v8: false,
+            tuning_left: 0,
         }
     }
 
@@ -250,6 +290,14 @@ impl<'a> SdioCard<'a> {
     /// the inactive state). The RAM window keeps its contents.
     pub fn power_cycle(&mut self) {
         self.reset_io();
+        self.s18a = false;
+        self.voltage_switch = VoltageSwitch::Idle;
+        self.signal_1v8 = false;
+    }
+
+    /// Whether the card signals at 1.8 V (UHS-I).
+    pub fn signal_1v8(&self) -> bool {
+        self.signal_1v8
     }
 
     /// Current state.
@@ -307,6 +355,7 @@ impl<'a> SdioCard<'a> {
     pub fn max_clock_hz(&self) -> u32 {
         match self.state {
             SdioState::Idle | SdioState::Init | SdioState::Inactive => 400_000,
+            _ if self.regs.bus_speed == cccr::SPEED_SDR50 => 100_000_000,
             _ if self.regs.bus_speed == cccr::SPEED_EHS => 50_000_000,
             _ => 25_000_000,
         }
@@ -326,22 +375,52 @@ impl<'a> SdioCard<'a> {
     }
 
     /// Whether the card signals its interrupt on DAT1: function 1's interrupt is pending,
-    /// IENM and IEN1 are set, the function is ready, and DAT1 is not carrying 4-bit data.
+    /// IENM and IEN1 are set, the function is ready, and DAT1 is not carrying 4-bit data;
+    /// on a 4-bit bus with the clock stopped only with the asynchronous interrupt enabled
+    /// (EAI), as the 4-bit interrupt period needs the clock otherwise.
     pub fn sdio_interrupt(&self) -> bool {
         let r = &self.regs;
         let enabled = r.int_enable & cccr::INT_MASTER != 0 && r.int_enable & FN1 != 0;
         let dat1_busy = self.state == SdioState::Transfer && self.bus_width() == 4;
+        let signalled = self.clock || self.bus_width() == 1 || r.async_interrupt;
         enabled
             && r.io_ready & FN1 != 0
             && r.int_status != 0
             && !dat1_busy
+            && signalled
             && self.state != SdioState::Inactive
+    }
+
+    /// The host started or stopped the clock; a stop and restart after CMD11 completes
+    /// the voltage switch.
+    pub fn clock_running(&mut self, running: bool) {
+        self.clock = running;
+        self.voltage_switch = match (self.voltage_switch, running) {
+            (VoltageSwitch::LinesLow, false) => VoltageSwitch::ClockStopped,
+            (VoltageSwitch::ClockStopped, true) => {
+                self.signal_1v8 = true;
+                VoltageSwitch::Idle
+            }
+            (state, _) => state,
+        };
+    }
+
+    /// The level on CMD outside a command: low during the voltage switch.
+    pub fn cmd_line(&self) -> bool {
+        self.voltage_switch == VoltageSwitch::Idle
+    }
+
+    /// Whether the host enabled the asynchronous interrupt (CCCR EAI).
+    pub fn async_interrupt_enabled(&self) -> bool {
+        self.regs.async_interrupt
     }
 
     /// The levels on DAT3..DAT0 outside a data phase: all high but DAT1 while the card
     /// signals its interrupt.
     pub fn data_lines(&self) -> u8 {
-        if self.sdio_interrupt() {
+        if self.voltage_switch != VoltageSwitch::Idle {
+            0
+        } else if self.sdio_interrupt() {
             0xF & !0x2
         } else {
             0xF
@@ -354,9 +433,31 @@ impl<'a> SdioCard<'a> {
         if self.state == SdioState::Inactive {
             return Err(NoResponse);
         }
+        if self.voltage_switch != VoltageSwitch::Idle {
+            // CMD is held low until the clock restarts: the command is lost.
+            return Err(NoResponse);
+        }
+        // A tuning block the host did not read whole is over with the next command.
+        self.tuning_left = 0;
         let arg = cmd.argument;
         match cmd.index {
             5 => self.io_send_op_cond(arg),
+            // CMD11 after an S18A, before CMD3: the lines go low until the clock has stopped
+            // and restarted (the host moves its I/O to 1.8 V meanwhile).
+            11 if self.s18a && self.state == SdioState::Init && self.ready => {
+                self.s18a = false;
+                self.voltage_switch = VoltageSwitch::LinesLow;
+                let status = self.card_status();
+                Ok(Response::R1(status))
+            }
+            // CMD19 SEND_TUNING_BLOCK: the 4-bit tuning pattern, at SDR50.
+            19 if matches!(self.state, SdioState::Command | SdioState::Transfer)
+                && self.regs.bus_speed == cccr::SPEED_SDR50 =>
+            {
+                self.tuning_left = TUNING_BLOCK_4BIT.len();
+                let status = self.card_status();
+                Ok(Response::R1(status))
+            }
             // The I/O part ignores CMD0 (it resets memory only), and an I/O-only card has no
             // memory commands: silent, nothing recorded.
             0 | 8 | 55 | 41 => Err(NoResponse),
@@ -420,9 +521,13 @@ impl<'a> SdioCard<'a> {
                 }
             }
         }
+        // S18A to a host asking for 1.8 V with a UHS-I card still at 3.3 V (a card already
+        // at 1.8 V answers 0: SDIO 3.00 §3.1.2); CMD11 then switches.
+        self.s18a = self.ready && host.s18() && self.config.uhs_sdr50 && !self.signal_1v8;
         let r4 = IO_OCR::VOLTAGE_WINDOW
             .with_const_functions::<1>()
-            .with_ready(self.ready);
+            .with_ready(self.ready)
+            .with_s18(self.s18a);
         Ok(Response::R3(r4.raw()))
     }
 
@@ -599,6 +704,14 @@ impl<'a> SdioCard<'a> {
 
     /// Data phase, card to host: fills `buf` with the next bytes of the running CMD53.
     pub fn read_data(&mut self, buf: &mut [u8]) -> Result<(), DataError> {
+        if self.tuning_left > 0 {
+            let sent = TUNING_BLOCK_4BIT.len() - self.tuning_left;
+            let block = TUNING_BLOCK_4BIT.get(sent..).ok_or(DataError::NoTransfer)?;
+            let part = block.get(..buf.len()).ok_or(DataError::Overrun)?;
+            buf.copy_from_slice(part);
+            self.tuning_left -= buf.len();
+            return Ok(());
+        }
         let mut x = self
             .data
             .filter(|x| !x.write)
@@ -742,6 +855,25 @@ impl<'a> SdioCard<'a> {
                 shs | r.bus_speed
             }
             cccr::DRIVER_STRENGTH => r.drive_strength,
+            cccr::UHS_SUPPORT => {
+                if self.config.uhs_sdr50 {
+                    cccr::UHS_SDR50
+                } else {
+                    0
+                }
+            }
+            cccr::INTERRUPT_EXT => {
+                let sai = if self.config.async_interrupt {
+                    cccr::INT_EXT_SAI
+                } else {
+                    0
+                };
+                sai | if r.async_interrupt {
+                    cccr::INT_EXT_EAI
+                } else {
+                    0
+                }
+            }
             a if (cccr::CIS_POINTER..cccr::CIS_POINTER + 3).contains(&a) => {
                 pointer_byte(COMMON_CIS, a - cccr::CIS_POINTER)
             }
@@ -755,7 +887,7 @@ impl<'a> SdioCard<'a> {
                 .get((a - COMMON_CIS) as usize)
                 .copied()
                 .unwrap_or(0),
-            // IO_ABORT (write-only), UHS support, interrupt extension, the suspend/resume
+            // IO_ABORT (write-only), UHS support, the suspend/resume
             // registers, FBR1's interface codes, power selection and CSA, the absent
             // functions' FBRs and the reserved areas all read 0.
             _ => 0,
@@ -803,12 +935,16 @@ impl<'a> SdioCard<'a> {
             cccr::POWER_CONTROL => r.empc = value & cccr::POWER_EMPC != 0,
             cccr::BUS_SPEED => {
                 let bss = value & cccr::SPEED_BSS_MASK;
-                // Default speed always; high speed if SHS; the UHS-I modes never.
-                if bss == 0 || (bss == cccr::SPEED_EHS && self.config.high_speed) {
+                // Default speed always; high speed if SHS; SDR50 at 1.8 V on a UHS-I card.
+                let sdr50 = bss == cccr::SPEED_SDR50 && self.config.uhs_sdr50 && self.signal_1v8;
+                if bss == 0 || (bss == cccr::SPEED_EHS && self.config.high_speed) || sdr50 {
                     r.bus_speed = bss;
                 }
             }
             cccr::DRIVER_STRENGTH => r.drive_strength = value & cccr::DRIVE_DTS_MASK,
+            cccr::INTERRUPT_EXT => {
+                r.async_interrupt = self.config.async_interrupt && value & cccr::INT_EXT_EAI != 0;
+            }
             fbr1::BLOCK_SIZE => set_byte(&mut r.fn1_block_size, 0, value),
             a if a == fbr1::BLOCK_SIZE + 1 => set_byte(&mut r.fn1_block_size, 1, value),
             // Read-only and reserved bytes.
@@ -932,5 +1068,13 @@ impl CardSlot for SdioCard<'_> {
 
     fn sdio_interrupt(&self) -> bool {
         SdioCard::sdio_interrupt(self)
+    }
+
+    fn clock_running(&mut self, running: bool) {
+        SdioCard::clock_running(self, running);
+    }
+
+    fn cmd_line(&self) -> bool {
+        SdioCard::cmd_line(self)
     }
 }

@@ -50,8 +50,12 @@ pub mod cccr {
     pub const UHS_SUPPORT: u32 = 0x14;
     /// Driver strength: bits 2:0 SDTx (0: type B only), bits 5:4 DTSx.
     pub const DRIVER_STRENGTH: u32 = 0x15;
-    /// Interrupt extension (0: no asynchronous interrupt).
+    /// Interrupt extension: SAI (read-only) and EAI (SDIO 3.00 §6.9).
     pub const INTERRUPT_EXT: u32 = 0x16;
+    /// INTERRUPT_EXT SAI: the card supports the asynchronous interrupt.
+    pub const INT_EXT_SAI: u8 = 1 << 0;
+    /// INTERRUPT_EXT EAI: the host enabled it.
+    pub const INT_EXT_EAI: u8 = 1 << 1;
 
     /// IO_ABORT RES: reset the I/O part.
     pub const ABORT_RES: u8 = 1 << 3;
@@ -81,6 +85,10 @@ pub mod cccr {
     pub const SPEED_BSS_MASK: u8 = 0x07 << 1;
     /// BUS_SPEED BSS = 001b: high speed (EHS, SDR25).
     pub const SPEED_EHS: u8 = 1 << 1;
+    /// BUS_SPEED BSS: UHS-I SDR50 (100 MHz at 1.8 V).
+    pub const SPEED_SDR50: u8 = 2 << 1;
+    /// UHS_SUPPORT SSDR50: the card supports SDR50.
+    pub const UHS_SDR50: u8 = 1 << 0;
     /// DRIVER_STRENGTH DTSx field.
     pub const DRIVE_DTS_MASK: u8 = 0x03 << 4;
     /// INT_ENABLE IENM.
