@@ -744,6 +744,17 @@ impl HostOps for MsdcSlot {
             Some(irq) if host.card_async_irq() => msdc.arm_sdio_wake(irq),
             _ => None,
         };
+        if wake.is_some() {
+            dev_dbg!(
+                msdc.dev,
+                "SDIO interrupt enabled: the wake-up interrupt armed\n"
+            );
+        } else {
+            dev_dbg!(
+                msdc.dev,
+                "SDIO interrupt enabled: the controller stays on\n"
+            );
+        }
         let mut state = msdc.state.lock();
         match wake {
             Some(wake) => state.sdio_wake = Some(wake),

@@ -770,7 +770,7 @@ impl SimulatedMsdc {
     /// Runs what the registers started, then raises the interrupt when its time is up; a
     /// run that stopped at its step limit is resumed at that time too.
     fn run_model(self: Arc<Self>) {
-        let (ran, pending, elapsed_ns, violations) = {
+        let (ran, pending, line_event, elapsed_ns, violations) = {
             let mut state = self.state.lock();
             let state = &mut *state;
             if state
@@ -782,15 +782,20 @@ impl SimulatedMsdc {
                 return;
             }
             state.busy_until = None;
+            let pending_before = state.model.interrupt_pending();
             let ran = self.timed(|| {
                 state
                     .model
                     .run(&mut state.card, &mut SystemRam, STEPS_PER_RUN)
             });
             state.resume = ran == STEPS_PER_RUN;
+            let pending = state.model.interrupt_pending();
             (
                 ran,
-                state.model.interrupt_pending(),
+                pending,
+                // An event of the lines (the SDIO card's interrupt) latched by a run that
+                // had no work: raised at once, there is no bus time to wait for.
+                ran == 0 && pending && !pending_before,
                 state.model.take_elapsed_ns(),
                 state.unreported_violations(),
             )
@@ -798,6 +803,9 @@ impl SimulatedMsdc {
         self.report(violations);
         let resume = ran == STEPS_PER_RUN;
         if ran == 0 {
+            if line_event {
+                self.raise();
+            }
             return;
         }
         if elapsed_ns < MIN_LATENCY_NS && !resume {

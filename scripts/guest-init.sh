@@ -312,6 +312,12 @@ sdio_lines() {
 	for f in /sys/kernel/debug/mtk_sd_rust_sim/sdio/*; do
 		[ -r "$f" ] || continue
 		name=${f##*/}
+		# The driver's probe runs the test; the line ends with done=1 once it is over.
+		waited=0
+		while ! grep -q 'done=1' "$f" && [ "$waited" -lt 60 ]; do
+			sleep 1
+			waited=$((waited + 1))
+		done
 		line=$(cat "$f")
 		bytes=$(echo "$line" | sed -n 's/.*bytes=\([0-9]*\).*/\1/p')
 		verified=$(echo "$line" | sed -n 's/.*verified=\([0-9]*\).*/\1/p')

@@ -9,12 +9,12 @@
 //!
 //! Each function's results are one line in debugfs,
 //! `/sys/kernel/debug/mtk_sd_rust_sim/sdio/<host>` (`bytes=<N> verified=<N> irqs=<N>
-//! wakeups=<N> errors=<N>`), and a `pr_info` summary; every failure is also logged with `pr_err`. The
+//! wakeups=<N> errors=<N> done=<0|1>`, 1 once the test is over), and a `pr_info` summary; every failure is also logged with `pr_err`. The
 //! probe succeeds whatever the test found, so that the results stay readable (a failed
 //! probe would remove them) and the card stays bound; only a failure to set up the
 //! results themselves fails it.
 
-use core::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 
 use kernel::{
     debugfs::{Dir, File},
@@ -56,6 +56,8 @@ const WAKEUPS: usize = 3;
 /// How long the controller may take to runtime-suspend once the host is released (its
 /// autosuspend delay is 50 ms), in polls of [`POLL_MS`].
 const SUSPEND_POLLS: u32 = 2000;
+/// How long after the controller went to sleep the card raises its interrupt, in ms.
+const SETTLE_MS: i64 = 20;
 /// The cause bit the test raises the interrupt with.
 const CAUSE: u8 = 1 << 0;
 /// How long an interrupt may take to be handled, in polls of [`POLL_MS`].
@@ -80,18 +82,21 @@ struct Results {
     wakeups: AtomicUsize,
     /// Failures (each logged).
     errors: AtomicUsize,
+    /// The test is over (the figures are final).
+    done: AtomicBool,
 }
 
 /// The debugfs line.
 fn show(results: &Results, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     writeln!(
         f,
-        "bytes={} verified={} irqs={} wakeups={} errors={}",
+        "bytes={} verified={} irqs={} wakeups={} errors={} done={}",
         results.bytes.load(Ordering::Relaxed),
         results.verified.load(Ordering::Relaxed),
         results.irqs.load(Ordering::Acquire),
         results.wakeups.load(Ordering::Relaxed),
-        results.errors.load(Ordering::Relaxed)
+        results.errors.load(Ordering::Relaxed),
+        u8::from(results.done.load(Ordering::Acquire))
     )
 }
 
@@ -252,6 +257,11 @@ fn wakeups(data: &Function) {
             data.failed("waiting for the controller to suspend", ETIMEDOUT);
             return;
         }
+        // The card's event comes a while after the controller went to sleep: by then the
+        // PM core has armed the wake-up interrupt, which it does once the suspend callback
+        // returned (the simulated line is edge-triggered and drops a raise before that,
+        // where a board's level-triggered GPIO interrupt would fire on arming).
+        fsleep(Delta::from_millis(SETTLE_MS));
         if !super::raise_sdio_card_interrupt(CAUSE) {
             data.failed("raising the card's interrupt", ENODEV);
             return;
@@ -259,9 +269,14 @@ fn wakeups(data: &Function) {
         if !wait_for(|| data.results.irqs.load(Ordering::Acquire) > before) {
             pr_err!(
                 "sdio {}: an interrupt raised while the controller slept was not handled \
-                 within 1 s ({} wake-up(s) of the line so far)\n",
+                 within 1 s ({} wake-up(s) of the line so far, controller {})\n",
                 data.name(),
-                super::sdio_wakeups()
+                super::sdio_wakeups(),
+                if super::sdio_controller_asleep() {
+                    "still asleep"
+                } else {
+                    "awake"
+                }
             );
             data.failed("waking the controller", ETIMEDOUT);
             return;
@@ -308,6 +323,7 @@ impl SdioDriver for SimFunction {
             data.check("disabling the function", func.claim_host().disable());
         }
         let r = &data.results;
+        r.done.store(true, Ordering::Release);
         pr_info!(
             "sdio {}: bytes={} verified={} irqs={} wakeups={} errors={}\n",
             data.name(),
