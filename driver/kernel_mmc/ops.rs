@@ -204,6 +204,25 @@ impl<T: HostOps> OpsTable<T> {
         unsafe { &*(*host).private.as_ptr().cast::<*const T>().read() }
     }
 
+    /// Runs `f` on the driver data, the host and the bus settings of a callback that
+    /// passes `ios`; `None` for a null `ios`.
+    ///
+    /// # Safety
+    ///
+    /// `host` is a host set up by `Registration::<T>::new`, not yet removed, and `ios`
+    /// is null or valid, both for the duration of the call.
+    unsafe fn with_ios<R>(
+        host: *mut bindings::mmc_host,
+        ios: *mut bindings::mmc_ios,
+        f: impl FnOnce(&T, &Host, &Ios) -> R,
+    ) -> Option<R> {
+        // SAFETY: by the caller's promise `ios` is null or valid.
+        let ios = unsafe { ios.as_ref() }?;
+        // SAFETY: by the caller's promise this is a registered host of type `T`.
+        let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
+        Some(f(data, view, &Ios::from_raw(ios)))
+    }
+
     /// # Safety
     ///
     /// Called by the MMC core only, for a host set up by `Registration::<T>::new` and
@@ -266,13 +285,8 @@ impl<T: HostOps> OpsTable<T> {
     /// Called by the MMC core only, for a host set up by `Registration::<T>::new` and
     /// not yet removed, with arguments valid for the duration of the call.
     unsafe extern "C" fn set_ios(host: *mut bindings::mmc_host, ios: *mut bindings::mmc_ios) {
-        // SAFETY: `ios` is valid for the duration of the callback.
-        let Some(ios) = (unsafe { ios.as_ref() }) else {
-            return;
-        };
-        // SAFETY: the MMC core calls this only for a registered host of type `T`.
-        let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
-        data.set_ios(view, &Ios::from_raw(ios));
+        // SAFETY: the MMC core's arguments, valid for the call.
+        unsafe { Self::with_ios(host, ios, |data, view, ios| data.set_ios(view, ios)) };
     }
 
     /// # Safety
@@ -323,13 +337,13 @@ impl<T: HostOps> OpsTable<T> {
         host: *mut bindings::mmc_host,
         ios: *mut bindings::mmc_ios,
     ) -> ffi::c_int {
-        // SAFETY: `ios` is valid for the duration of the callback.
-        let Some(ios) = (unsafe { ios.as_ref() }) else {
-            return EINVAL.to_errno();
+        // SAFETY: the MMC core's arguments, valid for the call.
+        let result = unsafe {
+            Self::with_ios(host, ios, |data, view, ios| {
+                data.start_signal_voltage_switch(view, ios)
+            })
         };
-        // SAFETY: the MMC core calls this only for a registered host of type `T`.
-        let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
-        match data.start_signal_voltage_switch(view, &Ios::from_raw(ios)) {
+        match result.unwrap_or(Err(EINVAL)) {
             Ok(()) => 0,
             Err(e) => e.to_errno(),
         }
@@ -384,13 +398,11 @@ impl<T: HostOps> OpsTable<T> {
         host: *mut bindings::mmc_host,
         ios: *mut bindings::mmc_ios,
     ) -> ffi::c_int {
-        // SAFETY: `ios` is valid for the duration of the callback.
-        let Some(ios) = (unsafe { ios.as_ref() }) else {
-            return EINVAL.to_errno();
+        // SAFETY: the MMC core's arguments, valid for the call.
+        let result = unsafe {
+            Self::with_ios(host, ios, |data, view, ios| data.prepare_hs400_tuning(view, ios))
         };
-        // SAFETY: the MMC core calls this only for a registered host of type `T`.
-        let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
-        match data.prepare_hs400_tuning(view, &Ios::from_raw(ios)) {
+        match result.unwrap_or(Err(EINVAL)) {
             Ok(()) => 0,
             Err(e) => e.to_errno(),
         }
@@ -428,12 +440,9 @@ impl<T: HostOps> OpsTable<T> {
         host: *mut bindings::mmc_host,
         ios: *mut bindings::mmc_ios,
     ) {
-        // SAFETY: `ios` is valid for the duration of the callback.
-        let Some(ios) = (unsafe { ios.as_ref() }) else {
-            return;
+        // SAFETY: the MMC core's arguments, valid for the call.
+        unsafe {
+            Self::with_ios(host, ios, |data, view, ios| data.hs400_enhanced_strobe(view, ios))
         };
-        // SAFETY: the MMC core calls this only for a registered host of type `T`.
-        let (data, view) = unsafe { (Self::data(host), Host::from_raw(host)) };
-        data.hs400_enhanced_strobe(view, &Ios::from_raw(ios));
     }
 }

@@ -327,3 +327,35 @@ impl Readout {
         Ok(end == self.len)
     }
 }
+
+/// Where a card is in the CMD11 signal voltage switch (SD Physical Layer 3.01 §4.2.4.2,
+/// "Timing to Switch Signal Voltage", which SDIO 3.00 follows): after its CMD11 response
+/// the card holds CMD and DAT3..DAT0 low; a clock stop lets it move its I/O to 1.8 V, and
+/// the next clock start ends the switch, the lines released.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VoltageSwitch {
+    /// No switch under way: the lines are released (pulled high).
+    Idle,
+    /// CMD11 answered: the lines held low until the host stops the clock.
+    LinesLow,
+    /// The clock stopped: the I/O moves to 1.8 V, lines still low, until the clock runs.
+    ClockStopped,
+}
+
+impl VoltageSwitch {
+    /// The phase after the host started (`true`) or stopped the clock, and whether that
+    /// ended the switch (the card now signals at 1.8 V). A start without a stop before it
+    /// changes nothing.
+    pub const fn clock(self, running: bool) -> (Self, bool) {
+        match (self, running) {
+            (Self::LinesLow, false) => (Self::ClockStopped, false),
+            (Self::ClockStopped, true) => (Self::Idle, true),
+            (phase, _) => (phase, false),
+        }
+    }
+
+    /// Whether the card holds its lines low.
+    pub const fn lines_low(self) -> bool {
+        !matches!(self, Self::Idle)
+    }
+}

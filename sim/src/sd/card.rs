@@ -51,7 +51,7 @@
 
 use super::super::cards::{
     self, erase_blocks, BlockData, CardCore, CardModel, EraseBoundError, EraseRange, Readout,
-    TUNING_BLOCK_4BIT,
+    VoltageSwitch, TUNING_BLOCK_4BIT,
 };
 // The SD specification places the RCA of an addressed command where JESD84-B51 does.
 use super::super::emmc::command::RCA_ARG;
@@ -257,20 +257,6 @@ impl Default for SdConfig {
     }
 }
 
-/// Where the card is in the CMD11 signal voltage switch (§4.2.4.2, "Timing to Switch
-/// Signal Voltage").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum VoltageSwitch {
-    /// No switch under way: the lines are released (pulled high).
-    Idle,
-    /// CMD11 answered: the card holds CMD and DAT3..DAT0 low and waits for the host to stop
-    /// the clock.
-    LinesLow,
-    /// The clock stopped: the card moves its I/O to 1.8 V, lines still low, until the clock
-    /// runs again.
-    ClockStopped,
-}
-
 /// What the open data phase transfers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum DataPhase {
@@ -372,14 +358,9 @@ impl<'a> SdCard<'a> {
     /// line sequence (see [`SdCard::signal_1v8`]).
     pub fn clock_running(&mut self, running: bool) {
         self.clock_reported = true;
-        self.voltage_switch = match (self.voltage_switch, running) {
-            (VoltageSwitch::LinesLow, false) => VoltageSwitch::ClockStopped,
-            (VoltageSwitch::ClockStopped, true) => {
-                self.signal_1v8 = true;
-                VoltageSwitch::Idle
-            }
-            (phase, _) => phase,
-        };
+        let (phase, switched) = self.voltage_switch.clock(running);
+        self.voltage_switch = phase;
+        self.signal_1v8 |= switched;
     }
 
     /// RST_n: an SD card has no hardware reset line, so nothing happens.

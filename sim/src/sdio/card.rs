@@ -51,7 +51,7 @@
 //!   data transfer other than the abort (SDC = 0), CSA, wake-up, UHS-I modes, asynchronous
 //!   interrupts, CRC checking of what the host sends (the MSDC model injects CRC faults).
 
-use super::super::cards::TUNING_BLOCK_4BIT;
+use super::super::cards::{VoltageSwitch, TUNING_BLOCK_4BIT};
 use super::super::emmc::command::RCA_ARG;
 use super::super::emmc::{CardWork, Command, DataError, NoResponse, Response};
 use super::super::msdc::CardSlot;
@@ -242,18 +242,6 @@ pub struct SdioCard<'a> {
     tuning_left: usize,
 }
 
-/// Where the card is in the CMD11 signal voltage switch (SD Physical Layer 3.01
-/// §4.2.4.2, which the SDIO specification follows).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum VoltageSwitch {
-    /// No switch under way: the lines are released (pulled high).
-    Idle,
-    /// CMD11 answered: CMD and DAT3..DAT0 held low until the host stops the clock.
-    LinesLow,
-    /// The clock stopped: the I/O moves to 1.8 V, lines still low, until the clock runs.
-    ClockStopped,
-}
-
 impl<'a> SdioCard<'a> {
     /// A card just powered up, whose function 1 RAM window is `ram` (function addresses
     /// 0..`ram.len()`, at most 64 KiB of it).
@@ -395,14 +383,9 @@ impl<'a> SdioCard<'a> {
     /// the voltage switch.
     pub fn clock_running(&mut self, running: bool) {
         self.clock = running;
-        self.voltage_switch = match (self.voltage_switch, running) {
-            (VoltageSwitch::LinesLow, false) => VoltageSwitch::ClockStopped,
-            (VoltageSwitch::ClockStopped, true) => {
-                self.signal_1v8 = true;
-                VoltageSwitch::Idle
-            }
-            (state, _) => state,
-        };
+        let (phase, switched) = self.voltage_switch.clock(running);
+        self.voltage_switch = phase;
+        self.signal_1v8 |= switched;
     }
 
     /// The level on CMD outside a command: low during the voltage switch.
