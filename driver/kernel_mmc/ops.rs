@@ -400,7 +400,9 @@ impl<T: HostOps> OpsTable<T> {
     ) -> ffi::c_int {
         // SAFETY: the MMC core's arguments, valid for the call.
         let result = unsafe {
-            Self::with_ios(host, ios, |data, view, ios| data.prepare_hs400_tuning(view, ios))
+            Self::with_ios(host, ios, |data, view, ios| {
+                data.prepare_hs400_tuning(view, ios)
+            })
         };
         match result.unwrap_or(Err(EINVAL)) {
             Ok(()) => 0,
@@ -442,7 +444,9 @@ impl<T: HostOps> OpsTable<T> {
     ) {
         // SAFETY: the MMC core's arguments, valid for the call.
         unsafe {
-            Self::with_ios(host, ios, |data, view, ios| data.hs400_enhanced_strobe(view, ios))
+            Self::with_ios(host, ios, |data, view, ios| {
+                data.hs400_enhanced_strobe(view, ios)
+            })
         };
     }
 }
