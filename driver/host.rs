@@ -431,6 +431,7 @@ impl Msdc {
                 request.complete(result);
                 // A software queue's dispatch may have waited for this request.
                 self.retry_software_queue();
+                self.recheck_sdio_irq();
             }
             Owner::Queue { request, tag } => {
                 let finished = self.with_software_queue(|sq| sq.engine.finalize_request(&tag).ok());
@@ -440,6 +441,16 @@ impl Msdc {
                     self.queue_request_done(finished);
                 }
             }
+        }
+    }
+
+    /// On SoCs that can lose the SDIO interrupt (`recheck_sdio_irq`), signals one that DAT1
+    /// still shows without a latched event, as upstream does after each request and when
+    /// the interrupt is enabled.
+    fn recheck_sdio_irq(&self) {
+        let lost = self.state.lock().controller.recheck_sdio_irq(&self.regs);
+        if lost {
+            self.host.signal_sdio_irq();
         }
     }
 
@@ -725,6 +736,9 @@ impl HostOps for MsdcSlot {
             state.controller.enable_sdio_irq(&msdc.regs, enable);
             (state.sdio_wake.is_some(), state.sdio_irq_hold.is_some())
         };
+        if enable {
+            msdc.recheck_sdio_irq();
+        }
         if !enable {
             let (hold, wake) = {
                 let mut state = msdc.state.lock();

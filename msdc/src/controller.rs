@@ -1023,13 +1023,16 @@ impl<R> Controller<R> {
         true
     }
 
-    /// Looks for an SDIO interrupt the controller lost (`msdc_recheck_sdio_irq`, for SoCs
-    /// with `recheck_sdio_irq`): the SDIO interrupt is unmasked, DAT1 is low, but no event
-    /// was latched. Then it masks the SDIO interrupt, as [`Controller::sdio_irq_event`]
+    /// Looks for an SDIO interrupt the controller lost (`msdc_recheck_sdio_irq`; only on
+    /// SoCs with `recheck_sdio_irq`, false elsewhere): the SDIO interrupt is unmasked, DAT1
+    /// is low, but no event was latched. Then it masks the SDIO interrupt, as [`Controller::sdio_irq_event`]
     /// does, and returns true for the glue to signal it. False, touching nothing, while
     /// suspended.
     pub fn recheck_sdio_irq(&mut self, r: &impl Io<MsdcBase>) -> bool {
-        if self.is_suspended() || !self.standing_interrupts.contains(InterruptSet::SDIOIRQ) {
+        if !self.setup.soc.recheck_sdio_irq
+            || self.is_suspended()
+            || !self.standing_interrupts.contains(InterruptSet::SDIOIRQ)
+        {
             return false;
         }
         let latched = r.read::<MSDC_INT>().sdioirq();

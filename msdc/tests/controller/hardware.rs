@@ -772,3 +772,20 @@ fn card_reset_pulse_drives_and_releases_rst_n() {
         ]
     );
 }
+
+/// Only SoCs that can lose the SDIO interrupt look for a lost one (upstream's
+/// `recheck_sdio_irq`): elsewhere DAT1 low without a latched event is left alone.
+#[test]
+fn lost_sdio_interrupts_rechecked_only_where_the_soc_needs_it() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let config = modern_config();
+    assert!(!config.soc.recheck_sdio_irq);
+    let rig = sd_rig(&config, &mut storage);
+    let mut host = Host::new(&rig, config);
+    host.ctrl.set_sdio_mode(&rig, true);
+    host.ctrl.enable_sdio_irq(&rig, true);
+    rig.misbehave.pin_levels.set(Some((PS_DATA1, 0)));
+    assert!(!host.ctrl.recheck_sdio_irq(&rig));
+    assert_eq!(rig.peek(MSDC_INTEN), INT_SDIOIRQ, "still unmasked");
+    rig.misbehave.pin_levels.set(None);
+}
