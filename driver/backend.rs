@@ -97,6 +97,27 @@ impl RegisterWindow {
     }
 }
 
+impl RegisterWindow {
+    /// Reads with `read` until `done` holds, within `limit` (atomic context allowed).
+    fn poll_with(
+        read: impl Fn() -> u32,
+        mut done: impl FnMut(u32) -> bool,
+        limit: PollLimit,
+    ) -> Result<u32, u32> {
+        let mut last = 0;
+        read_poll_timeout_atomic(
+            || {
+                last = read();
+                Ok(last)
+            },
+            |value| done(*value),
+            Delta::from_micros(i64::from(limit.interval_us)),
+            usize::try_from(limit.attempts.max(1)).unwrap_or(usize::MAX),
+        )
+        .map_err(|_| last)
+    }
+}
+
 impl<W: InBaseMapping> Io<W> for RegisterWindow {
     fn read32(&self, offset: usize) -> u32 {
         self.read_at(W::START + offset)
@@ -109,20 +130,10 @@ impl<W: InBaseMapping> Io<W> for RegisterWindow {
     fn poll32(
         &self,
         offset: usize,
-        mut done: impl FnMut(u32) -> bool,
+        done: impl FnMut(u32) -> bool,
         limit: PollLimit,
     ) -> Result<u32, u32> {
-        let mut last = 0;
-        read_poll_timeout_atomic(
-            || {
-                last = self.read_at(W::START + offset);
-                Ok(last)
-            },
-            |value| done(*value),
-            Delta::from_micros(i64::from(limit.interval_us)),
-            usize::try_from(limit.attempts.max(1)).unwrap_or(usize::MAX),
-        )
-        .map_err(|_| last)
+        Self::poll_with(|| self.read_at(W::START + offset), done, limit)
     }
 }
 
@@ -153,17 +164,9 @@ impl Io<MsdcTop> for RegisterWindow {
     fn poll32(
         &self,
         offset: usize,
-        mut done: impl FnMut(u32) -> bool,
+        done: impl FnMut(u32) -> bool,
         limit: PollLimit,
     ) -> Result<u32, u32> {
-        // The top window holds configuration only: nothing in it changes by itself, so
-        // one read decides.
-        let value = Io::<MsdcTop>::read32(self, offset);
-        if done(value) {
-            Ok(value)
-        } else {
-            let _ = limit;
-            Err(value)
-        }
+        Self::poll_with(|| Io::<MsdcTop>::read32(self, offset), done, limit)
     }
 }

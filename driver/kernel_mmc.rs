@@ -89,6 +89,12 @@ pub mod caps {
     pub const HW_RESET: u32 = b::MMC_CAP_HW_RESET;
     /// Every UHS-I mode.
     pub const UHS: u32 = b::MMC_CAP_UHS;
+    /// UHS-I SDR50.
+    pub const UHS_SDR50: u32 = b::MMC_CAP_UHS_SDR50;
+    /// UHS-I SDR104.
+    pub const UHS_SDR104: u32 = b::MMC_CAP_UHS_SDR104;
+    /// UHS-I DDR50.
+    pub const UHS_DDR50: u32 = b::MMC_CAP_UHS_DDR50;
     /// eMMC DDR52 at 1.8 V.
     pub const DDR_1_8V: u32 = b::MMC_CAP_1_8V_DDR;
     /// Second word: no SDIO cards on this slot.

@@ -376,6 +376,17 @@ impl platform::Driver for MsdcDriver {
                 }
             })?;
             host.add_caps(caps::CMD23, 0);
+            // Only the fast timings the controller can tune on this SoC reach the core.
+            let tunable = soc.tunable_timings();
+            let untunable = |can: bool, bits: u32| if can { 0 } else { bits };
+            host.remove_caps(
+                untunable(tunable.sdr104, caps::UHS_SDR104)
+                    | untunable(tunable.sdr50, caps::UHS_SDR50)
+                    | untunable(tunable.ddr50, caps::UHS_DDR50),
+                untunable(tunable.hs200, caps::HS200)
+                    | untunable(tunable.hs400, caps::HS400)
+                    | untunable(tunable.hs400_enhanced_strobe, caps::HS400_ES),
+            );
             if host.caps() & caps::SDIO_IRQ != 0 {
                 // The interrupt handler signals SDIO interrupts itself (sdio_signal_irq).
                 host.add_caps(0, caps::SDIO_IRQ_NOTHREAD);

@@ -16,6 +16,10 @@ use crate::{
     },
 };
 
+/// More probes than any plan sends (two edges of 64 cells, three tries per response
+/// cell, plus the internal delay's 32 cells): a tuning that asks for more is abandoned.
+const MAX_TUNING_PROBES: u32 = 1024;
+
 /// What a probe is sent with: the tuning command of the callback, or the card for the
 /// strobe sweep's EXT_CSD reads.
 enum Prober<'a, 'b> {
@@ -114,9 +118,17 @@ impl Msdc {
     /// Runs the tuning the controller began: each probe programmed under the lock and sent
     /// outside it, then the choice; the outcome goes to the log and to debugfs.
     fn run_tuning(&self, prober: Prober<'_, '_>) -> Result {
+        let mut probes = 0;
         loop {
             let probe = self.state.lock().controller.next_tuning_probe(&self.regs);
             let Some(probe) = probe else { break };
+            if probes == MAX_TUNING_PROBES {
+                // The state machine ends every plan well before; never loop on a bug.
+                dev_err!(self.dev, "tuning did not end after {} probes\n", probes);
+                self.state.lock().controller.abort_tuning(&self.regs);
+                return Err(EIO);
+            }
+            probes += 1;
             let passed = prober.send(probe);
             self.state.lock().controller.record_tuning_probe(passed);
         }

@@ -7,11 +7,14 @@
 
 use sim::emmc::{CardWork, Command, DataError, NoResponse, Response};
 use sim::msdc::CardSlot;
+
+mod spec_patterns;
 use sim::sdio::regs::{cccr, fbr1, func1, tuple, COMMON_CIS, FUNC1_CIS};
 use sim::sdio::{
     r5, IoState, SdioCard, SdioConfig, SdioState, CMD5_BUSY_POLLS, DEFAULT_RCA, DEVICE_ID,
     ENABLE_POLLS, IO_RW_EXTENDED_ARG, R5, VENDOR_ID,
 };
+use spec_patterns::PATTERN_4BIT;
 
 const RAM: usize = 0x1_0000;
 const RCA: u32 = (DEFAULT_RCA as u32) << 16;
@@ -1039,7 +1042,7 @@ fn uhs_voltage_switch_sdr50_and_tuning() {
     assert!(cmd(&mut c, 19, 0).is_ok());
     let mut block = [0u8; 64];
     c.read_data(&mut block).unwrap();
-    assert_eq!(block, sim::cards::TUNING_BLOCK_4BIT);
+    assert_eq!(block, PATTERN_4BIT);
     // A block left half read ends with the next command.
     assert!(cmd(&mut c, 19, 0).is_ok());
     c.read_data(&mut block[..16]).unwrap();
