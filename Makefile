@@ -9,7 +9,7 @@ SCRIPTS := scripts
 CARGO ?= cargo
 
 .PHONY: run test setup host-test lint fmt-check clippy dt-check kernel kernel-arm64 module \
-	module-arm64 kunit kunit-arm64 e2e perf perf-smoke bench mutants help
+	module-arm64 kunit kunit-arm64 e2e e2e-negative perf perf-smoke bench mutants help
 
 help:
 	@echo "make run        boot the x86_64 kernel with the driver in QEMU"
@@ -20,7 +20,9 @@ help:
 	@echo "make dt-check   dts/ compiled with dtc and validated with dt-schema against the"
 	@echo "                kernel's mtk-sd.yaml binding, plus a self-test of broken trees"
 	@echo "make kunit      KUnit on x86_64 (kunit-arm64 for arm64)"
-	@echo "make e2e        short end-to-end run: fio write+verify on the MMC disks in QEMU"
+	@echo "make e2e        short end-to-end run: fio write+verify on the MMC disks in QEMU,"
+	@echo "                then the short fault matrix"
+	@echo "make e2e-negative  the end-to-end check must fail a corrupted run and edited logs"
 	@echo "make perf       performance kernel under QEMU -icount: fio figures per disk,"
 	@echo "                queue mode and job, as lines, CSV and a chart (asserts no speed)"
 	@echo "make bench      host benchmarks (hsq, cqhci)"
@@ -29,7 +31,7 @@ help:
 run: setup
 	$(SCRIPTS)/run.sh full
 
-test: setup host-test lint dt-check kernel module kunit e2e perf-smoke kernel-arm64 module-arm64 kunit-arm64
+test: setup host-test lint dt-check kernel module kunit e2e e2e-negative perf-smoke kernel-arm64 module-arm64 kunit-arm64
 	@echo "make test: all passed"
 
 setup:
@@ -74,6 +76,10 @@ kunit-arm64:
 # make run's boot with 2 MiB instead of 16 MiB per fio job (scripts/run.sh).
 e2e:
 	$(SCRIPTS)/run.sh short
+
+# After e2e: its log, edited, and a boot with the corrupt hook must fail the check.
+e2e-negative: e2e
+	$(SCRIPTS)/e2e-negative.sh
 
 # Not a test: measurements (scripts/perf.sh). make test runs the smoke mode, one
 # short job per disk and mode, so that the harness cannot rot.

@@ -3,7 +3,8 @@
 //! Per-host counters in debugfs, `/sys/kernel/debug/mtk_sd_rust/mmcN/`: the queue mode
 //! (`cqe`, `hsq` or `legacy`), its depth, requests issued and completed, the most in flight
 //! at once, errors by kind, error recoveries, direct commands, runtime suspends,
-//! resumes and system sleeps, and the last tuning (`tuning`) with its probe counts.
+//! resumes and system sleeps, the last tuning (`tuning`) with the number of tunings and
+//! their probes, and the hardware faults the request engine recorded.
 
 use kernel::{
     debugfs::{Dir, Scope},
@@ -46,7 +47,9 @@ pub(crate) fn host_dir(index: i32, msdc: Arc<Msdc>) -> Result<Pin<KBox<HostDir>>
             dir.read_only_file(c"runtime_resumes", &c.runtime_resumes);
             dir.read_only_file(c"system_sleeps", &c.system_sleeps);
             dir.read_only_file(c"tuning", &c.tuning);
+            dir.read_only_file(c"tunings", &c.tunings);
             dir.read_only_file(c"tuning_probes", &c.tuning_probes);
+            dir.read_only_file(c"hardware_faults", &c.hardware_faults);
             dir.read_only_file(c"tuning_probes_failed", &c.tuning_probes_failed);
         }),
         GFP_KERNEL,

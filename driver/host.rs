@@ -143,6 +143,9 @@ struct State {
     /// that has one and a card that signals asynchronously: the controller may then
     /// runtime-suspend, and the card's interrupt on DAT1 resumes it.
     sdio_wake: Option<kernel_mmc::pm::DedicatedWakeIrq>,
+    /// The host has left the MMC core ([`Msdc::quiesce`]): no interrupt may ask it for a
+    /// rescan or signal an SDIO card any more.
+    removed: bool,
 }
 
 /// One MSDC controller and its slot.
@@ -250,6 +253,7 @@ impl Msdc {
                     watchdog_armed: false,
                     sdio_irq_hold: None,
                     sdio_wake: None,
+                    removed: false,
                 }),
                 idle <- new_condvar!("Msdc::idle"),
                 timer <- HrTimer::new(),
@@ -385,7 +389,7 @@ impl Msdc {
         let started = {
             let mut guard = self.state.lock();
             let state = &mut *guard;
-            if state.controller.is_idle() {
+            let started = if state.controller.is_idle() {
                 self.launch(
                     &mut state.controller,
                     &mut state.descriptors,
@@ -393,7 +397,9 @@ impl Msdc {
                 )
             } else {
                 Err((Owner::Core(request), EBUSY))
-            }
+            };
+            self.note_hardware_fault(&mut state.controller);
+            started
         };
         match started {
             Ok(()) => self.arm_watchdog(Delta::from_millis(REQUEST_TIMEOUT_MS)),
@@ -477,6 +483,16 @@ impl Msdc {
                 Progress::Pending => None,
                 Progress::Done(in_flight, result) => Some((in_flight, result)),
             };
+            self.note_hardware_fault(&mut state.controller);
+            // Under the lock, so that none can reach a host that `quiesce` saw leave.
+            if !state.removed {
+                if card_changed {
+                    self.host.detect_change(CARD_DETECT_DELAY_MS);
+                }
+                if sdio {
+                    self.host.signal_sdio_irq();
+                }
+            }
             (sdio, card_changed, tasks, done)
         };
         let handled = done.is_some() || card_changed || sdio || tasks.is_some();
@@ -489,13 +505,33 @@ impl Msdc {
         if let Some((in_flight, result)) = done {
             self.finish(in_flight, &result);
         }
-        if card_changed {
-            self.host.detect_change(CARD_DETECT_DELAY_MS);
-        }
-        if sdio {
-            self.host.signal_sdio_irq();
-        }
         handled
+    }
+
+    /// Logs and counts the hardware fault the request engine recorded last, if any: a
+    /// bounded wait for the hardware (reset, FIFO clear, DMA stop, clock) that ran out.
+    /// Called with the lock held, on every path that drives the engine through requests.
+    fn note_hardware_fault(&self, controller: &mut Controller<InFlight>) {
+        if let Some(fault) = controller.take_hardware_fault() {
+            self.counters.hardware_fault();
+            dev_err!(self.dev, "controller fault: {:?}\n", fault);
+        }
+    }
+
+    /// Silences the controller once its host has left the MMC core (driver removal): every
+    /// interrupt source off ([`Controller::quiesce`]), the SDIO wake-up and usage hold
+    /// released, and no rescan or SDIO signal from an interrupt already running (the
+    /// handler checks `removed` under the lock). The watchdog stops with
+    /// [`Msdc::shutdown`], after the interrupt is freed.
+    pub(crate) fn quiesce(&self) {
+        let (hold, wake) = {
+            let mut state = self.state.lock();
+            state.removed = true;
+            state.controller.quiesce(&self.regs);
+            (state.sdio_irq_hold.take(), state.sdio_wake.take())
+        };
+        drop(wake);
+        drop(hold);
     }
 
     // ---- The request watchdog ------------------------------------------------------------
@@ -533,7 +569,11 @@ impl Msdc {
                 .in_flight()
                 .map(|in_flight| in_flight.started.elapsed());
             match elapsed {
-                Some(elapsed) if elapsed >= limit => (state.controller.abort(&self.regs), None),
+                Some(elapsed) if elapsed >= limit => {
+                    let aborted = state.controller.abort(&self.regs);
+                    self.note_hardware_fault(&mut state.controller);
+                    (aborted, None)
+                }
                 Some(elapsed) => (None, Some(limit - elapsed)),
                 None => (None, None),
             }
@@ -602,6 +642,10 @@ pub(crate) struct MsdcSlot {
 impl HostOps for MsdcSlot {
     fn request(&self, _host: &Host, request: Request) {
         self.msdc.start_request(request);
+    }
+
+    fn removed(&self, _host: &Host) {
+        self.msdc.quiesce();
     }
 
     fn pre_req(&self, _host: &Host, data: &mut PreparedData<'_>) {

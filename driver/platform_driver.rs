@@ -505,7 +505,7 @@ impl platform::Driver for MsdcDriver {
                 // core drops on unbind; it is never leaked.
                 _irq <- unsafe {
                     pdev.request_irq_by_index(
-                        irq::Flags::SHARED,
+                        irq::Flags::TRIGGER_NONE,
                         0,
                         c"mtk_sd_rust",
                         Ok::<_, Error>(irq_handler),

@@ -56,6 +56,7 @@
 //! driver that misuses the hardware one new way after another is not hidden behind its
 //! first mistake).
 
+mod faults;
 mod ffi;
 mod sdio_function;
 
@@ -446,6 +447,14 @@ struct SimState {
     /// The card held its interrupt while the controller could not see it: the wake-up
     /// line was raised for this assertion.
     wake_raised: bool,
+    /// The faults debugfs asked for (`inject`), armed before each run.
+    faults: faults::FaultPlan,
+    /// The slot's interrupt signalled work the hardware finished; the driver has issued
+    /// nothing since.
+    completion_signalled: bool,
+    /// A register write from outside the slot's interrupt handler found the hardware idle:
+    /// what the next run starts, a thread issued.
+    thread_issue: bool,
 }
 
 /// Violations of a kind not reported before that a run found, each with its model's count
@@ -556,6 +565,15 @@ impl_has_hr_timer! {
     }
 }
 
+/// What a thread woken by a completion costs the host before it issues the next request,
+/// by default: the exit latency of the shallowest idle state of MT8195's Cortex-A55 cores
+/// (`cpu-retention-l`, `exit-latency-us = <95>` in Linux 7.3's mt8195.dtsi), the state the
+/// idle governor picks for the gaps of a MicroSD card's I/O (its `min-residency-us` of
+/// 580 fits them). The woken thread runs on a CPU other than the one that took the
+/// interrupt, which an idle wait put in that state; the guest's one vCPU has no idle
+/// states, so the board adds the latency ([`host_wake_ns`]).
+const HOST_WAKE_NS: u64 = 95_000;
+
 /// Simulated work shorter than this raises its interrupt at once (timer overhead). A run
 /// resumes after at least this long, so a model that charges no time for its steps still
 /// gives the CPU back between runs.
@@ -640,6 +658,9 @@ impl SimulatedMsdc {
                     checked_violations: (0, 0),
                     open_gates: 0,
                     wake_raised: false,
+                    faults: faults::FaultPlan::default(),
+                    completion_signalled: false,
+                    thread_issue: false,
                 }),
                 work <- new_work!("SimulatedMsdc::work"),
                 timer <- HrTimer::new(),
@@ -686,8 +707,17 @@ impl SimulatedMsdc {
     /// A register write. The interrupt line follows `MSDC_INT & MSDC_INTEN` (enabling an
     /// interrupt that is already latched raises it); work the write started is queued.
     pub(crate) fn write(self: &Arc<Self>, offset: usize, value: u32) {
+        let from_handler = BOARD
+            .as_ref()
+            .and_then(|board| board.irqs.as_ref())
+            .is_some_and(|irqs| irqs.handler_running(self.hwirq));
         let (pending, violations) = self.timed(|| {
             let mut state = self.state.lock();
+            let idle =
+                !state.model.busy() && state.model.cqhci().is_none_or(|c| c.is_idle());
+            if idle {
+                state.thread_issue = !from_handler;
+            }
             state.model.write(offset, value);
             (
                 state.model.interrupt_pending(),
@@ -782,6 +812,7 @@ impl SimulatedMsdc {
                 return;
             }
             state.busy_until = None;
+            state.faults.arm(&mut state.model);
             let pending_before = state.model.interrupt_pending();
             let ran = self.timed(|| {
                 state
@@ -790,13 +821,24 @@ impl SimulatedMsdc {
             });
             state.resume = ran == STEPS_PER_RUN;
             let pending = state.model.interrupt_pending();
+            let mut elapsed_ns = state.model.take_elapsed_ns();
+            if ran > 0 {
+                // Work a thread issued after the interrupt that woke it: it started that
+                // much later on a real SoC.
+                if state.thread_issue && state.completion_signalled {
+                    elapsed_ns = elapsed_ns.saturating_add(host_wake_ns());
+                }
+                state.completion_signalled = false;
+                state.thread_issue = false;
+            }
+            state.completion_signalled |= pending;
             (
                 ran,
                 pending,
                 // An event of the lines (the SDIO card's interrupt) latched by a run that
                 // had no work: raised at once, there is no bus time to wait for.
                 ran == 0 && pending && !pending_before,
-                state.model.take_elapsed_ns(),
+                elapsed_ns,
                 state.unreported_violations(),
             )
         };
@@ -957,7 +999,8 @@ static SLOT_DIRS: SetOnce<KVec<SlotDir>> = SetOnce::new();
 
 /// Publishes in debugfs, per slot, [`SimulatedMsdc::model_ns`] (`model_ns`), the models'
 /// violation count (`violations`) and how often the slot was powered off (`power_offs`),
-/// which the end-to-end run prints (aids: the board works without them).
+/// which the end-to-end run prints (aids: the board works without them), and the fault
+/// injection file (`inject`, see [`faults`]) its fault matrix writes.
 fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
     let root = Dir::new(c"mtk_sd_rust_sim");
     let mut files = KVec::with_capacity(slots.len(), GFP_KERNEL)?;
@@ -975,6 +1018,20 @@ fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
                     dir.read_callback_file(c"power_offs", slot, &|slot, f| {
                         writeln!(f, "{}", slot.power_offs())
                     });
+                    dir.read_write_callback_file(
+                        c"inject",
+                        slot,
+                        &|slot, f| {
+                            let state = slot.state.lock();
+                            state.faults.show(&state.model, f)
+                        },
+                        &|slot, reader| {
+                            let mut buf = [0u8; 64];
+                            let text = faults::read_text(reader, &mut buf)?;
+                            let state = &mut *slot.state.lock();
+                            state.faults.set(text, &state.model)
+                        },
+                    );
                 },
             ),
             GFP_KERNEL,
@@ -1047,6 +1104,22 @@ pub(crate) fn claim(base: u64) -> Option<Claim> {
     let board = BOARD.as_ref()?;
     let slot = board.slots.iter().find(|s| s.base == base)?;
     (!slot.claimed.swap(true, Ordering::AcqRel)).then(|| Claim(slot.clone()))
+}
+
+/// The host wake-up cost the board adds to work a woken thread issues ([`HOST_WAKE_NS`]),
+/// or `mtk_sd_rust_sim.host_wake_us=N` from the kernel command line (`make perf` measures
+/// with 0 too, to show what the cost does). Read once.
+fn host_wake_ns() -> u64 {
+    static WAKE_NS: AtomicU64 = AtomicU64::new(u64::MAX);
+    let cached = WAKE_NS.load(Ordering::Relaxed);
+    if cached != u64::MAX {
+        return cached;
+    }
+    let ns = ffi::command_line_value("mtk_sd_rust_sim.host_wake_us")
+        .and_then(|us| core::str::from_utf8(us).ok()?.parse::<u64>().ok())
+        .map_or(HOST_WAKE_NS, |us| us.saturating_mul(1000));
+    WAKE_NS.store(ns, Ordering::Relaxed);
+    ns
 }
 
 /// The request size limit `make perf`'s transfer size sweep asks for

@@ -73,3 +73,14 @@ KERNEL_PROBLEMS+='|PM: (late|noirq) suspend of devices failed|PM: Freezing .* (f
 KERNEL_PROBLEMS+='|DPM device timeout|Runtime PM usage count underflow|Unbalanced pm_runtime_enable'
 KERNEL_PROBLEMS+='|runtime PM trying to activate child|Enabling runtime PM for inactive device'
 KERNEL_PROBLEMS+='|PM domain .* will not be powered off'
+
+# Lines that mean data did not get through, in Linux 7.3's and the driver's words:
+# the block layer failed a request (blk_print_req_error: "I/O error, dev mmcblkN",
+# "timeout error, dev ..."; fs/buffer.c), the MMC block driver's recovery or reset
+# failed (core/block.c, core/core.c), a card stayed busy (core/mmc_ops.c), a
+# tuning failed (core/core.c), and the driver's own give-ups: a request its watchdog
+# aborted, a hardware wait that ran out (driver/host.rs). scripts/e2e-check.sh fails
+# on them except in a fault cell that expects them.
+DATA_LOSS=' error, dev mmcblk|Buffer I/O error on dev|: recovery failed!|Card stuck being busy'
+DATA_LOSS+='|tuning execution failed|tried to (HW|SW) reset card, got error|mmc_erase: .*error'
+DATA_LOSS+='|did not complete in [0-9]+ ms; controller reset|controller fault: '

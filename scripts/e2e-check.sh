@@ -3,7 +3,8 @@
 # Judges a guest console log of scripts/run.sh: passes only if the guest's fio run
 # ended with "e2e: result PASS", the driver registered, the kernel reported no
 # warning, crash, lockdep, KASAN/UBSAN, RCU or hung-task problem anywhere in it,
-# and no simulated controller reported a model violation. On the disks of the
+# no I/O error, failed recovery or driver give-up (DATA_LOSS), and no simulated
+# controller reported a model violation. On the disks of the
 # simulated board (driver/simhw.rs) it also wants what the board has: three eMMC
 # cards, two SD cards and an SDIO card, each at the fastest timing its slot's device
 # tree allows, tuned where the timing needs it (one "e2e: timing" line per card);
@@ -63,6 +64,16 @@ problems=$(grep -nE "$KERNEL_PROBLEMS" <<<"$text" || true)
 if [[ -n $problems ]]; then
 	echo "e2e-check: the kernel reported problems (line: text):" >&2
 	head -n 40 <<<"$problems" | sed 's/^/  /' >&2
+	failed=1
+fi
+
+# DATA_LOSS (common.sh): data did not get through. Not judged in the fault matrix
+# at the end, whose cells provoke such lines and are judged by their own figures.
+before_faults=$(sed '/^e2e: fault matrix: /,$d' <<<"$text")
+losses=$(grep -nE "$DATA_LOSS" <<<"$before_faults" || true)
+if [[ -n $losses ]]; then
+	echo "e2e-check: the kernel or the driver reported lost or failed I/O (line: text):" >&2
+	head -n 40 <<<"$losses" | sed 's/^/  /' >&2
 	failed=1
 fi
 
@@ -263,6 +274,35 @@ if grep -qE '^e2e: fio-.*target disks' <<<"$text"; then
 		failed=1
 	fi
 
+	# The fault matrix: every cell's faults reached the hardware, and after each every
+	# block verified with no I/O error and nothing hung (no fault of the short matrix is
+	# unrecoverable by design).
+	FAULT_CELLS=15
+	fault_re='^fault: ([a-z_]+) (cqe|hsq|legacy) injected=([0-9]+) recovered=([0-9]+)'
+	fault_re+=' io_errors=([0-9]+) verify_failures=([0-9]+) hung=([0-9]+)$'
+	cells=0
+	while IFS= read -r line; do
+		[[ -n $line ]] || continue
+		cells=$((cells + 1))
+		if ! [[ $line =~ $fault_re ]]; then
+			echo "e2e-check: malformed fault line: $line" >&2
+			failed=1
+			continue
+		fi
+		injected=${BASH_REMATCH[3]} recovered=${BASH_REMATCH[4]}
+		if ((injected == 0 || recovered != injected || BASH_REMATCH[5] != 0 ||
+			BASH_REMATCH[6] != 0 || BASH_REMATCH[7] != 0)); then
+			echo "e2e-check: fault cell failed (want injected>0, all recovered, no I/O error," \
+				"verify failure or hang): $line" >&2
+			grep -F "fault:   ${BASH_REMATCH[1]} ${BASH_REMATCH[2]} " <<<"$text" | sed 's/^/  /' >&2
+			failed=1
+		fi
+	done < <(grep -E '^fault: ' <<<"$text" || true)
+	if [[ $cells -ne $FAULT_CELLS ]]; then
+		echo "e2e-check: $cells fault cell(s); the short matrix has $FAULT_CELLS" >&2
+		failed=1
+	fi
+
 	# The power phase. The run's mode from the guest's "e2e: fio-3.33, mode short, ..."
 	run_mode=$(sed -nE 's/^e2e: fio-[^,]*, mode ([a-z]+), .*/\1/p' <<<"$text" | tail -n 1)
 	pm_min=${PM_MIN_CYCLES[${run_mode:-none}]:-}
@@ -339,6 +379,6 @@ if [[ $failed -ne 0 ]]; then
 	echo "e2e-check: FAIL; log: $LOG" >&2
 	exit 1
 fi
-grep -E '^e2e: (PASS|fio jobs took|mode |sleep: [a-z]+ returned|power phase took|pm |timing |sdio )' <<<"$text" ||
+grep -E '^(e2e: (PASS|fio jobs took|mode |sleep: [a-z]+ returned|power phase took|pm |timing |sdio |fault matrix took)|fault: )' <<<"$text" ||
 	true
 echo "e2e-check: PASS ($(grep -c '^e2e: PASS' <<<"$text") fio jobs); log: $LOG"

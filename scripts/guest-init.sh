@@ -610,6 +610,82 @@ pm_line() {
 	echo "$line"
 }
 
+# The fault matrix (after the statistics, whose error counts it would change): on one
+# disk per queue mode, a verified queued fio job while the board injects a fault
+# (mtk_sd_rust_sim/<window>/inject, driver/simhw/faults.rs) FAULT_COUNT times, and one
+# line per cell, "fault: <fault> <mode> injected=N recovered=N io_errors=N
+# verify_failures=N hung=N": the faults that reached the hardware, those after which
+# every block still verified, the block layer's I/O errors on the disk, the blocks
+# that read back wrong, and whether fio outlived FAULT_LIMIT_S. Then the driver's
+# errors and recoveries in the cell, indented.
+FAULT_COUNT=3
+FAULT_EVERY=25
+FAULT_LIMIT_S=120
+# The faults of each mode: the CQHCI block's with command queueing, the controller's
+# own commands otherwise.
+CQE_FAULTS="task_data_crc task_response_error task_cmd_timeout descriptor_error spurious_completion"
+MSDC_FAULTS="cmd_crc read_crc write_crc cmd_timeout data_timeout"
+
+# Kernel lines of the block layer's I/O errors on disk $1 so far.
+io_error_lines() {
+	dmesg | grep -c " error, dev $1," || true
+}
+
+fault_cell() {
+	local fault=$1 mode=$2 d=$3 host dir window inj out=/tmp/fault-$1-$3 rc=0 hung=0
+	local e0 r0 io0 terse err injected recovered io verify started
+	host=$(disk_host "$d") || { fail "fault $fault: no host behind $d"; return; }
+	dir=/sys/kernel/debug/mtk_sd_rust/$host
+	window=$(host_window "$host") || { fail "fault $fault: no window for $host"; return; }
+	inj=/sys/kernel/debug/mtk_sd_rust_sim/$window/inject
+	e0=$(cat "$dir/errors") r0=$(cat "$dir/recoveries") io0=$(io_error_lines "$d")
+	if ! sys_write "$inj" "$fault $FAULT_COUNT $FAULT_EVERY"; then
+		fail "fault $fault: echo > $inj: $WRITE_ERR"
+		return
+	fi
+	# The region after the jobs' and the power phase's: 4 MiB on.
+	started=$(date +%s)
+	timeout "$FAULT_LIMIT_S" fio --name="fault-$fault" --filename="/dev/$d" --direct=1 \
+		--thread=1 --ioengine=libaio --iodepth=32 --iodepth_batch_submit=8 --rw=randrw \
+		--bs=4k --offset=4M --size=512k --verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--verify_state_save=0 --output-format=terse --terse-version=3 >"$out" 2>&1 || rc=$?
+	# Killed at the limit (busybox's and coreutils' timeout exit differently).
+	[ $(($(date +%s) - started)) -ge "$FAULT_LIMIT_S" ] && hung=1
+	sys_write "$inj" none
+	injected=$(sed -n 's/.* injected=\([0-9]*\).*/\1/p' "$inj")
+	terse=$(grep '^3;' "$out" | tail -n 1)
+	err=$(echo "$terse" | cut -d';' -f5)
+	verify=$(grep -ciE 'verify: bad|verify failed|bad magic|bad header' "$out" || true)
+	io=$(($(io_error_lines "$d") - io0))
+	recovered=0
+	[ "$rc" -eq 0 ] && [ "${err:-1}" = 0 ] && [ "$verify" -eq 0 ] && [ "$io" -eq 0 ] &&
+		recovered=${injected:-0}
+	echo "fault: $fault $mode injected=${injected:-0} recovered=$recovered io_errors=$io" \
+		"verify_failures=$verify hung=$hung"
+	echo "fault:   $fault $mode on $d ($host): fio exit=$rc error=${err:-none}," \
+		"driver errors +$(($(cat "$dir/errors") - e0)) recoveries +$(($(cat "$dir/recoveries") - r0))"
+	if [ "$recovered" != "${injected:-0}" ] || [ "$hung" -ne 0 ]; then
+		grep -v '^3;' "$out" | head -n 10 | sed 's/^/fault:   /'
+	fi
+}
+
+# One disk per mode the board runs, then each of its faults.
+fault_matrix() {
+	local d host mode faults seen="" t0
+	[ "$FAULT" = none ] || return
+	t0=$(uptime_s)
+	echo "e2e: fault matrix: $FAULT_COUNT faults per cell, $FAULT_EVERY commands apart"
+	for d in "$@"; do
+		host=$(disk_host "$d") || continue
+		mode=$(cat "/sys/kernel/debug/mtk_sd_rust/$host/mode" 2>/dev/null)
+		case " $seen " in *" $mode "*) continue ;; esac
+		seen="$seen $mode"
+		case $mode in cqe) faults=$CQE_FAULTS ;; *) faults=$MSDC_FAULTS ;; esac
+		for f in $faults; do fault_cell "$f" "$mode" "$d"; done
+	done
+	echo "e2e: fault matrix took $(since "$t0") s"
+}
+
 e2e() {
 	local t0 targets t
 	case $MODE in
@@ -688,6 +764,7 @@ e2e() {
 	{
 		power_phase $targets
 		mode_lines $targets
+		fault_matrix $targets
 	}
 }
 

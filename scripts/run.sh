@@ -68,7 +68,7 @@ CMDLINE+=" msdc_e2e_target=${E2E_TARGET:-disks}"
 [[ -z ${E2E_CMDLINE:-} ]] || CMDLINE+=" $E2E_CMDLINE"
 
 show() {
-	if [[ $MODE == full ]]; then cat; else grep --line-buffered -E '^(guest|e2e):' || true; fi
+	if [[ $MODE == full ]]; then cat; else grep --line-buffered -E '^(guest|e2e|fault):' || true; fi
 }
 
 # TCG only: /dev/kvm can exist and still hang the boot here. The guest reboots

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The slot's counters, as debugfs shows them: its queue mode, requests issued and
-//! completed, the most in flight at once, errors by kind, recoveries and power cycles.
+//! completed, the most in flight at once, errors by kind, recoveries, power cycles, tunings
+//! and hardware faults.
 
 use core::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 
@@ -59,6 +60,12 @@ pub(crate) struct Counters {
     pub(crate) tuning_probes_failed: AtomicU64,
     /// The last tuning's outcome.
     pub(crate) tuning: TuningView,
+    /// Tunings that succeeded: the first per timing, and every re-tune the core asked for
+    /// after CRC errors.
+    pub(crate) tunings: AtomicU64,
+    /// Hardware faults the request engine recorded (a reset or DMA stop that never
+    /// completed, a clock that never stabilised), each also logged.
+    pub(crate) hardware_faults: AtomicU64,
 }
 
 /// The last tuning's outcome as debugfs shows it, `<timing> window=<lo>-<hi> chosen=<n>`
@@ -157,6 +164,17 @@ impl Counters {
         if failed {
             self.tuning_probes_failed.fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// A tuning succeeded with `report`.
+    pub(super) fn tuned(&self, report: &TuningReport) {
+        self.tuning.publish(report);
+        self.tunings.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The request engine recorded a hardware fault.
+    pub(super) fn hardware_fault(&self) {
+        self.hardware_faults.fetch_add(1, Ordering::Relaxed);
     }
 
     pub(super) fn failed(&self) {

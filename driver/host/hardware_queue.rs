@@ -196,11 +196,8 @@ impl Msdc {
         let hooks = controller.cqe_hooks(&self.regs, hq.idle_timer);
         let answer = f(hq, &hooks);
         self.host.set_cqe_on(hq.engine.is_on());
-        let aftermath = hooks.finish();
-        if let Some(fault) = aftermath.fault {
-            dev_err!(self.dev, "CQHCI: controller fault {:?}\n", fault);
-        }
-        controller.absorb_cqe(aftermath);
+        controller.absorb_cqe(hooks.finish());
+        self.note_hardware_fault(controller);
         Some(answer)
     }
 
@@ -354,11 +351,8 @@ impl Msdc {
             },
         };
         self.host.set_cqe_on(engine.is_on());
-        let aftermath = hooks.finish();
-        if let Some(fault) = aftermath.fault {
-            dev_err!(self.dev, "CQHCI: controller fault {:?}\n", fault);
-        }
-        controller.absorb_cqe(aftermath);
+        controller.absorb_cqe(hooks.finish());
+        self.note_hardware_fault(controller);
         match issued {
             Ok(ticket) => {
                 let direct = data.is_none();

@@ -167,6 +167,6 @@ impl Msdc {
             s.window_end,
             s.chosen
         );
-        self.counters.tuning.publish(report);
+        self.counters.tuned(report);
     }
 }

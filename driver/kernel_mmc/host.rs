@@ -511,7 +511,9 @@ impl<T: HostOps> Registration<T> {
 impl<T: HostOps> Drop for Registration<T> {
     fn drop(&mut self) {
         // SAFETY: by the type invariant the host is registered; after this call the core
-        // makes no more calls into `data`, so the fields may drop (host, then data).
+        // makes no more calls into `data`, which silences the hardware before the fields
+        // drop (host, then data).
         unsafe { bindings::mmc_remove_host(self.host.host.as_ptr()) };
+        self.data.removed(self.host.host());
     }
 }

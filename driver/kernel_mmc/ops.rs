@@ -26,6 +26,11 @@ pub trait HostOps: Send + Sync + Sized {
     /// Starts `request`; the driver completes it later through [`Request::complete`].
     fn request(&self, host: &Host, request: Request);
 
+    /// The host has left the MMC core (`mmc_remove_host` returned): its card is gone and the
+    /// core calls nothing more. The driver silences the hardware here, so that no interrupt
+    /// asks for a rescan or signals an SDIO card on a host about to be freed.
+    fn removed(&self, _host: &Host) {}
+
     /// The core is preparing a request it will issue later (`pre_req`): the driver may map
     /// its data now ([`PreparedData::map_ahead`]). The layer undoes that mapping in
     /// `post_req` (and `cqe_post_req`) once the request has completed.

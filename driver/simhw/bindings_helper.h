@@ -8,6 +8,7 @@
  */
 #include <linux/io.h>
 #include <linux/mm.h>
+#include <linux/irq.h>
 #include <linux/irq_sim.h>
 #include <linux/irqdomain.h>
 #include <linux/interrupt.h>

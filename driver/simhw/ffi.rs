@@ -169,6 +169,33 @@ impl SimIrqDomain {
         })
     }
 
+    /// Whether the handler of simulated interrupt `hwirq` is running now
+    /// (`IRQD_IRQ_INPROGRESS`, which the interrupt core sets around the handlers): on the
+    /// board's single CPU, a register access made meanwhile comes from that handler.
+    pub(super) fn handler_running(&self, hwirq: u32) -> bool {
+        let Ok(hwirq) = usize::try_from(hwirq) else {
+            return false;
+        };
+        let mut virq: kernel::ffi::c_uint = 0;
+        // SAFETY: by the type invariant the domain is alive; `virq` receives the Linux
+        // interrupt number of a mapped line.
+        let desc =
+            unsafe { bindings::__irq_resolve_mapping(self.domain.as_ptr(), hwirq, &mut virq) };
+        if desc.is_null() || virq == 0 {
+            return false;
+        }
+        // SAFETY: `virq` is mapped (just resolved), and simulator lines are never unmapped:
+        // its interrupt data and their common part live as long as the domain.
+        let state = unsafe {
+            let data = bindings::irq_get_irq_data(virq);
+            if data.is_null() || (*data).common.is_null() {
+                return false;
+            }
+            (*(*data).common).state_use_accessors
+        };
+        state & bindings::IRQD_IRQ_INPROGRESS != 0
+    }
+
     /// Raises simulated interrupt `hwirq` if a driver mapped it; the handler runs from
     /// an irq_work, in hard-IRQ context. Returns whether the line was mapped.
     pub(super) fn raise(&self, hwirq: u32) -> bool {

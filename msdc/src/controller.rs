@@ -957,6 +957,24 @@ impl<R> Controller<R> {
         self.configure(r, |ctrl, r| ctrl.program_card_detect(r));
     }
 
+    /// Silences the controller for good before its host goes away (driver removal, after
+    /// the MMC core has finished with the card): card detect off, the SDIO interrupt off,
+    /// `MSDC_INTEN` cleared and every latched `MSDC_INT` event acknowledged, so nothing can
+    /// signal the interrupt line or ask for a rescan. Only [`Controller::init_hardware`]
+    /// enables interrupts again. While suspended, in the saved registers, whose resume
+    /// would otherwise bring them back.
+    pub fn quiesce(&mut self, r: &impl Io<MsdcBase>) {
+        self.card_detect = CardDetect::Fixed;
+        self.configure(r, |ctrl, r| {
+            ctrl.program_card_detect(r);
+            ctrl.program_sdio_irq(r, false);
+            ctrl.standing_interrupts = InterruptSet::empty();
+            r.write(MSDC_INTEN::zeroed());
+            let latched = InterruptSet::from_bits_retain(r.read::<MSDC_INT>().raw());
+            r.write(latched.as_acknowledge());
+        });
+    }
+
     /// Whether the card holds DAT0 low (busy), `msdc_card_busy`. While suspended, DAT0 as
     /// it was at suspend.
     pub fn card_busy(&self, r: &impl Io<MsdcBase>) -> bool {

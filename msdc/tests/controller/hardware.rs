@@ -789,3 +789,30 @@ fn lost_sdio_interrupts_rechecked_only_where_the_soc_needs_it() {
     assert_eq!(rig.peek(MSDC_INTEN), INT_SDIOIRQ, "still unmasked");
     rig.misbehave.pin_levels.set(None);
 }
+
+#[test]
+fn quiesce_silences_every_interrupt_source() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = Host::new(&rig, legacy_config());
+    host.ctrl
+        .set_card_detect(&rig, CardDetect::Internal { active_high: false });
+    host.ctrl.set_sdio_mode(&rig, true);
+    host.ctrl.enable_sdio_irq(&rig, true);
+    assert_ne!(rig.peek(MSDC_INTEN), 0);
+    rig.misbehave.injected_events.set(INT_CDSC | INT_CMDRDY);
+
+    host.ctrl.quiesce(&rig);
+    assert_eq!(rig.peek(MSDC_INTEN), 0);
+    assert_eq!(rig.peek(MSDC_PS) & PS_CDEN, 0);
+    assert_eq!(rig.peek(SDC_CFG) & SDC_CFG_INSWKUP, 0);
+    assert!(!host.ctrl.sdio_irq_enabled());
+    assert_eq!(rig.misbehave.injected_events.get(), 0, "latched events acknowledged");
+    rig.misbehave.injected_events.set(INT_CDSC);
+    assert!(!host.ctrl.card_detect_event(&rig));
+    assert!(!host.ctrl.sdio_irq_event(&rig));
+    // A request afterwards enables only its own phase's interrupts.
+    host.start(&request(command(13, rca_arg(), flags::R1 | flags::AC)), &[])
+        .unwrap();
+    assert_eq!(rig.peek(MSDC_INTEN), COMMAND_INTERRUPTS);
+}

@@ -314,7 +314,8 @@ impl Lines {
     };
 }
 
-/// A fault to inject into the next command.
+/// A fault to inject into the next command it applies to: any command for the command
+/// faults, the next command with a data phase (of the named direction) for the data faults.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fault {
     /// The command is lost: the card never sees it; CMDTMO.
@@ -323,8 +324,36 @@ pub enum Fault {
     ResponseCrc,
     /// The data phase runs but fails its CRC: DATCRCERR instead of XFER_COMPL.
     DataCrc,
+    /// As [`Fault::DataCrc`], for the next read only.
+    ReadDataCrc,
+    /// As [`Fault::DataCrc`], for the next write only: the card's CRC status token says
+    /// the block arrived corrupted.
+    WriteDataCrc,
     /// The data never arrives (the card's data phase stays open): DATTMO.
     DataTimeout,
+}
+
+impl Fault {
+    /// Whether the fault happens to command `c`, or waits for a later one.
+    const fn applies_to(self, c: &CheckedCommand) -> bool {
+        let data = !matches!(c.data, DataType::None);
+        match self {
+            Self::CommandTimeout | Self::ResponseCrc => true,
+            Self::DataCrc | Self::DataTimeout => data,
+            Self::ReadDataCrc => data && !c.write,
+            Self::WriteDataCrc => data && c.write,
+        }
+    }
+
+    /// Whether the fault is one of the data phase's.
+    const fn in_data_phase(self) -> bool {
+        !matches!(self, Self::CommandTimeout | Self::ResponseCrc)
+    }
+
+    /// Whether the fault fails the data phase's CRC.
+    const fn data_crc(self) -> bool {
+        matches!(self, Self::DataCrc | Self::ReadDataCrc | Self::WriteDataCrc)
+    }
 }
 
 /// A clock of the controller, as the model sees it.
@@ -798,9 +827,15 @@ impl MsdcModel {
             .with_cmdq(self.int.cmdq() || self.cmdq_error || signalled)
     }
 
-    /// Makes `fault` happen to the next command written to `SDC_CMD`.
+    /// Makes `fault` happen to the next command written to `SDC_CMD` that it applies to
+    /// (see [`Fault`]); replaces a fault still waiting.
     pub fn inject(&mut self, fault: Fault) {
         self.fault = Some(fault);
+    }
+
+    /// The injected fault still waiting for its command, if any.
+    pub fn pending_fault(&self) -> Option<Fault> {
+        self.fault
     }
 
     /// Total number of violations, and the first [`MAX_VIOLATIONS`] of them.
@@ -1362,10 +1397,13 @@ impl MsdcModel {
             self.raise(MSDC_INT::with_cmdtmo);
             return;
         }
-        let fault = self.fault.take();
         let Some(c) = self.check_command(&raw) else {
             self.raise(MSDC_INT::with_cmdtmo);
             return;
+        };
+        let fault = match self.fault {
+            Some(f) if f.applies_to(&c) => self.fault.take(),
+            _ => None,
         };
         if c.auto == AutoCommand::Cmd23 && !self.auto_command(card, Command::new(23, self.blk_num))
         {
@@ -1430,7 +1468,7 @@ impl MsdcModel {
             block_len: c.block_len,
             blocks,
             auto_cmd12: c.auto == AutoCommand::Cmd12,
-            fault: fault.filter(|f| matches!(f, Fault::DataCrc | Fault::DataTimeout)),
+            fault: fault.filter(|f| f.in_data_phase()),
         });
     }
 
@@ -1867,7 +1905,7 @@ impl MsdcModel {
             None => true,
         };
         let clock_ok = self.clock_ok(card);
-        if d.fault == Some(Fault::DataCrc) || !width_ok || !clock_ok {
+        if d.fault.is_some_and(Fault::data_crc) || !width_ok || !clock_ok {
             self.finish_data(MSDC_INT::with_datcrcerr)
         } else if !self.data_sampled(d.write) {
             // Read data landed in memory misread; written data reached the card intact and
