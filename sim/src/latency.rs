@@ -20,9 +20,20 @@
 //!   clocks (not the CRC).
 //!
 //! The card's internal times (access, programming, erase, switch, power-up) cannot come from
-//! the specifications, which only give upper bounds (timeouts); the defaults are typical
-//! figures of current devices, and each field says where its number comes from. All
-//! arithmetic saturates; nothing here allocates or panics.
+//! the specifications, which only give upper bounds (timeouts); the generic defaults
+//! ([`Latency::EMMC`], [`Latency::SD`]) are typical figures of current devices, and the card
+//! profiles ([`Latency::EMMC_HS400_CQ`], [`Latency::SD_A2_SDR104`]) are fitted to published
+//! figures of one device each; every field says where its number comes from.
+//!
+//! A read is the access time, then its blocks at the pace of the slower of the bus and the
+//! card's internal read rate ([`Latency::read_block_ns`]): a long read is limited by
+//! whichever is slower, a short one by the access time.
+//!
+//! A card with a command queue and [`Latency::queue_units`] ≥ 1 works on several queued
+//! tasks at once: [`TaskTimer`] keeps, per queued task, when its access (the NAND read on
+//! one of the card's parallel units) is done, so that the task becomes ready in the queue
+//! status then, while bus transfers stay one at a time. All arithmetic saturates; nothing
+//! here allocates or panics.
 
 /// Bits of a command frame on CMD (start, direction, index, argument, CRC7, end).
 pub const COMMAND_BITS: u64 = 48;
@@ -84,7 +95,25 @@ pub struct Latency {
     /// Power-up time from the first CMD1 (eMMC) or ACMD41 (SD) to ready, in ns; charged
     /// when the card reports ready.
     pub power_up_ns: u64,
+    /// The card's internal read time per 512-byte block, in ns: a read's blocks follow the
+    /// access at the pace of the slower of this and the bus (0: the bus alone).
+    pub read_block_ns: u64,
+    /// Parallel units (dies, planes, channels) that overlap the access times of queued
+    /// read tasks (at most [`MAX_UNITS`]). 0: the untimed queue, where a task is ready
+    /// when the card model's [`ReadyOrder`](super::emmc::ReadyOrder) says and its CMD46
+    /// charges the whole access time (what the board glue's step-count tests rely on).
+    pub queue_units: u8,
+    /// Spread of a queued read's access time, in ns: a task's access takes
+    /// [`Latency::read_access_ns`] − spread / 2 plus a deterministic amount in
+    /// `0..=access_spread_ns` picked from the task's address ([`Latency::task_access_ns`]),
+    /// so that tasks on different units finish out of order, repeatably.
+    pub access_spread_ns: u64,
 }
+
+/// The most parallel units [`TaskTimer`] models.
+pub const MAX_UNITS: usize = 16;
+/// Task slots of an eMMC command queue (JESD84-B51: up to 32 tasks).
+pub const TASK_SLOTS: usize = 32;
 
 impl Latency {
     /// No time at all: every operation is instantaneous.
@@ -100,6 +129,9 @@ impl Latency {
         switch_ns: 0,
         flush_ns: 0,
         power_up_ns: 0,
+        read_block_ns: 0,
+        queue_units: 0,
+        access_spread_ns: 0,
     };
 
     /// A typical eMMC 5.1 device.
@@ -130,6 +162,9 @@ impl Latency {
         switch_ns: 500_000,
         flush_ns: 1_000_000,
         power_up_ns: 20_000_000,
+        read_block_ns: 0,
+        queue_units: 0,
+        access_spread_ns: 0,
     };
 
     /// A typical SDHC card of speed class 10 and application performance class A1.
@@ -155,6 +190,61 @@ impl Latency {
         switch_ns: 0,
         flush_ns: 0,
         power_up_ns: 100_000_000,
+        read_block_ns: 0,
+        queue_units: 0,
+        access_spread_ns: 0,
+    };
+
+    /// Card profile: an eMMC 5.1 at HS400 (200 MHz, 8 bit, DDR: 276 clocks, 1.38 µs, per
+    /// 512-byte block read, ≈ 371 MB/s) with command queueing, fitted to Samsung's 64 GB
+    /// eMMC 5.1 (Samsung's announcement of its first eMMC 5.1 parts, February 2015):
+    /// 250 MB/s sequential read, 125 MB/s sequential write, 11 000 random 4 KiB read IOPS
+    /// (with the command queue: QD32) and 13 000 random write IOPS. The fitting (card side;
+    /// see `sim/README.md`, "Card profiles"):
+    ///
+    /// * `read_block_ns` 2 048: 512 B at 250 MB/s (the bus alone would take 1 380 ns), so
+    ///   a 4 KiB read's data takes 16.4 µs.
+    /// * `read_access_ns` 182 µs: Samsung gives no QD1 figure, so QD1 is assumed at 5 000
+    ///   IOPS, the middle of what third-party measurements of HS400 eMMC report: 200 µs per
+    ///   read = access + 16.4 µs + CMD23 and CMD18 (1.7 µs).
+    /// * `queue_units` 2: at QD32 the units overlap their accesses and the bus (≈ 20 µs a
+    ///   task with CMD44, CMD45, CMD13 and CMD46) is not the limit, so IOPS = U / access
+    ///   and U = 11 000 × 182 µs = 2.0.
+    /// * `access_spread_ns` 24 µs: queued reads take 170..194 µs (assumed), so that tasks
+    ///   on different units finish out of order.
+    /// * `program_block_ns` 2 681: 512 B at 125 MB/s is 4 096 ns, of which the bus takes
+    ///   1 415 (283 clocks).
+    /// * `program_busy_ns` 43 µs: 13 000 write IOPS is 77 µs per 4 KiB, of which the eight
+    ///   blocks take 32.8 µs and the commands 1.7 µs.
+    /// * The rest as [`Latency::EMMC`].
+    pub const EMMC_HS400_CQ: Latency = Latency {
+        read_access_ns: 182_000,
+        read_block_ns: 2_048,
+        program_block_ns: 2_681,
+        program_busy_ns: 43_000,
+        queue_units: 2,
+        access_spread_ns: 24_000,
+        ..Self::EMMC
+    };
+
+    /// Card profile: a MicroSD card of application performance class A2 at SDR104
+    /// (200 MHz × 4 bit: 1 044 clocks, 5.22 µs, per 512-byte block, ≈ 98 MB/s), fitted to
+    /// the SanDisk Extreme A2 that the HSQ patch for mtk-sd measured in an MT8195
+    /// Chromebook (Acer Spin 513, fio bs=4k, without HSQ, so one request at a time on the
+    /// card): 1 643 random 4 KiB read IOPS and 74.4 MiB/s sequential read. The fitting
+    /// (see `sim/README.md`, "Card profiles"), with ≈ 55 µs of host software per I/O:
+    ///
+    /// * 74.4 MiB/s (78.0 MB/s) is below the bus's 98 MB/s: the card's internal read rate
+    ///   limits a long read. fio's sequential 4 KiB reads reach the card merged into
+    ///   requests of mtk-sd's `max_req_size`, 512 KiB, each 6.72 ms = access + 1 024 ×
+    ///   `read_block_ns` + CMD23 and CMD18 (1.7 µs) + host.
+    /// * 1 / 1 643 = 608.6 µs = access + 8 × `read_block_ns` + 1.7 µs + host.
+    /// * Both together: `read_block_ns` 6 017 ns, `read_access_ns` 503.8 µs.
+    /// * Writes, erase and power-up as [`Latency::SD`] (not measured).
+    pub const SD_A2_SDR104: Latency = Latency {
+        read_access_ns: 503_800,
+        read_block_ns: 6_017,
+        ..Self::SD
     };
 
     /// Nanoseconds `clocks` bus clocks take at `hz` (rounded up; 0 without a clock).
@@ -209,17 +299,89 @@ impl Latency {
         blocks.saturating_mul(payload + BLOCK_FRAME_CLOCKS + extra)
     }
 
-    /// Time of a read of `blocks` blocks: access time, then the blocks on the bus.
+    /// Time of a read of `blocks` blocks: access time, then the blocks at the pace of the
+    /// slower of the bus and the card ([`Latency::read_data_ns`]).
     pub const fn read_ns(&self, block_len: u32, blocks: u64, width: u8, ddr: bool, hz: u32) -> u64 {
         if blocks == 0 {
             return 0;
         }
-        let bus = if self.bus {
-            Self::clocks_ns(Self::data_clocks(block_len, blocks, width, ddr, false), hz)
+        self.read_access_ns
+            .saturating_add(self.read_data_ns(block_len, blocks, width, ddr, hz))
+    }
+
+    /// Time the blocks of a read take after the access: the bus time or the card's
+    /// internal read time ([`Latency::read_block_ns`] per 512 bytes), whichever is longer
+    /// (the bus waits for the card, or the card for the bus).
+    pub const fn read_data_ns(
+        &self,
+        block_len: u32,
+        blocks: u64,
+        width: u8,
+        ddr: bool,
+        hz: u32,
+    ) -> u64 {
+        let bus = self.data_bus_ns(block_len, blocks, width, ddr, hz, false);
+        let card = self
+            .read_block_ns
+            .saturating_mul(Self::sectors(block_len, blocks));
+        if card > bus {
+            card
         } else {
-            0
-        };
-        self.read_access_ns.saturating_add(bus)
+            bus
+        }
+    }
+
+    /// Time of a write's blocks on the bus and their per-block programming, without the
+    /// busy time after the last block.
+    pub const fn write_data_ns(
+        &self,
+        block_len: u32,
+        blocks: u64,
+        width: u8,
+        ddr: bool,
+        hz: u32,
+    ) -> u64 {
+        let bus = self.data_bus_ns(block_len, blocks, width, ddr, hz, true);
+        bus.saturating_add(
+            self.program_block_ns
+                .saturating_mul(Self::sectors(block_len, blocks)),
+        )
+    }
+
+    /// Bus time of `blocks` data blocks (0 with bus time off).
+    const fn data_bus_ns(
+        &self,
+        block_len: u32,
+        blocks: u64,
+        width: u8,
+        ddr: bool,
+        hz: u32,
+        write: bool,
+    ) -> u64 {
+        if !self.bus {
+            return 0;
+        }
+        Self::clocks_ns(Self::data_clocks(block_len, blocks, width, ddr, write), hz)
+    }
+
+    /// 512-byte sectors in `blocks` blocks of `block_len` bytes (rounded up).
+    const fn sectors(block_len: u32, blocks: u64) -> u64 {
+        (block_len as u64).saturating_mul(blocks).div_ceil(512)
+    }
+
+    /// Access time of a queued read task at `address`: within
+    /// [`Latency::access_spread_ns`] centred on [`Latency::read_access_ns`], the share
+    /// picked deterministically from the address.
+    pub const fn task_access_ns(&self, address: u32) -> u64 {
+        if self.access_spread_ns == 0 {
+            return self.read_access_ns;
+        }
+        // A multiplicative hash (Knuth's 2^32 / φ): neighbouring addresses land far apart.
+        let h = (address as u64).wrapping_mul(0x9E37_79B9) & 0xFFFF_FFFF;
+        let share = h % self.access_spread_ns.saturating_add(1);
+        self.read_access_ns
+            .saturating_sub(self.access_spread_ns / 2)
+            .saturating_add(share)
     }
 
     /// Time of a write of `blocks` blocks of `block_len` bytes: the blocks on the bus, the
@@ -235,13 +397,7 @@ impl Latency {
         if blocks == 0 {
             return 0;
         }
-        let bus = if self.bus {
-            Self::clocks_ns(Self::data_clocks(block_len, blocks, width, ddr, true), hz)
-        } else {
-            0
-        };
-        let sectors = (block_len as u64 * blocks).div_ceil(512);
-        bus.saturating_add(self.program_block_ns.saturating_mul(sectors))
+        self.write_data_ns(block_len, blocks, width, ddr, hz)
             .saturating_add(self.program_busy_ns)
     }
 
@@ -249,6 +405,170 @@ impl Latency {
     pub const fn erase_time_ns(&self, blocks: u64) -> u64 {
         self.erase_ns
             .saturating_add(self.erase_block_ns.saturating_mul(blocks))
+    }
+}
+
+/// A queued task as [`TaskTimer`] tracks it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct TimedTask {
+    read: bool,
+    /// 512-byte blocks of the task.
+    blocks: u16,
+    /// When the task's access is done and it shows ready in the queue status (ns of the
+    /// model clock).
+    ready_at: u64,
+}
+
+/// When queued tasks of a command-queueing eMMC become ready, on the MSDC model's clock
+/// (ns): the card's [`Latency::queue_units`] parallel units overlap the access times of
+/// queued reads, the bus moves one task's data at a time.
+///
+/// * A read queued (CMD45) at `t` starts its access on the unit that frees up first
+///   (lowest index on a tie) at `max(t, free)`, takes [`Latency::task_access_ns`] and is
+///   ready when that is done; the unit is busy until then.
+/// * A write is ready at once (the card takes its data into its buffer); after its
+///   transfer the programming busy ([`Latency::program_busy_ns`]) occupies the unit that
+///   frees up first, so reads queued after it wait for that unit; the per-block
+///   programming ([`Latency::program_block_ns`]) stays on the bus, as for a legacy write.
+/// * CMD46/47 of a task charges whatever remains of its access ([`TaskTimer::execute`]),
+///   0 when the host waited for the queue status to show it ready.
+///
+/// Nothing is random: the same commands at the same times give the same readiness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskTimer {
+    tasks: [Option<TimedTask>; TASK_SLOTS],
+    /// When each unit is free.
+    units: [u64; MAX_UNITS],
+    /// The task of the last CMD44, waiting for its CMD45: (task ID, read, blocks).
+    awaiting: Option<(u8, bool, u16)>,
+}
+
+impl Default for TaskTimer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TaskTimer {
+    /// No task queued, every unit free.
+    pub const fn new() -> Self {
+        Self {
+            tasks: [None; TASK_SLOTS],
+            units: [0; MAX_UNITS],
+            awaiting: None,
+        }
+    }
+
+    /// The unit that is free first among the `latency`'s units.
+    fn first_free_unit(&self, latency: &Latency) -> Option<usize> {
+        let n = usize::from(latency.queue_units).clamp(1, MAX_UNITS);
+        let mut best: Option<(usize, u64)> = None;
+        for (i, &free) in self.units.iter().take(n).enumerate() {
+            if best.is_none_or(|(_, b)| free < b) {
+                best = Some((i, free));
+            }
+        }
+        best.map(|(i, _)| i)
+    }
+
+    /// CMD44 for task `task_id` of `blocks` 512-byte blocks (a read if `read`) was
+    /// accepted.
+    pub fn parameters(&mut self, task_id: u8, read: bool, blocks: u16) {
+        self.awaiting = Some((task_id, read, blocks));
+    }
+
+    /// CMD45 with the task's `address` was accepted at `now`: the task is in the queue and
+    /// a read's access is scheduled.
+    pub fn queued(&mut self, latency: &Latency, address: u32, now: u64) {
+        let Some((task_id, read, blocks)) = self.awaiting.take() else {
+            return;
+        };
+        let ready_at = if read {
+            match self.first_free_unit(latency) {
+                Some(u) => {
+                    let free = self.units.get(u).copied().unwrap_or(0);
+                    let done = now
+                        .max(free)
+                        .saturating_add(latency.task_access_ns(address));
+                    if let Some(slot) = self.units.get_mut(u) {
+                        *slot = done;
+                    }
+                    done
+                }
+                None => now,
+            }
+        } else {
+            now
+        };
+        if let Some(t) = self.tasks.get_mut(usize::from(task_id)) {
+            *t = Some(TimedTask {
+                read,
+                blocks,
+                ready_at,
+            });
+        }
+    }
+
+    /// The tasks among `mask` that are ready at `now` (bit n: task n); tasks the timer
+    /// does not know (queued before it was watching) count as ready.
+    pub fn ready_mask(&self, mask: u32, now: u64) -> u32 {
+        let mut ready = 0;
+        for (i, t) in self.tasks.iter().enumerate() {
+            let bit = 1u32 << (i & 31);
+            if mask & bit != 0 && t.is_none_or(|t| t.ready_at <= now) {
+                ready |= bit;
+            }
+        }
+        ready
+    }
+
+    /// The earliest time after `now` at which one of the tasks in `mask` becomes ready.
+    pub fn next_ready(&self, mask: u32, now: u64) -> Option<u64> {
+        self.tasks
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| mask & (1u32 << (i & 31)) != 0)
+            .filter_map(|(_, t)| t.map(|t| t.ready_at))
+            .filter(|&at| at > now)
+            .min()
+    }
+
+    /// CMD46/47 of task `task_id` at `now`: the task leaves the queue; returns the access
+    /// time that remains (0 for a task already ready) and, for a write, its blocks.
+    pub fn execute(&mut self, task_id: u8, now: u64) -> (u64, Option<u16>) {
+        let task = self
+            .tasks
+            .get_mut(usize::from(task_id))
+            .and_then(Option::take);
+        task.map_or((0, None), |t| {
+            (
+                t.ready_at.saturating_sub(now),
+                (!t.read).then_some(t.blocks),
+            )
+        })
+    }
+
+    /// A write's transfer ended at `now`: its programming busy occupies a unit.
+    pub fn programming(&mut self, latency: &Latency, now: u64) {
+        if let Some(u) = self.first_free_unit(latency) {
+            if let Some(free) = self.units.get_mut(u) {
+                *free = now.max(*free).saturating_add(latency.program_busy_ns);
+            }
+        }
+    }
+
+    /// Every task leaves the queue (a discard, or the queue disabled); the units finish
+    /// what they started.
+    pub fn clear(&mut self) {
+        self.tasks = [None; TASK_SLOTS];
+        self.awaiting = None;
+    }
+
+    /// Task `task_id` leaves the queue (a discard of one task).
+    pub fn discard(&mut self, task_id: u8) {
+        if let Some(t) = self.tasks.get_mut(usize::from(task_id)) {
+            *t = None;
+        }
     }
 }
 

@@ -68,3 +68,102 @@ fn zero_latency_charges_nothing() {
     assert_eq!(ModelConfig::default().latency, Latency::EMMC);
     assert_eq!(Latency::default(), Latency::EMMC);
 }
+
+/// A legacy read as Linux sends it to a card that takes CMD23 (mtk-sd's auto-CMD23): CMD23
+/// and CMD18, each with a 48-bit response, then the access and the blocks.
+fn legacy_read_ns(l: &Latency, blocks: u64, width: u8, ddr: bool, hz: u32) -> u64 {
+    2 * l.command_ns(ResponseLength::Short, hz) + l.read_ns(512, blocks, width, ddr, hz)
+}
+
+/// A legacy write likewise (CMD23, CMD25, the blocks, programming, the final busy).
+fn legacy_write_ns(l: &Latency, blocks: u64, width: u8, ddr: bool, hz: u32) -> u64 {
+    2 * l.command_ns(ResponseLength::Short, hz) + l.write_ns(512, blocks, width, ddr, hz)
+}
+
+/// Host software time per I/O the fitting assumes (the lead refits to the kernel run).
+const HOST_NS: u64 = 55_000;
+
+#[test]
+fn the_sd_a2_profile_gives_the_chromebook_figures_at_sdr104() {
+    let l = Latency::SD_A2_SDR104;
+    let (hz, width) = (200_000_000, 4);
+    // 48 + 64 + 48 + 8 clocks a command at 200 MHz; 1 044 clocks a block on the bus.
+    assert_eq!(l.command_ns(ResponseLength::Short, hz), 840);
+    assert_eq!(
+        l.read_data_ns(512, 1, width, false, hz),
+        6_017,
+        "card-bound"
+    );
+    assert_eq!(Latency::SD.read_data_ns(512, 1, width, false, hz), 5_220);
+    // 4 KiB random read: 1 680 + 503 800 + 8 × 6 017.
+    let random = legacy_read_ns(&l, 8, width, false, hz);
+    assert_eq!(random, 553_616);
+    let iops = 1_000_000_000 / (random + HOST_NS);
+    assert_eq!(iops, 1_643, "the HSQ patch's figure without HSQ");
+    // 512 KiB sequential read: 1 680 + 503 800 + 1 024 × 6 017.
+    let sequential = legacy_read_ns(&l, 1024, width, false, hz);
+    assert_eq!(sequential, 6_666_888);
+    // 74.4 MiB/s within 0.1 MiB/s.
+    let kib_per_s = 512 * 1_000_000_000 / (sequential + HOST_NS);
+    assert!((76_100..=76_300).contains(&kib_per_s), "{kib_per_s} KiB/s");
+}
+
+#[test]
+fn the_emmc_profile_gives_the_data_sheet_figures_at_hs400() {
+    let l = Latency::EMMC_HS400_CQ;
+    let (hz, width, ddr) = (200_000_000, 8, true);
+    // 276 clocks a block read on the bus, 283 written; the card reads 512 B in 2 048 ns.
+    assert_eq!(Latency::EMMC.read_data_ns(512, 1, width, ddr, hz), 1_380);
+    assert_eq!(l.read_data_ns(512, 1, width, ddr, hz), 2_048, "card-bound");
+    assert_eq!(l.write_data_ns(512, 1, width, ddr, hz), 1_415 + 2_681);
+    // 4 KiB random read at QD1: 1 680 + 182 000 + 8 × 2 048 ≈ 5 000 IOPS (assumed).
+    let random = legacy_read_ns(&l, 8, width, ddr, hz);
+    assert_eq!(random, 200_064);
+    assert_eq!(1_000_000_000 / random, 4_998);
+    // QD32: two units overlap their accesses: 2 / 182 µs ≈ 11 000 IOPS (the data sheet).
+    assert_eq!(
+        u64::from(l.queue_units) * 1_000_000_000 / l.read_access_ns,
+        10_989
+    );
+    // 512 KiB sequential read: 1 680 + 182 000 + 1 024 × 2 048; long reads reach the
+    // card's 250 MB/s less the access.
+    let sequential = legacy_read_ns(&l, 1024, width, ddr, hz);
+    assert_eq!(sequential, 2_280_832);
+    assert_eq!(512 * 1024 * 1_000_000 / sequential, 229_866, "KB/s");
+    assert_eq!(
+        512 * 1024 * 1_000_000 / l.read_data_ns(512, 1024, width, ddr, hz),
+        250_000,
+        "KB/s"
+    );
+    // Writes: 125 MB/s sequential, 13 000 random 4 KiB IOPS.
+    let write = legacy_write_ns(&l, 8, width, ddr, hz);
+    assert_eq!(write, 1_680 + 8 * 4_096 + 43_000);
+    assert_eq!(1_000_000_000 / write, 12_911);
+    assert_eq!(
+        512 * 1024 * 1_000_000 / l.write_data_ns(512, 1024, width, ddr, hz),
+        125_000,
+        "KB/s"
+    );
+    // Queued reads take 170..194 µs, centred on the access time, and vary by address.
+    let accesses: Vec<u64> = (0..64).map(|a| l.task_access_ns(a * 8)).collect();
+    assert!(accesses.iter().all(|a| (170_000..=194_000).contains(a)));
+    assert!(accesses.iter().any(|&a| a != accesses[0]));
+    assert_eq!(
+        Latency::EMMC.task_access_ns(8),
+        Latency::EMMC.read_access_ns
+    );
+}
+
+#[test]
+fn the_generic_defaults_keep_the_untimed_queue_and_the_bus_bound_reads() {
+    for l in [Latency::EMMC, Latency::SD, Latency::ZERO] {
+        assert_eq!(l.queue_units, 0);
+        assert_eq!(l.read_block_ns, 0);
+        assert_eq!(l.access_spread_ns, 0);
+    }
+    assert_eq!(Latency::EMMC_HS400_CQ.erase_ns, Latency::EMMC.erase_ns);
+    assert_eq!(
+        Latency::SD_A2_SDR104.program_busy_ns,
+        Latency::SD.program_busy_ns
+    );
+}

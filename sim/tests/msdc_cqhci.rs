@@ -15,7 +15,10 @@ use sim::cqhci::Fault as CqFault;
 use sim::emmc::{Card, ReadyOrder};
 use sim::latency::{Latency, ResponseLength};
 use sim::msdc::controller::CLOCK_STABLE_POLLS;
-use sim::msdc::regs::{ResponseType, MSDC_CFG, MSDC_INT, MSDC_INTEN, SDC_ARG, SDC_CMD, SDC_RESP0};
+use sim::msdc::regs::{
+    BusWidth, ClockMode, ResponseType, MSDC_CFG, MSDC_INT, MSDC_INTEN, SDC_ARG, SDC_CFG, SDC_CMD,
+    SDC_RESP0,
+};
 use sim::msdc::{ModelConfig, MsdcModel, Violation};
 use sim::{BusMemory, Ram};
 
@@ -40,8 +43,19 @@ fn config() -> ModelConfig {
 }
 
 fn joined() -> Bus<MsdcModel> {
+    joined_with(Latency::EMMC)
+}
+
+fn joined_with(latency: Latency) -> Bus<MsdcModel> {
+    joined_on(ModelConfig {
+        latency,
+        ..config()
+    })
+}
+
+fn joined_on(config: ModelConfig) -> Bus<MsdcModel> {
     Bus::new(MsdcModel::with_cqhci(
-        config(),
+        config,
         sim::cqhci::ModelConfig::MEDIATEK,
     ))
 }
@@ -85,9 +99,20 @@ fn enable_cqhci(bus: &Bus<MsdcModel>) {
 /// Writes task `tag`'s descriptors: a data task of `BLOCKS` blocks at `SECTOR`, its link to
 /// one transfer descriptor over the task's data buffer.
 fn put_task(ram: &mut Ram<'_>, tag: u8, read: bool) -> u64 {
+    let data = DATA_AT + 0x800 * u64::from(tag);
+    put_task_at(ram, tag, read, (BLOCKS, SECTOR), data)
+}
+
+/// Writes task `tag`'s descriptors for `blocks` blocks at `sector`, its data at `data`.
+fn put_task_at(
+    ram: &mut Ram<'_>,
+    tag: u8,
+    read: bool,
+    (blocks, sector): (u16, u32),
+    data: u64,
+) -> u64 {
     let slot = RAM_BASE + SLOT_LEN * u64::from(tag);
     let xfer = XFER_AT + 16 * u64::from(tag);
-    let data = DATA_AT + 0x800 * u64::from(tag);
     let task = DESC_ATTRIBUTES::zeroed()
         .with_valid(true)
         .with_end(true)
@@ -96,9 +121,9 @@ fn put_task(ram: &mut Ram<'_>, tag: u8, read: bool) -> u64 {
         .raw()
         | TASK_DESC::zeroed()
             .with_data_direction(read)
-            .try_with_block_count(u64::from(BLOCKS))
+            .try_with_block_count(u64::from(blocks))
             .unwrap()
-            .try_with_block_address(u64::from(SECTOR))
+            .try_with_block_address(u64::from(sector))
             .unwrap()
             .raw();
     let link = DESC_ATTRIBUTES::zeroed()
@@ -112,7 +137,7 @@ fn put_task(ram: &mut Ram<'_>, tag: u8, read: bool) -> u64 {
         .with_act(Act::Transfer)
         .raw()
         | DATA_DESC::zeroed()
-            .try_with_length(u64::from(BLOCKS) * 512)
+            .try_with_length(u64::from(blocks) * 512)
             .unwrap()
             .try_with_address_lo(data)
             .unwrap()
@@ -141,13 +166,33 @@ fn sector_range() -> core::ops::Range<usize> {
 /// An initialised eMMC card (RCA 1, command queueing on), RAM and the joined model set up
 /// for legacy commands, handed to `f`.
 fn with_rig(f: impl FnOnce(&Bus<MsdcModel>, &mut Card<'_>, &mut Ram<'_>)) {
-    let mut storage = vec![0u8; 64 * 512];
+    with_rig_on(Latency::EMMC, RAM_LEN, f);
+}
+
+/// [`with_rig`] with the card timing `latency` and `ram_len` bytes of RAM.
+fn with_rig_on(
+    latency: Latency,
+    ram_len: usize,
+    f: impl FnOnce(&Bus<MsdcModel>, &mut Card<'_>, &mut Ram<'_>),
+) {
+    with_bus(joined_with(latency), ram_len, |bus, card, ram| {
+        legacy_setup(bus);
+        f(bus, card, ram);
+    });
+}
+
+/// An initialised eMMC card (RCA 1, command queueing on) and `ram_len` bytes of RAM with
+/// `bus`, handed to `f`.
+fn with_bus(
+    bus: Bus<MsdcModel>,
+    ram_len: usize,
+    f: impl FnOnce(&Bus<MsdcModel>, &mut Card<'_>, &mut Ram<'_>),
+) {
+    let mut storage = vec![0u8; 1024 * 512];
     let mut card = Card::new(&mut storage, 32, ReadyOrder::Immediate);
     card.initialize(RCA, true).unwrap();
-    let mut bytes = vec![0u8; RAM_LEN];
+    let mut bytes = vec![0u8; ram_len];
     let mut ram = Ram::new(RAM_BASE, &mut bytes);
-    let bus = joined();
-    legacy_setup(&bus);
     f(&bus, &mut card, &mut ram);
 }
 
@@ -415,4 +460,234 @@ fn the_last_violation_is_kept_past_the_first_ones() {
         model.last_violation(),
         Some(Violation::UnknownRegister(last))
     );
+}
+
+/// A timed queue's card for the overlap tests: `units` parallel units, a 20 ms access (far
+/// above the 1.3 ms a 4 KiB task takes on the test's 25 MHz, 1-bit bus, so that the access
+/// dominates), `spread` of spread.
+fn overlapping(units: u8, spread: u64) -> Latency {
+    Latency {
+        read_access_ns: 20_000_000,
+        queue_units: units,
+        access_spread_ns: spread,
+        ..Latency::EMMC
+    }
+}
+
+/// 4 KiB reads, 8 blocks each.
+const TASK_BLOCKS: u16 = 8;
+/// The tasks' data buffers, 4 KiB apart, after the descriptors.
+const TASK_DATA_AT: u64 = RAM_BASE + 0x4000;
+
+/// Queues read tasks `tags` at once (doorbell for all) and runs the model until they have
+/// all completed; returns the model time they took and the tags in completion order.
+fn run_reads(
+    bus: &Bus<MsdcModel>,
+    card: &mut Card<'_>,
+    ram: &mut Ram<'_>,
+    tags: &[u8],
+) -> (u64, Vec<u8>) {
+    let mut doorbell = 0u32;
+    for &t in tags {
+        let sector = 16 * u32::from(t) + 3;
+        put_task_at(
+            ram,
+            t,
+            true,
+            (TASK_BLOCKS, sector),
+            TASK_DATA_AT + 0x1000 * u64::from(t),
+        );
+        doorbell |= 1 << t;
+    }
+    let _ = bus.model().take_elapsed_ns();
+    let start = bus.model().now_ns();
+    bus.write(CQTDBR::zeroed().try_with_dbr(doorbell).unwrap());
+    let mut order = Vec::new();
+    let mut done = 0u32;
+    for _ in 0..10_000 {
+        if done == doorbell {
+            break;
+        }
+        assert!(
+            bus.model().step(card, ram),
+            "the block never stops with tasks queued"
+        );
+        let tcn = bus.read::<CQTCN>().tcn();
+        for t in 0..32u8 {
+            if tcn & !done & (1 << t) != 0 {
+                order.push(t);
+            }
+        }
+        done = tcn;
+    }
+    assert_eq!(done, doorbell, "all complete");
+    bus.write(CQTCN::zeroed().try_with_tcn(done).unwrap());
+    bus.write(CQIS::zeroed().with_tcc(true));
+    let elapsed = bus.model().take_elapsed_ns();
+    assert_eq!(
+        bus.model().now_ns() - start,
+        elapsed,
+        "the clock follows the charges"
+    );
+    (elapsed, order)
+}
+
+/// One 4 KiB task on the test's bus: its data and its CMD44, CMD45, CMD13 and CMD46.
+fn task_bus_ns() -> u64 {
+    let (l, hz) = (Latency::EMMC, 25_000_000);
+    l.read_data_ns(512, u64::from(TASK_BLOCKS), 1, false, hz)
+        + 4 * l.command_ns(ResponseLength::Short, hz)
+}
+
+#[test]
+fn a_timed_queue_overlaps_the_access_of_queued_reads_on_its_units() {
+    const N: u64 = 8;
+    let tags: Vec<u8> = (0..N as u8).collect();
+    let access = overlapping(1, 0).read_access_ns;
+    for units in [1u8, 2, 4] {
+        with_rig_on(overlapping(units, 0), 0xC000, |bus, card, ram| {
+            enable_cqhci(bus);
+            let (ns, _) = run_reads(bus, card, ram, &tags);
+            // N / U accesses one after the other on each unit; the transfers of earlier tasks
+            // overlap later accesses, and none can overlap more than N of them.
+            let rounds = N.div_ceil(u64::from(units));
+            let floor = rounds * access;
+            assert!(ns >= floor, "{units} units: {ns} < {floor}");
+            // Polls that find nothing ready end at most one poll period late.
+            let slack = N * task_bus_ns() + 2 * N * 21_000;
+            assert!(
+                ns <= floor + slack,
+                "{units} units: {ns} > {floor} + {slack}"
+            );
+            assert_eq!(bus.model().violations().0, 0);
+        });
+    }
+    // One task at a time: every access is waited for in turn.
+    with_rig_on(overlapping(4, 0), 0xC000, |bus, card, ram| {
+        enable_cqhci(bus);
+        let mut total = 0;
+        for &t in &tags {
+            total += run_reads(bus, card, ram, &[t]).0;
+        }
+        assert!(total >= N * (access + task_bus_ns()), "{total}");
+        assert!(
+            total <= N * (access + task_bus_ns() + 2 * 21_000),
+            "{total}"
+        );
+    });
+}
+
+#[test]
+fn a_timed_queue_completes_tasks_on_different_units_out_of_order_repeatably() {
+    let tags: Vec<u8> = (0..8).collect();
+    let run = || {
+        let mut order = Vec::new();
+        with_rig_on(overlapping(4, 10_000_000), 0xC000, |bus, card, ram| {
+            enable_cqhci(bus);
+            order = run_reads(bus, card, ram, &tags).1;
+            let mut back = vec![0u8; 4096];
+            for &t in &tags {
+                ram.read(TASK_DATA_AT + 0x1000 * u64::from(t), &mut back)
+                    .unwrap();
+                let at = (16 * usize::from(t) + 3) * 512;
+                assert_eq!(back, card.storage()[at..at + 4096], "task {t}'s data");
+            }
+        });
+        order
+    };
+    let order = run();
+    let mut sorted = order.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, tags, "every task once");
+    assert_ne!(order, tags, "out of order");
+    assert_eq!(run(), order, "the same order every run");
+}
+
+#[test]
+fn time_passing_outside_the_model_lets_queued_accesses_finish() {
+    with_rig_on(overlapping(2, 0), 0xC000, |bus, card, ram| {
+        enable_cqhci(bus);
+        put_task_at(ram, 0, true, (TASK_BLOCKS, 40), TASK_DATA_AT);
+        bus.write(CQTDBR::zeroed().try_with_dbr(1).unwrap());
+        // CMD44 and CMD45: the access starts.
+        assert!(bus.model().step(card, ram));
+        let _ = bus.model().take_elapsed_ns();
+        // The guest's time between two runs covers the access: the next poll finds the task
+        // ready without waiting, and its CMD46 charges only the bus.
+        let now = bus.model().now_ns();
+        bus.model().elapse(15_000_000);
+        // An absolute reading behind the clock changes nothing; one ahead moves it.
+        bus.model().advance_to(now);
+        assert_eq!(bus.model().now_ns(), now + 15_000_000);
+        bus.model().advance_to(now + 20_000_000);
+        assert_eq!(bus.model().now_ns(), now + 20_000_000);
+        assert_eq!(
+            bus.model().take_elapsed_ns(),
+            0,
+            "elapsed time is not charged"
+        );
+        assert!(bus.model().step(card, ram));
+        let (l, hz) = (Latency::EMMC, 25_000_000);
+        assert_eq!(
+            bus.model().take_elapsed_ns(),
+            l.command_ns(ResponseLength::Short, hz),
+            "one poll"
+        );
+        assert!(bus.model().step(card, ram));
+        assert_eq!(bus.read::<CQTCN>().tcn(), 1);
+        assert_eq!(
+            bus.model().take_elapsed_ns(),
+            l.command_ns(ResponseLength::Short, hz)
+                + l.read_data_ns(512, u64::from(TASK_BLOCKS), 1, false, hz)
+        );
+    });
+}
+
+#[test]
+fn the_emmc_profile_queues_about_11000_random_reads_a_second_at_hs400() {
+    // HS400 at 200 MHz: a 400 MHz source halved, 8 bits. The card model stays at its
+    // initial timing: the queued path does not check the bus against the card.
+    let config = ModelConfig {
+        latency: Latency::EMMC_HS400_CQ,
+        source_hz: 400_000_000,
+        ..config()
+    };
+    let hs400 = |bus: &Bus<MsdcModel>| {
+        let cfg = MSDC_CFG::zeroed()
+            .with_mode(true)
+            .with_ckmod(ClockMode::Hs400)
+            .with_hs400_ck_mode(true);
+        bus.write(cfg);
+        while !bus.read::<MSDC_CFG>().ckstb() {}
+        bus.write(SDC_CFG::zeroed().with_buswidth(BusWidth::Eight));
+        assert_eq!(bus.model().bus_clock_hz(), 200_000_000);
+    };
+    let tags: Vec<u8> = (0..32).collect();
+    with_bus(joined_on(config), 0x2_4000, |bus, card, ram| {
+        hs400(bus);
+        enable_cqhci(bus);
+        // QD32: two units at 182 µs each, 16 rounds.
+        let (ns, _) = run_reads(bus, card, ram, &tags);
+        let iops = 32 * 1_000_000_000 / ns;
+        assert!(
+            (10_000..=11_000).contains(&iops),
+            "QD32: {iops} IOPS ({ns} ns)"
+        );
+        // QD1: one task at a time, each access waited for.
+        let mut total = 0;
+        for &t in &tags {
+            total += run_reads(bus, card, ram, &[t]).0;
+        }
+        let iops = 32 * 1_000_000_000 / total;
+        assert!(
+            (4_600..=5_100).contains(&iops),
+            "QD1: {iops} IOPS ({total} ns)"
+        );
+        assert_eq!(
+            bus.model().violations().0,
+            0,
+            "{:?}",
+            bus.model().violations()
+        );
+    });
 }

@@ -224,6 +224,39 @@ fn the_response_window_depends_on_the_edge_for_every_layout() {
 }
 
 #[test]
+fn a_window_shifted_at_run_time_fails_the_tuned_delay_until_retuned() {
+    let before = SampleWindows::span(10, 8);
+    let after = SampleWindows::span(30, 8);
+    for delays in LAYOUTS {
+        let mut rig = delays.board(windows([before; 2], [before; 2], 0));
+        rig.hs200();
+        set_edges(&mut rig, false, false, false);
+        // Tuned to the middle of the window: everything passes.
+        assert_eq!(cmd_sweep(&mut rig, delays), before, "{delays:?}");
+        set_cmd_cells(&mut rig, delays, 14, 0, [true, false]);
+        assert_eq!(data_sweep(&mut rig, delays), before, "{delays:?}");
+        set_data_cells(&mut rig, delays, 14, 0, [true, false]);
+        assert!(rig.command(13).cmdrdy());
+        assert!(rig.read_block(21, 128).xfer_compl());
+        let errors = rig.model.sampling_errors();
+        // The board's timing drifts: the tuned delays now misread responses and data, and a
+        // new tuning finds the shifted windows, whose middles work.
+        rig.model.set_sampling(windows([after; 2], [after; 2], 0));
+        assert!(rig.command(13).rspcrcerr(), "{delays:?}");
+        assert_eq!(rig.model.sampling_errors(), errors + 1);
+        assert_eq!(cmd_sweep(&mut rig, delays), after, "{delays:?}");
+        set_cmd_cells(&mut rig, delays, 31, 3, [true, true]);
+        let int = rig.read_block(21, 128);
+        assert!(int.cmdrdy() && int.datcrcerr(), "{delays:?} {int:?}");
+        assert_eq!(data_sweep(&mut rig, delays), after, "{delays:?}");
+        set_data_cells(&mut rig, delays, 31, 3, [true, true]);
+        assert!(rig.command(13).cmdrdy());
+        assert!(rig.read_block(21, 128).xfer_compl());
+        assert_eq!(rig.model.violations().0, 0);
+    }
+}
+
+#[test]
 fn the_read_data_window_depends_on_the_edge_for_every_layout() {
     let rising = SampleWindows::span(20, 12);
     let falling = SampleWindows::span(33, 20);

@@ -11,7 +11,11 @@
 //! `CQSSC1.CIT` clocks of the internal timer (`CQCAP.ITCFMUL` × `ITCFVAL`) first. The
 //! block does not stop for that wait: the poll step takes it, and the host that runs the
 //! model charges it as simulated time ([`CqhciModel::take_waited_ns`]), so a model that
-//! waits is never one that reports no work.
+//! waits is never one that reports no work. When tasks become ready is the card's business
+//! (the MSDC model's timed queue gates the queue status it answers with); the block tells
+//! its host whether its next step is a poll ([`CqhciModel::next_step_polls`]) and how long
+//! its idle wait is ([`CqhciModel::idle_wait_ns`]), so that the host can let a long access
+//! pass in one step.
 
 use super::super::bus::{RegisterFile, Serves};
 use super::super::emmc::command::{QUEUED_TASK_PARAMS, RCA_ARG, TASK_ARG};
@@ -467,6 +471,39 @@ impl CqhciModel {
         self.waited_clocks = before.waited_clocks;
         self.faults = before.faults;
         self.drop_stall_faults();
+    }
+
+    /// What the next [`CqhciModel::step`] will be if it is a queue status poll: `Some(true)`
+    /// if that poll first waits the send-status idle timer (the last one found nothing
+    /// ready), `Some(false)` if it polls at once; `None` if the step does something else
+    /// (or may: a task still to fetch). The MSDC model uses it to let the time a timed
+    /// queue's tasks need pass in polls that find nothing ready.
+    pub fn next_step_polls(&self) -> Option<bool> {
+        let busy_control = (self.clear_requested && self.halted && !self.clear_stuck)
+            || (self.halt_requested && !self.halted);
+        let polls = self.enabled()
+            && !busy_control
+            && !self.halted
+            && !self.error_stop
+            && self.order_len == 0
+            && self.dpt != 0
+            && self.dqs & self.dpt == 0;
+        polls.then_some(self.polled_idle)
+    }
+
+    /// The send-status idle timer's wait between two polls, in ns (`CQSSC1.CIT` clocks of
+    /// the internal timer, rounded up; 0 without a usable timer frequency).
+    pub fn idle_wait_ns(&self) -> u64 {
+        let clocks = u64::from(self.ssc1.cit());
+        match self.timer_hz() {
+            Some(hz) => clocks.saturating_mul(NS_PER_SECOND).div_ceil(hz),
+            None => 0,
+        }
+    }
+
+    /// The tasks queued in the device and not yet executed (`CQDPT`; bit n: task n).
+    pub fn tasks_in_device(&self) -> u32 {
+        self.dpt
     }
 
     /// Whether a task is in the block: its doorbell rung and not yet completed or cleared

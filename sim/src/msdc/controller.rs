@@ -37,7 +37,13 @@
 //! * Time: every command and data phase adds what it would take on hardware to a counter
 //!   that [`MsdcModel::take_elapsed_ns`] reads and clears: the frames at the bus clock and
 //!   width programmed in `MSDC_CFG`/`SDC_CFG` and the card's internal times, with the
-//!   parameters of [`ModelConfig::latency`] (see the `latency` module).
+//!   parameters of [`ModelConfig::latency`] (see the `latency` module). The same charges
+//!   advance the model clock ([`MsdcModel::now_ns`]), which also takes the time the caller
+//!   reports passing outside the model ([`MsdcModel::elapse`]). With a timed queue
+//!   ([`Latency::queue_units`] ≥ 1) the card's queued tasks become ready on that clock
+//!   (`latency::TaskTimer`): a queue status poll shows only the tasks whose access is done,
+//!   a poll that would find none ready is preceded by the polls and idle-timer waits that
+//!   pass until the earliest is, and CMD46/47 charge the bus (and any access left).
 //! * Power and clocks, which the board controls (no register does): when the SoC power
 //!   domain goes off ([`MsdcModel::power_off`]) every register of the controller and of
 //!   its CQHCI block returns to its reset value, work in progress is dropped
@@ -112,7 +118,7 @@
 use super::super::bus::{RegisterFile, Serves};
 use super::super::cqhci::{self, CqhciModel, HostErrorKind};
 use super::super::emmc::{CardWork, Command, Response};
-use super::super::latency::{Latency, ResponseLength};
+use super::super::latency::{Latency, ResponseLength, TaskTimer};
 use super::super::memory::BusMemory;
 use super::super::windows::{CqhciBlock, MsdcBase, MsdcTop};
 use super::desc::{checksum_sealed, Bd, Gpd};
@@ -126,7 +132,7 @@ use super::regs::{
     PAD_TUNE_CELLS, SDC_ACMD_RESP, SDC_ADV_CFG0, SDC_ARG, SDC_BLK_NUM, SDC_CFG, SDC_CMD,
     SDC_FIFO_CFG, SDC_RESP0, SDC_RESP1, SDC_RESP2, SDC_RESP3, SDC_STS, TOP_BASE, TOP_LEN,
 };
-use super::slot::{BusWork, CardSlot, Metered};
+use super::slot::{BusSetting, BusWork, CardSlot, Metered, QueueClock};
 use crate::registers::PartialFieldValue;
 
 /// Timing model: reads of `MSDC_CFG` (or `MSDC_FIFOCS`) for which a reset (or FIFO clear)
@@ -144,9 +150,6 @@ pub const MAX_BD_CHAIN: usize = 4096;
 
 /// Bytes moved between memory and card per transfer chunk.
 const CHUNK: usize = 64;
-
-/// The block length of the CQHCI block's transfers (queued tasks move 512-byte blocks).
-const BLOCK_LEN: u32 = 512;
 
 /// Registers that are plain storage (tuning, eMMC 5.x and pad configuration).
 const PLAIN_REGISTERS: [usize; 19] = [
@@ -597,6 +600,11 @@ pub struct MsdcModel {
     fault: Option<Fault>,
     commands: u32,
     elapsed_ns: u64,
+    /// The model clock: every charge and the time the caller reports passing outside the
+    /// model ([`MsdcModel::elapse`]), ns.
+    clock_ns: u64,
+    /// When the card's queued tasks become ready (timed queue, [`Latency::queue_units`]).
+    task_timer: TaskTimer,
     violation_count: u32,
     violations: [Option<Violation>; MAX_VIOLATIONS],
     last_violation: Option<Violation>,
@@ -664,6 +672,8 @@ impl MsdcModel {
             fault: None,
             commands: 0,
             elapsed_ns: 0,
+            clock_ns: 0,
+            task_timer: TaskTimer::new(),
             violation_count: 0,
             violations: [None; MAX_VIOLATIONS],
             last_violation: None,
@@ -766,6 +776,9 @@ impl MsdcModel {
         self.fault = before.fault;
         self.commands = before.commands;
         self.elapsed_ns = before.elapsed_ns;
+        // Time goes on, and the card (whose supply is separate) keeps its queue and units.
+        self.clock_ns = before.clock_ns;
+        self.task_timer = before.task_timer;
         self.violation_count = before.violation_count;
         self.violations = before.violations;
         self.last_violation = before.last_violation;
@@ -862,6 +875,44 @@ impl MsdcModel {
 
     fn charge(&mut self, ns: u64) {
         self.elapsed_ns = self.elapsed_ns.saturating_add(ns);
+        self.clock_ns = self.clock_ns.saturating_add(ns);
+    }
+
+    /// Time passed outside the model (the guest's time between two runs of the simulated
+    /// board, or a host test's wait): the model clock advances by `ns`, so the card's
+    /// queued tasks get on with their access meanwhile, but nothing is charged to
+    /// [`MsdcModel::take_elapsed_ns`].
+    pub fn elapse(&mut self, ns: u64) {
+        self.clock_ns = self.clock_ns.saturating_add(ns);
+    }
+
+    /// Time outside the model as an absolute reading: the model clock moves on to `ns` if
+    /// that is later (it never goes back). A board that keeps the guest waiting for the
+    /// charged time can pass the guest's time since the model was built, so that the time
+    /// it already waited for a charge is not counted twice.
+    pub fn advance_to(&mut self, ns: u64) {
+        self.clock_ns = self.clock_ns.max(ns);
+    }
+
+    /// The model clock, ns: everything charged plus everything [`MsdcModel::elapse`]d
+    /// since the model was built (power cycles do not stop it).
+    pub fn now_ns(&self) -> u64 {
+        self.clock_ns
+    }
+
+    /// Changes the board's sampling windows from now on (a board whose timing drifts, so
+    /// that the delays software tuned stop working and the host must re-tune).
+    pub fn set_sampling(&mut self, windows: SampleWindows) {
+        self.config.sampling = windows;
+    }
+
+    /// The bus as `MSDC_CFG` and `SDC_CFG` program it now.
+    fn bus_setting(&self) -> BusSetting {
+        BusSetting {
+            hz: self.bus_clock_hz(),
+            width: self.host_bus_width(),
+            ddr: self.double_data_rate(),
+        }
     }
 
     /// Latches `event` in `MSDC_INT`.
@@ -916,29 +967,52 @@ impl MsdcModel {
     }
 
     /// Charges what the CQHCI block did on the bus, at the clock and width `MSDC_CFG` and
-    /// `SDC_CFG` select: its commands (48-bit responses) and its data in 512-byte blocks,
-    /// each task's data as one access.
+    /// `SDC_CFG` select: its commands (48-bit responses) and its data in 512-byte blocks
+    /// ([`BusWork`] says how a task's access counts), then the card's busy work.
     fn charge_bus_work(&mut self, seen: &BusWork) {
-        let (hz, width, ddr) = (
-            self.bus_clock_hz(),
-            self.host_bus_width(),
-            self.double_data_rate(),
-        );
-        let l = self.config.latency;
-        let blocks = |bytes: u64| bytes.div_ceil(u64::from(BLOCK_LEN));
-        let ns = l
-            .command_ns(ResponseLength::Short, hz)
-            .saturating_mul(seen.answered)
-            .saturating_add(
-                l.command_ns(ResponseLength::Missing, hz)
-                    .saturating_mul(seen.missing),
-            )
-            .saturating_add(l.read_ns(BLOCK_LEN, blocks(seen.read_bytes), width, ddr, hz))
-            .saturating_add(l.write_ns(BLOCK_LEN, blocks(seen.written_bytes), width, ddr, hz));
+        let ns = seen.bus_ns(&self.config.latency, self.bus_setting());
         self.charge(ns);
         for &work in &seen.work {
             self.charge_work(work);
         }
+    }
+
+    /// Before a queue status poll of a timed queue that would find nothing ready: lets the
+    /// polls that find nothing ready pass (each a CMD13 and the idle timer's wait), so that
+    /// the poll the step makes is the first at or after the earliest ready time. A block
+    /// with a task whose access is under way then waits for it in one step, not in as many
+    /// polls as fit in the access time.
+    fn wait_for_ready_task(&mut self) {
+        let latency = self.config.latency;
+        let Some(cq) = self.cqhci.as_ref() else {
+            return;
+        };
+        if latency.queue_units == 0 {
+            return;
+        }
+        let Some(waits_idle) = cq.next_step_polls() else {
+            return;
+        };
+        let (pending, now) = (cq.tasks_in_device(), self.clock_ns);
+        if self.task_timer.ready_mask(pending, now) & pending != 0 {
+            return;
+        }
+        let Some(ready_at) = self.task_timer.next_ready(pending, now) else {
+            return;
+        };
+        let idle = cq.idle_wait_ns();
+        let poll = latency.command_ns(ResponseLength::Short, self.bus_clock_hz());
+        let first = now.saturating_add(if waits_idle { idle } else { 0 });
+        if first >= ready_at {
+            return;
+        }
+        let period = poll.saturating_add(idle);
+        let wait = if period == 0 {
+            ready_at - first
+        } else {
+            (ready_at - first).div_ceil(period).saturating_mul(period)
+        };
+        self.charge(wait);
     }
 
     /// The clock fields of `cfg` in the SoC's divider layout.
@@ -1300,10 +1374,21 @@ impl MsdcModel {
         card: &mut C,
         mem: &mut M,
     ) -> bool {
+        if self.cqhci.is_none() {
+            return false;
+        }
+        self.wait_for_ready_task();
+        let (latency, bus, start) = (self.config.latency, self.bus_setting(), self.clock_ns);
         let Some(cq) = self.cqhci.as_mut() else {
             return false;
         };
-        let mut metered = Metered::new(card);
+        let clock = (latency.queue_units != 0).then_some(QueueClock {
+            timer: &mut self.task_timer,
+            latency,
+            bus,
+            start,
+        });
+        let mut metered = Metered::new(card, clock);
         let progressed = cq.step(&mut metered, mem);
         let errors = cq.take_host_errors();
         let waited = cq.take_waited_ns();

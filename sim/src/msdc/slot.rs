@@ -2,7 +2,9 @@
 //! The card slot: the command and data interface through which the MSDC model drives an
 //! attached eMMC or SD card model.
 
-use super::super::emmc::{Card, CardWork, Command, DataError, NoResponse, Response};
+use super::super::emmc::command::TASK_ARG;
+use super::super::emmc::{Card, CardWork, Command, DataError, NoResponse, QueuedTask, Response};
+use super::super::latency::{Latency, ResponseLength, TaskTimer};
 use super::super::sd::SdCard;
 
 /// A card on the MSDC bus: the command and data interface both card models offer.
@@ -120,21 +122,93 @@ pub(super) struct BusWork {
     /// The card's busy work (switch, flush, erase from a direct command), one at most per
     /// command, collected as it is reported.
     pub(super) work: [CardWork; 4],
+    /// Access time a timed queue ([`Latency::queue_units`] ≥ 1) still had to wait for when
+    /// CMD46 started a task that was not ready yet, in ns.
+    pub(super) access_wait_ns: u64,
 }
+
+/// The bus as `MSDC_CFG` and `SDC_CFG` program it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct BusSetting {
+    /// Bus clock, Hz.
+    pub(super) hz: u32,
+    /// Data lines.
+    pub(super) width: u8,
+    /// Double data rate.
+    pub(super) ddr: bool,
+}
+
+/// Bytes per block of the CQHCI block's data (JESD84-B51 queued tasks count 512-byte
+/// blocks).
+const BLOCK_LEN: u32 = 512;
+
+impl BusWork {
+    /// What the commands seen so far took on the bus at `bus`.
+    fn command_ns(&self, l: &Latency, bus: BusSetting) -> u64 {
+        l.command_ns(ResponseLength::Short, bus.hz)
+            .saturating_mul(self.answered)
+            .saturating_add(
+                l.command_ns(ResponseLength::Missing, bus.hz)
+                    .saturating_mul(self.missing),
+            )
+    }
+
+    /// What everything seen took, at `bus` with the card timing `l`: the commands, the data
+    /// (each task's read data as one access in the untimed queue; in the timed one the
+    /// access is the [`TaskTimer`]'s, with what CMD46 had to wait for, and a write's final
+    /// busy is programming on a unit), and the card's busy work is left to the caller.
+    pub(super) fn bus_ns(&self, l: &Latency, bus: BusSetting) -> u64 {
+        let blocks = |bytes: u64| bytes.div_ceil(u64::from(BLOCK_LEN));
+        let (r, w) = (blocks(self.read_bytes), blocks(self.written_bytes));
+        let (BusSetting { hz, width, ddr }, timed) = (bus, l.queue_units != 0);
+        let data = if timed {
+            let read = if r == 0 {
+                0
+            } else {
+                l.read_data_ns(BLOCK_LEN, r, width, ddr, hz)
+            };
+            read.saturating_add(l.write_data_ns(BLOCK_LEN, w, width, ddr, hz))
+                .saturating_add(self.access_wait_ns)
+        } else {
+            l.read_ns(BLOCK_LEN, r, width, ddr, hz)
+                .saturating_add(l.write_ns(BLOCK_LEN, w, width, ddr, hz))
+        };
+        self.command_ns(l, bus).saturating_add(data)
+    }
+}
+
+/// The queue timing a [`Metered`] slot keeps up to date: when queued tasks become ready
+/// on the MSDC model's clock.
+pub(super) struct QueueClock<'t> {
+    /// The tasks and units.
+    pub(super) timer: &'t mut TaskTimer,
+    /// The card's timing.
+    pub(super) latency: Latency,
+    /// The bus.
+    pub(super) bus: BusSetting,
+    /// The model clock when the step started, ns.
+    pub(super) start: u64,
+}
+
+/// R1 error bits (31..19 but CARD_IS_LOCKED, 25) that say the card refused a command.
+const R1_ERRORS: u32 = 0xFDF8_0000;
 
 /// A card slot that forwards to a card and counts what passes, so that work another engine
 /// (the CQHCI block) does on the MSDC's bus is charged like the legacy engine's.
-pub(super) struct Metered<'c, C: ?Sized> {
+pub(super) struct Metered<'c, 't, C: ?Sized> {
     card: &'c mut C,
     seen: BusWork,
+    clock: Option<QueueClock<'t>>,
 }
 
-impl<'c, C: CardSlot + ?Sized> Metered<'c, C> {
-    /// Meters `card`.
-    pub(super) fn new(card: &'c mut C) -> Self {
+impl<'c, 't, C: CardSlot + ?Sized> Metered<'c, 't, C> {
+    /// Meters `card`; with `clock` (a timed queue) the queue commands also schedule and
+    /// gate the tasks' readiness.
+    pub(super) fn new(card: &'c mut C, clock: Option<QueueClock<'t>>) -> Self {
         Self {
             card,
             seen: BusWork::default(),
+            clock,
         }
     }
 
@@ -142,11 +216,61 @@ impl<'c, C: CardSlot + ?Sized> Metered<'c, C> {
     pub(super) fn seen(&self) -> BusWork {
         self.seen
     }
+
+    /// The timed queue's view of a command the card answered with `answer`, at the time
+    /// the command started (the step's start plus what the step did before it).
+    fn time_queue(&mut self, cmd: Command, answer: &mut Response) {
+        let Some(clock) = self.clock.as_mut() else {
+            return;
+        };
+        let now = clock.start.saturating_add(
+            self.seen
+                .command_ns(&clock.latency, clock.bus)
+                .saturating_add(self.seen.access_wait_ns),
+        );
+        let accepted = answer.value() & R1_ERRORS == 0;
+        match (cmd.index, answer) {
+            (13, Response::QueueStatus(ready)) => *ready = clock.timer.ready_mask(*ready, now),
+            (44, Response::R1(_)) if accepted => {
+                let (task_id, task) = QueuedTask::from_cmd44(cmd.argument);
+                clock.timer.parameters(task_id, task.read, task.blocks);
+            }
+            (45, Response::R1(_)) if accepted => {
+                clock.timer.queued(&clock.latency, cmd.argument, now);
+            }
+            (46 | 47, Response::R1(_)) if accepted => {
+                let task_id = TASK_ARG::from_raw(cmd.argument).task_id() as u8;
+                let (wait, write) = clock.timer.execute(task_id, now);
+                self.seen.access_wait_ns = self.seen.access_wait_ns.saturating_add(wait);
+                if let Some(blocks) = write {
+                    let BusSetting { hz, width, ddr } = clock.bus;
+                    let data =
+                        clock
+                            .latency
+                            .write_data_ns(BLOCK_LEN, u64::from(blocks), width, ddr, hz);
+                    let end = now.saturating_add(wait).saturating_add(data);
+                    clock.timer.programming(&clock.latency, end);
+                }
+            }
+            (48, Response::R1b(_)) if accepted => {
+                let arg = TASK_ARG::from_raw(cmd.argument);
+                match arg.tm_op_code() {
+                    1 => clock.timer.clear(),
+                    2 => clock.timer.discard(arg.task_id() as u8),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
-impl<C: CardSlot + ?Sized> CardSlot for Metered<'_, C> {
+impl<C: CardSlot + ?Sized> CardSlot for Metered<'_, '_, C> {
     fn command(&mut self, cmd: Command) -> Result<Response, NoResponse> {
-        let answer = self.card.command(cmd);
+        let mut answer = self.card.command(cmd);
+        if let Ok(r) = answer.as_mut() {
+            self.time_queue(cmd, r);
+        }
         if answer.is_ok() {
             self.seen.answered = self.seen.answered.saturating_add(1);
         } else {
