@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Per-host counters in debugfs, `/sys/kernel/debug/mtk_sd_rust/mmcN/`: the queue mode
-//! (`cqe`, `hsq` or `legacy`), its depth, requests issued and completed, the most in flight
+//! (`cqe`, `hsq` or `legacy`), the engine that runs it (`rust`, `c` or `none`), its depth, requests issued and completed, the most in flight
 //! at once, errors by kind, error recoveries, direct commands, runtime suspends,
 //! resumes and system sleeps, the last tuning (`tuning`) with the number of tunings and
 //! their probes, and the hardware faults the request engine recorded.
@@ -32,7 +32,16 @@ pub(crate) fn host_dir(index: i32, msdc: Arc<Msdc>) -> Result<Pin<KBox<HostDir>>
     KBox::pin_init(
         root.scope(Ok::<_, Error>(msdc), &name, |msdc: &Arc<Msdc>, dir| {
             let c = &msdc.counters;
+            // A slot with one of the kernel's C engines shows the mode the core set up for
+            // it; the driver's own engines keep theirs in the counters.
+            #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+            match msdc.c_engine() {
+                Some(engine) => dir.read_only_file(c"mode", engine.mode()),
+                None => dir.read_only_file(c"mode", &c.mode),
+            }
+            #[cfg(not(CONFIG_MMC_MTK_RUST_C_ENGINES))]
             dir.read_only_file(c"mode", &c.mode);
+            dir.read_only_file(c"engine", &c.engine);
             dir.read_only_file(c"queue_depth", &c.queue_depth);
             dir.read_only_file(c"issued", &c.issued);
             dir.read_only_file(c"completed", &c.completed);

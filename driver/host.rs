@@ -17,6 +17,8 @@
 //! item, which aborts the request; the CQHCI halts and clears of `cqe_off`, recovery and
 //! `cqe_disable` sleep between register checks with the lock released.
 
+#[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+mod c_engines;
 mod counters;
 mod cqe_ops;
 mod hardware_queue;
@@ -40,6 +42,8 @@ use kernel::{
     workqueue::{Work, WorkItem},
 };
 
+#[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+pub(crate) use c_engines::CEngineSlot;
 use counters::result_errors;
 pub(crate) use counters::Counters;
 use hardware_queue::HardwareQueue;
@@ -123,6 +127,15 @@ pub(crate) enum QueueChoice {
         /// `CQSSC1` from the `hclk` rate and `CQCAP`.
         idle_timer: cqhci::regs::CQSSC1,
     },
+    /// One of the kernel's C engines in the Rust engine's place (test kernels,
+    /// `mtk_sd_rust_sim.engine=c`): the slot serves it one request at a time.
+    #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+    C {
+        /// The engine, installed when the host is registered.
+        engine: kernel_mmc::CEngine,
+        /// `CQSSC1` for the C `cqhci`'s hooks (unused by `mmc_hsq`).
+        idle_timer: cqhci::regs::CQSSC1,
+    },
 }
 
 /// Everything the request lock protects. The engines own the slot's state (the request in
@@ -158,6 +171,9 @@ pub(crate) struct Msdc {
     regs: RegisterWindow,
     pins: Pins,
     pub(crate) counters: Counters,
+    /// The kernel's C engine, on a slot that runs one instead of the Rust engines.
+    #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+    c_engine: Option<CEngineSlot>,
     #[pin]
     state: SpinLockIrq<State>,
     /// Woken when a queue may have become idle, or recovery started.
@@ -222,6 +238,8 @@ impl Msdc {
         controller.set_card_detect(&regs, card_detect);
         // A slot that may hold an SDIO card listens for its interrupt on DAT1.
         controller.set_sdio_mode(&regs, host.caps2() & kernel_mmc::caps::NO_SDIO == 0);
+        #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+        let mut c_engine = None;
         let queue = match choice {
             QueueChoice::OneAtATime => Queue::OneAtATime,
             QueueChoice::Software => Queue::Software(KBox::init(SoftwareQueue::new(), GFP_KERNEL)?),
@@ -236,8 +254,24 @@ impl Msdc {
                 })?;
                 Queue::Hardware(KBox::init(queue, GFP_KERNEL)?)
             }
+            // The C engine queues; the slot runs what it dispatches one at a time.
+            #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+            QueueChoice::C { engine, idle_timer } => {
+                c_engine = Some(CEngineSlot::new(engine, idle_timer, host.clone()));
+                Queue::OneAtATime
+            }
         };
-        Arc::pin_init(
+        let engine = match &queue {
+            Queue::OneAtATime => counters::Engine::None,
+            _ => counters::Engine::Rust,
+        };
+        #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+        let engine = if c_engine.is_some() {
+            counters::Engine::C
+        } else {
+            engine
+        };
+        let msdc = Arc::pin_init(
             try_pin_init!(Self {
                 dev,
                 host,
@@ -245,6 +279,8 @@ impl Msdc {
                 regs,
                 pins,
                 counters: Counters::default(),
+                #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+                c_engine,
                 state <- new_spinlock_irq!(State {
                     controller,
                     descriptors,
@@ -260,7 +296,9 @@ impl Msdc {
                 watchdog_work <- new_work!("Msdc::watchdog_work"),
             }? Error),
             GFP_KERNEL,
-        )
+        )?;
+        msdc.counters.set_engine(engine);
+        Ok(msdc)
     }
 
     /// Registers the SDIO wake-up interrupt `irq`; `None` (logged) if the PM core refuses
@@ -465,6 +503,8 @@ impl Msdc {
     /// The interrupt handler's work: consume events, complete what is done, issue what is
     /// next.
     pub(crate) fn handle_interrupt(self: &Arc<Self>) -> bool {
+        #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+        let mut c_tasks = None;
         let (sdio, card_changed, tasks, done) = {
             let mut guard = self.state.lock();
             let state = &mut *guard;
@@ -479,6 +519,12 @@ impl Msdc {
                     .map(|event| self.task_interrupt(hq, event.cmd_error, event.data_error)),
                 _ => None,
             };
+            // The C `cqhci`'s CMDQ interrupt, taken out as the Rust engine's is, for
+            // `cqhci_irq` once the lock is released.
+            #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+            if self.runs_c_cqhci() {
+                c_tasks = state.controller.command_queue_event(&self.regs);
+            }
             let done = match state.controller.handle_interrupt(&self.regs) {
                 Progress::Pending => None,
                 Progress::Done(in_flight, result) => Some((in_flight, result)),
@@ -496,6 +542,12 @@ impl Msdc {
             (sdio, card_changed, tasks, done)
         };
         let handled = done.is_some() || card_changed || sdio || tasks.is_some();
+        #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+        let handled = handled || c_tasks.is_some();
+        #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+        if let Some(event) = c_tasks {
+            self.c_cqhci_irq(event);
+        }
         if let Some(outcome) = tasks {
             self.finish_tasks(&outcome.completed);
             if outcome.wake {

@@ -19,6 +19,8 @@ macro_rules! optional_op {
 }
 
 mod bindings;
+#[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+mod c_engines;
 mod cqe;
 mod dma;
 mod host;
@@ -31,6 +33,8 @@ mod reset;
 #[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
 pub mod selftest;
 
+#[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+pub use c_engines::{CEngine, CEngineKind, CqhciVendorOps};
 pub use cqe::{CqeOps, QueueCard, QueuedRequest, Refused, RequestId};
 pub use dma::{set_dma_mask, DescriptorMemory};
 pub use host::{Host, HostAllocation, HostSettings, Registration, TransferLimits};

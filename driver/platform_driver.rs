@@ -323,6 +323,63 @@ fn sdio_wake_irq(
     Ok(Some(irq.irq()))
 }
 
+/// Adds the host to the MMC core with the slot's queue engine: the driver's (`queued`),
+/// none, or in test kernels one of the kernel's C engines, installed by the registration.
+fn add_host(
+    host: HostAllocation,
+    settings: &HostSettings,
+    slot: MsdcSlot,
+    queued: bool,
+) -> Result<kernel_mmc::Registration<MsdcSlot>> {
+    #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+    {
+        let msdc = slot.msdc.clone();
+        if let Some(c) = msdc.c_engine() {
+            return kernel_mmc::Registration::add_with_c_engine(
+                host,
+                settings,
+                Ok::<_, Error>(slot),
+                c.engine(),
+            );
+        }
+    }
+    if queued {
+        kernel_mmc::Registration::add_with_queue(host, settings, Ok::<_, Error>(slot))
+    } else {
+        kernel_mmc::Registration::add(host, settings, Ok::<_, Error>(slot))
+    }
+}
+
+/// The kernel's C queue engines in the Rust engines' place (test kernels only).
+#[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+mod c_engines {
+    use kernel::{device::Device, prelude::*};
+
+    use crate::{
+        cqhci::regs::CQSSC1,
+        host::QueueChoice,
+        kernel_mmc::{CEngine, CEngineKind},
+    };
+
+    /// With `mtk_sd_rust_sim.engine=c`, the queue the probe chose on the C engine of its
+    /// kind: `cqhci` for the CQHCI engine (the same idle timer; it allocates its own
+    /// descriptors), `mmc_hsq` for the software queue. Capabilities, depth and transfer
+    /// limits stay as the probe set them for the Rust engine.
+    pub(super) fn in_place_of_rust(dev: &Device, queue: QueueChoice) -> QueueChoice {
+        if !crate::simhw::engine_choice::c_engines() {
+            return queue;
+        }
+        let (kind, idle_timer) = match queue {
+            QueueChoice::Hardware { idle_timer, .. } => (CEngineKind::Cqhci, idle_timer),
+            QueueChoice::Software => (CEngineKind::Hsq, CQSSC1::zeroed()),
+            other => return other,
+        };
+        let engine = CEngine::new(kind);
+        dev_info!(dev, "queue engine: the kernel's C {}\n", engine.name());
+        QueueChoice::C { engine, idle_timer }
+    }
+}
+
 impl platform::Driver for MsdcDriver {
     type IdInfo = &'static SocData;
     type Data<'bound> = MsdcData<'bound>;
@@ -440,6 +497,8 @@ impl platform::Driver for MsdcDriver {
             } else {
                 QueueChoice::OneAtATime
             };
+            #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+            let queue = c_engines::in_place_of_rust(dev, queue);
             let queued = !matches!(queue, QueueChoice::OneAtATime);
             let sdio_wake_irq = sdio_wake_irq(pdev, host.host(), &pins)?;
             let card_detect = CardDetect::for_slot(
@@ -513,12 +572,8 @@ impl platform::Driver for MsdcDriver {
                 },
                 _debugfs: host_dir,
                 // Last: the core starts sending commands from here on.
-                _mmc: if queued {
-                    kernel_mmc::Registration::add_with_queue(host, &settings, Ok::<_, Error>(slot))
-                } else {
-                    kernel_mmc::Registration::add(host, &settings, Ok::<_, Error>(slot))
-                }
-                .inspect_err(|e| dev_err!(dev, "cannot add the MMC host: {:?}\n", e))?,
+                _mmc: add_host(host, &settings, slot, queued)
+                    .inspect_err(|e| dev_err!(dev, "cannot add the MMC host: {:?}\n", e))?,
             }? Error))
         })
     }

@@ -15,7 +15,9 @@
 #                          (4 KiB to 4 MiB at depth 32), labelled with the host's
 #                          request limit (mtk_sd_rust_sim.max_request_kib): 512k or max
 # The queue mode each MMC disk runs in is the board's (mtk_sd_rust_sim.queue=...),
-# read back from the driver's debugfs.
+# and its engine the board's too (mtk_sd_rust_sim.engine=rust|c: the driver's
+# engines or the kernel's C cqhci and mmc_hsq), both read back from the driver's
+# debugfs; a disk whose engine is not the one asked for fails the run.
 
 /bin/busybox --install -s /bin
 export PATH=/bin:/usr/bin
@@ -33,6 +35,7 @@ param() {
 MODE=$(param msdc_perf smoke)
 DISKS=$(param msdc_perf_disks emmc-cq,emmc,sd,null | tr ',' ' ')
 WAIT=$(param msdc_perf_wait 60)
+ENGINE=$(param mtk_sd_rust_sim.engine rust)
 SWEEP=$(param msdc_perf_sweep "")
 FAILED=0
 
@@ -211,8 +214,13 @@ if [ "$FAILED" -eq 0 ] && wait_for_disks; then
 		disk=$1 host=$2
 		mode=$(cat "/sys/kernel/debug/mtk_sd_rust/$host/mode" 2>/dev/null)
 		[ -n "$mode" ] || { fail "$d: no debugfs mode for $host"; continue; }
-		engine=rust
-		[ "$mode" = legacy ] && engine=none
+		engine=$(cat "/sys/kernel/debug/mtk_sd_rust/$host/engine" 2>/dev/null)
+		if [ "$mode" = legacy ]; then
+			engine=none
+		elif [ "$engine" != "$ENGINE" ]; then
+			fail "$d: $host runs the '$engine' engine, the board asked for '$ENGINE'"
+			continue
+		fi
 		if [ -n "$SWEEP" ]; then
 			run_sweep "$d" "$mode" "$engine" "/dev/$disk"
 		else

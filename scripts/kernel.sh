@@ -63,14 +63,15 @@ build_module() {
 }
 
 # The driver as a production kernel builds it: the same rustc command kbuild just ran,
-# with the KUnit and simulated-board options removed from the configuration cfgs. It must compile clean
+# with the KUnit, simulated-board and C-engine options removed from the configuration cfgs. It must compile clean
 # (no dead code once the suites are gone) and carry no simulation code.
 check_production_build() {
 	local out=$CACHE/module-$(basename "$OBJ") prod=$CACHE/production-$(basename "$OBJ")
 	local cmdfile=$out/driver/.mtk_sd_rust.o.cmd cfgs=$OBJ/include/generated/rustc_cfg
 	[[ -f $cmdfile ]] || die "no $cmdfile: build the module first"
 	mkdir -p "$prod"
-	grep -v -e 'CONFIG_MMC_MTK_RUST_KUNIT_TEST' -e 'CONFIG_MMC_MTK_RUST_SIM' "$cfgs" >"$prod/rustc_cfg"
+	grep -v -e 'CONFIG_MMC_MTK_RUST_KUNIT_TEST' -e 'CONFIG_MMC_MTK_RUST_SIM' \
+		-e 'CONFIG_MMC_MTK_RUST_C_ENGINES' "$cfgs" >"$prod/rustc_cfg"
 	local cmd
 	cmd=$(sed -n 's/^savedcmd_driver\/mtk_sd_rust.o := //p' "$cmdfile")
 	cmd=${cmd%%;*}

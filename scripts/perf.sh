@@ -5,12 +5,14 @@
 # boots it under QEMU with instruction counting (-icount shift=0,sleep=off), so
 # that guest time, and every figure, follows executed instructions: the same on
 # an idle or a loaded machine. One boot per queue mode the board is put in
-# (mtk_sd_rust_sim.queue=cqe|hsq|legacy); in each, /perf (scripts/guest-perf.sh)
-# runs time-based fio jobs and prints `perf:` lines. This script collects them
+# (mtk_sd_rust_sim.queue=cqe|hsq|legacy), and the queued modes again with the
+# kernel's C engines in the Rust engines' place (mtk_sd_rust_sim.engine=c: the C
+# cqhci and mmc_hsq, CONFIG_MMC_MTK_RUST_C_ENGINES); in each, /perf
+# (scripts/guest-perf.sh) runs time-based fio jobs and prints `perf:` lines. This script collects them
 # into a CSV and a PNG chart and prints the table. It asserts no speed.
 #
-# usage: scripts/perf.sh [full|smoke]   (smoke: one short job per disk and mode,
-#                                        as make test runs it)
+# usage: scripts/perf.sh [full|smoke]   (smoke: one short job per disk, mode and
+#                                        engine, as make test runs it)
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -28,14 +30,26 @@ with_lock perf-x86_64 cp "$OBJ/arch/x86/boot/bzImage" "$KERNEL"
 "$REPO/scripts/initramfs.sh" "$INITRAMFS"
 
 
-# Boots once: $1 the board's queue mode, $2 the disks to measure, $3 (optional) the
-# host's request limit in KiB for the transfer size sweep instead of the jobs.
+# What must not appear in the log of a boot with the kernel's C engines: their
+# errors (cqhci's "cqhci: " messages; its version line says "CQHCI version"), the
+# core's recovery, mmc_hsq's failed drain, the driver's own reports of the C
+# path, and a violation of the simulated hardware's rules. The C cqhci is an
+# independent check of the CQHCI model: it must run every job without an error.
+C_ENGINE_PROBLEMS='cqhci: |running CQE recovery|could not stop mmc software queue'
+C_ENGINE_PROBLEMS+='|C engine: |did not initialise|model violation|engine= takes'
+
+# Boots once: $1 the board's queue mode, $2 its engines (rust, or c: the kernel's
+# C engines), $3 the disks to measure, $4 (optional) the host's request limit in
+# KiB for the transfer size sweep instead of the jobs.
 boot() {
-	local queue=$1 disks=$2 sweep=${3:-} log=$OUT/perf-$MODE-$1${3:+-sweep$3}.log status=0
+	local queue=$1 engine=$2 disks=$3 sweep=${4:-} status=0 suffix=
+	[[ $engine == rust ]] || suffix=-$engine
+	local log=$OUT/perf-$MODE-$queue$suffix${sweep:+-sweep$sweep}.log
 	local cmdline="console=ttyS0 kunit.enable=0 panic=-1 rdinit=/perf msdc_perf=$MODE"
 	cmdline+=" msdc_perf_disks=$disks mtk_sd_rust_sim.queue=$queue null_blk.nr_devices=1"
+	cmdline+=" mtk_sd_rust_sim.engine=$engine"
 	[[ -z $sweep ]] || cmdline+=" msdc_perf_sweep=$sweep mtk_sd_rust_sim.max_request_kib=${sweep%k}"
-	log "perf $MODE: booting with the board's queues at most '$queue' (log: $log)"
+	log "perf $MODE: booting with the board's queues at most '$queue', $engine engines (log: $log)"
 	local start=$SECONDS
 	timeout "${PERF_TIMEOUT:-1800}" qemu-system-x86_64 -accel tcg -icount shift=0,sleep=off \
 		-cpu max -smp 1 -m 2048 -nodefaults -display none -no-reboot -serial stdio \
@@ -49,6 +63,10 @@ boot() {
 		grep -nE "$KERNEL_PROBLEMS" <<<"$text" | head -n 20 >&2
 		die "the kernel complained during the measurement; log: $log"
 	fi
+	if [[ $engine == c ]] && grep -qE "$C_ENGINE_PROBLEMS" <<<"$text"; then
+		grep -nE "$C_ENGINE_PROBLEMS" <<<"$text" | head -n 20 >&2
+		die "the kernel's C engines reported errors during the measurement; log: $log"
+	fi
 	grep -q '^perf: result PASS' <<<"$text" || {
 		grep -E '^perf: (FAIL|  )' <<<"$text" >&2 || true
 		die "the guest's measurement failed; log: $log"
@@ -58,17 +76,22 @@ boot() {
 }
 
 # Each disk in every mode its slot allows: the CQE slot in all three, the others
-# in HSQ and legacy; null_blk once.
+# in HSQ and legacy; null_blk once. The queued modes again on the kernel's C
+# engines: the C cqhci on the CQE slot and the C mmc_hsq on the others in one
+# boot, the C mmc_hsq on the CQE slot in another (full runs only; smoke runs keep
+# the first, one boot for both C engines).
 # The transfer size sweep (full runs only): the host's request limit at upstream's
 # 512 KiB and at the most its descriptors carry (8 MiB with CQHCI; without it, the GPD/BD
 # chain's limit, which the 65,535-block cap keeps at 32 MiB).
 lines=$(
-	boot cqe emmc-cq,emmc,sd,null
-	boot hsq emmc-cq
-	boot legacy emmc-cq,emmc,sd
+	boot cqe rust emmc-cq,emmc,sd,null
+	boot hsq rust emmc-cq
+	boot legacy rust emmc-cq,emmc,sd
+	boot cqe c emmc-cq,emmc,sd
 	if [[ $MODE == full ]]; then
-		boot cqe emmc-cq,emmc,sd 512k
-		boot cqe emmc-cq,emmc,sd max
+		boot hsq c emmc-cq
+		boot cqe rust emmc-cq,emmc,sd 512k
+		boot cqe rust emmc-cq,emmc,sd max
 	fi
 )
 [[ -n $lines ]] || die "no measurement came back"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The slot's counters, as debugfs shows them: its queue mode, requests issued and
-//! completed, the most in flight at once, errors by kind, recoveries, power cycles, tunings
-//! and hardware faults.
+//! The slot's counters, as debugfs shows them: its queue mode and the engine that runs it,
+//! requests issued and completed, the most in flight at once, errors by kind, recoveries,
+//! power cycles, tunings and hardware faults.
 
 use core::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 
@@ -34,10 +34,38 @@ impl core::fmt::Debug for ModeCell {
     }
 }
 
+/// Which implementation runs the slot's queue, as debugfs shows it: `rust` (the driver's
+/// engines), `c` (the kernel's C engines, test kernels only) or `none` (a slot that serves
+/// one request at a time).
+#[derive(Default)]
+pub(crate) struct EngineCell(AtomicU8);
+
+/// The engines a slot's queue may run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(super) enum Engine {
+    None = 0,
+    Rust = 1,
+    #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+    C = 2,
+}
+
+impl core::fmt::Debug for EngineCell {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self.0.load(Ordering::Relaxed) {
+            1 => "rust",
+            2 => "c",
+            _ => "none",
+        })
+    }
+}
+
 /// Counters debugfs shows; written under the request lock, read without it.
 #[derive(Default)]
 pub(crate) struct Counters {
     pub(crate) mode: ModeCell,
+    /// Set once, when the slot is set up.
+    pub(crate) engine: EngineCell,
     pub(crate) queue_depth: AtomicU32,
     pub(crate) issued: AtomicU64,
     pub(crate) completed: AtomicU64,
@@ -129,6 +157,10 @@ impl core::fmt::Debug for TuningView {
 impl Counters {
     pub(super) fn set_mode(&self, mode: Mode) {
         self.mode.0.store(mode as u8, Ordering::Relaxed);
+    }
+
+    pub(super) fn set_engine(&self, engine: Engine) {
+        self.engine.0.store(engine as u8, Ordering::Relaxed);
     }
 
     pub(super) fn issued(&self) {

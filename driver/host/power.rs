@@ -109,6 +109,11 @@ impl Msdc {
     /// Stops the queue engine: waits (bounded) for the software queue to drain; halts and
     /// switches off CQHCI when no task is queued.
     fn suspend_queue(&self) -> Result {
+        // The kernel's C engine in the Rust engine's place (test kernels).
+        #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+        if let Some(c) = self.c_engine() {
+            return self.suspend_c_engine(c);
+        }
         let hardware = match self.state.lock().queue {
             Queue::OneAtATime => return Ok(()),
             Queue::Software(_) => false,
@@ -149,6 +154,11 @@ impl Msdc {
     /// Lets the queue engine take requests again. CQHCI needs nothing: its next task
     /// programs and switches on the controller.
     fn resume_queue(&self) {
+        #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+        if let Some(c) = self.c_engine() {
+            self.resume_c_engine(c);
+            return;
+        }
         let resumed = self.with_software_queue(|sq| {
             if sq.engine.is_suspended() {
                 sq.engine.resume()

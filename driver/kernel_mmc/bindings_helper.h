@@ -17,3 +17,16 @@
 #include <linux/pm_wakeup.h>
 #include <linux/reset.h>
 #include <linux/timekeeping.h>
+
+/*
+ * The kernel's C queue engines, which test kernels can run in place of the
+ * driver's (CONFIG_MMC_MTK_RUST_C_ENGINES): their headers are private to
+ * drivers/mmc/host, which Kbuild adds to the include path for them.
+ */
+#ifdef CONFIG_MMC_MTK_RUST_C_ENGINES
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include "cqhci.h"
+#include "mmc_hsq.h"
+#endif

@@ -123,6 +123,22 @@ impl Host {
         unsafe { ptr::write_volatile(ptr::addr_of_mut!((*self.as_raw()).cqe_on), on) };
     }
 
+    /// Whether the core serves the card through the host's queue engine
+    /// (`mmc_host::cqe_enabled`: `cqe_enable` succeeded for the card).
+    #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+    pub fn cqe_enabled(&self) -> bool {
+        // SAFETY: by the type invariant the host is alive; a volatile load of a plain
+        // `bool` the core writes with the host claimed.
+        unsafe { ptr::read_volatile(ptr::addr_of!((*self.as_raw()).cqe_enabled)) }
+    }
+
+    /// Whether that queue engine is a software queue (`mmc_host::hsq_enabled`).
+    #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+    pub fn hsq_enabled(&self) -> bool {
+        // SAFETY: as for `cqe_enabled`.
+        unsafe { ptr::read_volatile(ptr::addr_of!((*self.as_raw()).hsq_enabled)) }
+    }
+
     /// Asks the core to rescan the slot after `delay_ms` (card inserted or removed).
     pub fn detect_change(&self, delay_ms: u32) {
         // SAFETY: by the type invariant the host is alive; the core serialises rescans.
@@ -435,7 +451,7 @@ impl<T: HostOps> Registration<T> {
         settings: &HostSettings,
         data: impl PinInit<T, Error>,
     ) -> Result<Self> {
-        Self::add_with(host, settings, data, core::ptr::null())
+        Self::add_with(host, settings, data, core::ptr::null(), |_| Ok(()))
     }
 
     /// As [`Registration::add`], for a host whose requests may also go through a queue
@@ -448,14 +464,38 @@ impl<T: HostOps> Registration<T> {
     where
         T: CqeOps,
     {
-        Self::add_with(host, settings, data, CqeOpsTable::<T>::build())
+        Self::add_with(host, settings, data, CqeOpsTable::<T>::build(), |_| Ok(()))
     }
 
+    /// As [`Registration::add`], with one of the kernel's C queue engines (`mmc_hsq` or
+    /// `cqhci`) as the host's `mmc_cqe_ops` instead of the driver's own (test kernels only).
+    /// The engine is initialised once the driver data is reachable from the host (the C
+    /// `cqhci` reads its registers through it) and before the host is added; a failure
+    /// fails the registration.
+    #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+    pub fn add_with_c_engine(
+        host: HostAllocation,
+        settings: &HostSettings,
+        data: impl PinInit<T, Error>,
+        engine: &super::CEngine,
+    ) -> Result<Self>
+    where
+        T: super::CqhciVendorOps,
+    {
+        Self::add_with(host, settings, data, core::ptr::null(), |raw| {
+            // SAFETY: `add_with` passes its host set up for `T` and not added yet.
+            unsafe { engine.install::<T>(raw) }
+        })
+    }
+
+    /// Sets the host up for `data` with `cqe_ops`, runs `install_engine` on it (a C queue
+    /// engine's initialisation, which replaces `cqe_ops`), then adds it to the core.
     fn add_with(
         host: HostAllocation,
         settings: &HostSettings,
         data: impl PinInit<T, Error>,
         cqe_ops: *const bindings::mmc_cqe_ops,
+        install_engine: impl FnOnce(*mut bindings::mmc_host) -> Result,
     ) -> Result<Self> {
         if host.private_bytes < size_of::<*const T>() {
             return Err(EINVAL);
@@ -485,6 +525,7 @@ impl<T: HostOps> Registration<T> {
             (*raw).caps2 |= settings.caps2;
             (*raw).cqe_qdepth = i32::try_from(settings.queue_depth).unwrap_or(0);
         }
+        install_engine(raw)?;
         // SAFETY: the host is fully set up; on failure the core has undone everything
         // and the host can be freed by `HostAllocation`'s drop.
         to_result(unsafe { bindings::mmc_add_host(raw) })?;

@@ -512,7 +512,15 @@ impl Request {
         // (consuming or forgetting `self`).
         unsafe {
             match self.route {
-                Route::Request => bindings::mmc_request_done(host, request),
+                Route::Request => {
+                    // On a host running the kernel's C software queue, the requests it
+                    // dispatched go back through it (`mmc_hsq_finalize_request`).
+                    #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+                    if super::c_engines::hsq_finalize(host, request) {
+                        return;
+                    }
+                    bindings::mmc_request_done(host, request)
+                }
                 Route::Queue => bindings::mmc_cqe_request_done(host, request),
             }
         }
