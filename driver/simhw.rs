@@ -57,6 +57,8 @@
 //! first mistake).
 
 mod faults;
+#[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+pub(crate) mod engine_choice;
 mod ffi;
 mod sdio_function;
 
@@ -547,6 +549,12 @@ pub(crate) struct SimulatedMsdc {
     /// Guest time spent inside the models (register accesses and runs), in ns: the
     /// simulated hardware's own cost, which `make perf` takes out of the driver's.
     model_ns: AtomicU64,
+    /// When the models were built: the models' clocks follow the guest's from then on.
+    built: Instant<Monotonic>,
+    /// The slot's sampling windows as the board was built with them.
+    sampling: SampleWindows,
+    /// Delay cells the windows have drifted by since (debugfs `drift`).
+    drift: AtomicU64,
     #[pin]
     state: SpinLockIrq<SimState>,
     #[pin]
@@ -619,9 +627,12 @@ impl SimulatedMsdc {
             support_64g: true,
             divider_12bit: true,
             source_hz: SOURCE_HZ,
+            // The card profiles of sim/README.md: an eMMC 5.1 at HS400 that overlaps its
+            // queued tasks, a MicroSD A2 card; the SDIO card as a generic SD card.
             latency: match spec.card {
-                CardKind::Emmc(_) | CardKind::EmmcWithoutQueue(_) => Latency::EMMC,
-                CardKind::Sd | CardKind::Sdio => Latency::SD,
+                CardKind::Emmc(_) | CardKind::EmmcWithoutQueue(_) => Latency::EMMC_HS400_CQ,
+                CardKind::Sd => Latency::SD_A2_SDR104,
+                CardKind::Sdio => Latency::SD,
             },
             sampling: spec.sampling,
             // MT8183's layout: the pad controls in the top window (`reg[1]`).
@@ -642,6 +653,9 @@ impl SimulatedMsdc {
         Arc::pin_init(
             pin_init!(Self {
                 base: spec.base,
+                built: Instant::<Monotonic>::now(),
+                sampling: spec.sampling,
+                drift: AtomicU64::new(0),
                 hwirq: spec.hwirq,
                 wake_hwirq: spec.wake_hwirq,
                 wakeups: AtomicU64::new(0),
@@ -812,6 +826,11 @@ impl SimulatedMsdc {
                 return;
             }
             state.busy_until = None;
+            // Time passes for the card between runs too (its queued accesses go on).
+            let since_built = (Instant::<Monotonic>::now() - self.built).as_nanos();
+            state
+                .model
+                .advance_to(u64::try_from(since_built).unwrap_or(0));
             state.faults.arm(&mut state.model);
             let pending_before = state.model.interrupt_pending();
             let ran = self.timed(|| {
@@ -886,6 +905,21 @@ impl SimulatedMsdc {
             }
         };
         drop(stale);
+    }
+
+    /// Moves the slot's sampling windows `cells` delay cells up from where the board built
+    /// them (wrapping past the last cell), as temperature or voltage drift moves a real
+    /// board's: a sample point tuned before may now fail, and the MMC core re-tunes after
+    /// the CRC errors.
+    fn drift_windows(&self, cells: u32) {
+        let w = self.sampling;
+        let windows = SampleWindows {
+            cmd: w.cmd.map(|m| m.rotate_left(cells)),
+            data: w.data.map(|m| m.rotate_left(cells)),
+            strobe: w.strobe.rotate_left(cells),
+        };
+        self.state.lock().model.set_sampling(windows);
+        self.drift.store(u64::from(cells), Ordering::Relaxed);
     }
 
     /// Violations the slot's models recorded: the controller's and its CQHCI block's.
@@ -1000,7 +1034,8 @@ static SLOT_DIRS: SetOnce<KVec<SlotDir>> = SetOnce::new();
 /// Publishes in debugfs, per slot, [`SimulatedMsdc::model_ns`] (`model_ns`), the models'
 /// violation count (`violations`) and how often the slot was powered off (`power_offs`),
 /// which the end-to-end run prints (aids: the board works without them), and the fault
-/// injection file (`inject`, see [`faults`]) its fault matrix writes.
+/// injection file (`inject`, see [`faults`]) its fault matrix writes, and the sampling
+/// windows' drift in delay cells (`drift`, see [`SimulatedMsdc::drift_windows`]).
 fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
     let root = Dir::new(c"mtk_sd_rust_sim");
     let mut files = KVec::with_capacity(slots.len(), GFP_KERNEL)?;
@@ -1019,6 +1054,18 @@ fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
                         writeln!(f, "{}", slot.power_offs())
                     });
                     dir.read_write_callback_file(
+                        c"drift",
+                        slot,
+                        &|slot, f| writeln!(f, "{}", slot.drift.load(Ordering::Relaxed)),
+                        &|slot, reader| {
+                            let mut buf = [0u8; 64];
+                            let text = faults::read_text(reader, &mut buf)?;
+                            let cells = text.trim().parse::<u32>().map_err(|_| EINVAL)?;
+                            slot.drift_windows(cells);
+                            Ok(())
+                        },
+                    );
+                    dir.read_write_callback_file(
                         c"inject",
                         slot,
                         &|slot, f| {
@@ -1029,7 +1076,7 @@ fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
                             let mut buf = [0u8; 64];
                             let text = faults::read_text(reader, &mut buf)?;
                             let state = &mut *slot.state.lock();
-                            state.faults.set(text, &state.model)
+                            state.faults.set(text, &mut state.model)
                         },
                     );
                 },

@@ -297,10 +297,33 @@ if grep -qE '^e2e: fio-.*target disks' <<<"$text"; then
 			grep -F "fault:   ${BASH_REMATCH[1]} ${BASH_REMATCH[2]} " <<<"$text" | sed 's/^/  /' >&2
 			failed=1
 		fi
-	done < <(grep -E '^fault: ' <<<"$text" || true)
+	done < <(grep -E '^fault: [a-z]' <<<"$text" || true)
 	if [[ $cells -ne $FAULT_CELLS ]]; then
 		echo "e2e-check: $cells fault cell(s); the short matrix has $FAULT_CELLS" >&2
 		failed=1
+	fi
+
+	# Re-tuning: after its windows drifted, the SDR104 slot's verified job passed, the
+	# core re-tuned it, and the new sample point is inside the drifted window and not
+	# the old one.
+	retune=$(grep -E '^e2e: retune ' <<<"$text" || true)
+	retune_re='^e2e: retune (mmc[0-9]+) sdr104 drift=([0-9]+) before=([0-9]+)-([0-9]+)/([0-9]+)'
+	retune_re+=' after=([0-9]+)-([0-9]+)/([0-9]+) tunings=\+([0-9]+) passed$'
+	if [[ -z $retune || $retune == *$'\n'* ]]; then
+		echo "e2e-check: $(grep -c . <<<"$retune" || true) \"e2e: retune\" lines, not one" >&2
+		failed=1
+	elif ! [[ $retune =~ $retune_re ]]; then
+		echo "e2e-check: re-tuning after drift failed: $retune" >&2
+		failed=1
+	else
+		lo=${BASH_REMATCH[6]} hi=${BASH_REMATCH[7]} chosen=${BASH_REMATCH[8]}
+		old=${BASH_REMATCH[5]} tunings=${BASH_REMATCH[9]}
+		if ((tunings < 1 || chosen == old ||
+			(lo <= hi ? chosen < lo || chosen > hi : chosen < lo && chosen > hi))); then
+			echo "e2e-check: no valid re-tuning after drift (want a tuning more, the new" \
+				"sample point inside the new window and not the old one): $retune" >&2
+			failed=1
+		fi
 	fi
 
 	# The power phase. The run's mode from the guest's "e2e: fio-3.33, mode short, ..."
@@ -379,6 +402,6 @@ if [[ $failed -ne 0 ]]; then
 	echo "e2e-check: FAIL; log: $LOG" >&2
 	exit 1
 fi
-grep -E '^(e2e: (PASS|fio jobs took|mode |sleep: [a-z]+ returned|power phase took|pm |timing |sdio |fault matrix took)|fault: )' <<<"$text" ||
+grep -E '^(e2e: (PASS|fio jobs took|mode |sleep: [a-z]+ returned|power phase took|pm |timing |sdio |fault matrix took|retune )|fault: )' <<<"$text" ||
 	true
 echo "e2e-check: PASS ($(grep -c '^e2e: PASS' <<<"$text") fio jobs); log: $LOG"

@@ -669,6 +669,42 @@ fault_cell() {
 	fi
 }
 
+# Re-tuning after CRC errors: the sampling windows of the slot of the first disk at
+# SDR104 drift by RETUNE_DRIFT delay cells (mtk_sd_rust_sim/<window>/drift, as
+# temperature moves a board's), so that the sample point tuned at boot fails; a
+# verified fio job must still pass, the MMC core having re-tuned on the CRC errors.
+# One line, "e2e: retune <host> <timing> drift=N before=<lo>-<hi>/<chosen>
+# after=<lo>-<hi>/<chosen> tunings=+N passed|FAILED", then the driver's errors.
+RETUNE_DRIFT=8
+retune_check() {
+	local d host dir window t0 before after e0 rc=0 out=/tmp/retune
+	for d in "$@"; do
+		host=$(disk_host "$d") || continue
+		[ "$(host_timing "$host")" = sdr104 ] && break
+		host=""
+	done
+	[ -n "$host" ] || { fail "retune: no disk at SDR104"; return; }
+	dir=/sys/kernel/debug/mtk_sd_rust/$host
+	window=$(host_window "$host") || { fail "retune: no window for $host"; return; }
+	before=$(cat "$dir/tuning") t0=$(cat "$dir/tunings") e0=$(cat "$dir/errors")
+	if ! sys_write "/sys/kernel/debug/mtk_sd_rust_sim/$window/drift" "$RETUNE_DRIFT"; then
+		fail "retune: drift on $window: $WRITE_ERR"
+		return
+	fi
+	timeout "$FAULT_LIMIT_S" fio --name=retune --filename="/dev/$d" --direct=1 --thread=1 \
+		--ioengine=libaio --iodepth=32 --iodepth_batch_submit=8 --rw=randrw --bs=4k \
+		--offset=4M --size=512k --verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--verify_state_save=0 --output-format=terse --terse-version=3 >"$out" 2>&1 || rc=$?
+	after=$(cat "$dir/tuning")
+	# "<timing> window=<lo>-<hi> chosen=<n>" as "<lo>-<hi>/<n>"
+	before=$(echo "$before" | sed 's/.* window=\([0-9-]*\) chosen=\([0-9]*\)/\1\/\2/')
+	after=$(echo "$after" | sed 's/.* window=\([0-9-]*\) chosen=\([0-9]*\)/\1\/\2/')
+	echo "e2e: retune $host sdr104 drift=$RETUNE_DRIFT before=$before after=$after" \
+		"tunings=+$(($(cat "$dir/tunings") - t0)) $([ "$rc" -eq 0 ] && echo passed || echo FAILED)"
+	echo "e2e:   retune $host on $d: fio exit=$rc, driver errors +$(($(cat "$dir/errors") - e0))"
+	[ "$rc" -eq 0 ] || grep -v '^3;' "$out" | head -n 10 | sed 's/^/e2e:   /'
+}
+
 # One disk per mode the board runs, then each of its faults.
 fault_matrix() {
 	local d host mode faults seen="" t0
@@ -765,6 +801,7 @@ e2e() {
 		power_phase $targets
 		mode_lines $targets
 		fault_matrix $targets
+		[ "$FAULT" = none ] && retune_check $targets
 	}
 }
 

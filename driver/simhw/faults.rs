@@ -4,9 +4,10 @@
 //! run's fault matrix (test kernels only). Written to the slot's debugfs file
 //! `/sys/kernel/debug/mtk_sd_rust_sim/<window>/inject` as `<fault> [count [every]]`: the
 //! next `count` (default 1) commands or tasks the fault applies to get it, at least
-//! `every` (default 1) commands apart; `none` cancels what is left. Reading the file gives
-//! `<fault> left=<N> injected=<N>` (`injected` counts the faults that reached the
-//! hardware: a command or a task took them).
+//! `every` (default 1) commands (task completions, for the CQHCI block's faults) apart;
+//! `none` cancels what is left. Reading the file gives `<fault> left=<N> injected=<N>`
+//! (`injected` counts the faults that reached the hardware: a command or a task took
+//! them).
 //!
 //! The controller's own faults (commands the MSDC sends itself, outside the CQHCI block)
 //! come from the MSDC model ([`Fault`]): a response CRC error or time-out on the next
@@ -100,9 +101,9 @@ pub(super) struct FaultPlan {
     fault: Option<BoardFault>,
     /// Faults still to arm.
     left: u32,
-    /// Commands between two faults.
+    /// Commands (task completions, for a CQHCI fault) between two faults.
     every: u32,
-    /// The model's command count from which the next fault may be armed.
+    /// The progress count ([`progress`]) from which the next fault may be armed.
     next_at: u32,
     /// A controller fault armed in the model that no command has taken yet.
     armed: bool,
@@ -121,7 +122,7 @@ impl FaultPlan {
         let Some(fault) = self.fault else {
             return;
         };
-        if self.left == 0 || self.armed || model.commands() < self.next_at {
+        if self.left == 0 || self.armed || progress(fault, model) < self.next_at {
             return;
         }
         let armed = match fault.controller_fault() {
@@ -134,7 +135,7 @@ impl FaultPlan {
         };
         if armed {
             self.left -= 1;
-            self.next_at = model.commands().saturating_add(self.every);
+            self.next_at = progress(fault, model).saturating_add(self.every);
             if !self.armed {
                 // The CQHCI model takes task faults at once; it fires them when the task
                 // gets there.
@@ -179,13 +180,21 @@ impl FaultPlan {
     }
 
     /// Takes a new plan from the debugfs file: `<fault> [count [every]]`, or `none`.
-    pub(super) fn set(&mut self, text: &str, model: &MsdcModel) -> Result {
+    pub(super) fn set(&mut self, text: &str, model: &mut MsdcModel) -> Result {
         let mut words = text.split_ascii_whitespace();
         let name = words.next().ok_or(EINVAL)?;
         let number = |w: Option<&str>, default: u32| -> Result<u32> {
             w.map_or(Ok(default), |w| w.parse::<u32>().map_err(|_| EINVAL))
         };
+        // A controller fault still armed from the last plan goes.
+        if self.armed && model.pending_fault().is_some() {
+            model.cancel_fault();
+        } else if self.armed {
+            self.injected = self.injected.saturating_add(1);
+        }
+        self.armed = false;
         if name == "none" {
+            // What the last plan injected stays readable until the next one.
             self.fault = None;
             self.left = 0;
             return Ok(());
@@ -200,9 +209,9 @@ impl FaultPlan {
             fault: Some(fault),
             left,
             every,
-            next_at: model.commands(),
-            armed: self.armed,
-            injected: self.injected,
+            next_at: progress(fault, model),
+            armed: false,
+            injected: 0,
         };
         Ok(())
     }
@@ -222,6 +231,16 @@ impl FaultPlan {
             self.left,
             self.injected.saturating_add(taken)
         )
+    }
+}
+
+/// How far the slot has got, in the unit a plan's spacing counts: the controller's commands
+/// for its own faults, the CQHCI block's task completions for task faults (its commands
+/// do not go through the controller's command register).
+fn progress(fault: BoardFault, model: &MsdcModel) -> u32 {
+    match fault.controller_fault() {
+        Some(_) => model.commands(),
+        None => model.cqhci().map_or(0, |c| c.completions()),
     }
 }
 

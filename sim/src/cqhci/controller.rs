@@ -111,7 +111,7 @@ pub enum Fault {
         /// The task.
         tag: u8,
     },
-    /// The next completion also sets these CQTCN bits.
+    /// The next completion also sets these CQTCN bits, of the slots without a task then.
     SpuriousCompletion {
         /// Extra CQTCN bits.
         mask: u32,
@@ -1029,7 +1029,9 @@ impl CqhciModel {
                 break;
             }
         }
-        self.tcn |= extra;
+        // Only slots without a task: a completion bit for a task still running is
+        // indistinguishable from its real completion, to any driver.
+        self.tcn |= extra & !self.tdbr;
         let threshold = self.ic.iccth();
         let counted = self.ic.icendis() && (threshold != 0 || self.ic.ictoval() != 0);
         if interrupt || !counted {

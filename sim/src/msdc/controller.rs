@@ -851,6 +851,11 @@ impl MsdcModel {
         self.fault
     }
 
+    /// Forgets the injected fault still waiting for its command.
+    pub fn cancel_fault(&mut self) {
+        self.fault = None;
+    }
+
     /// Total number of violations, and the first [`MAX_VIOLATIONS`] of them.
     pub fn violations(&self) -> (u32, &[Option<Violation>; MAX_VIOLATIONS]) {
         (self.violation_count, &self.violations)
