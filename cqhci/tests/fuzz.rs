@@ -19,31 +19,26 @@
 //! and summary line: `msdc/tests/fuzz/budget.rs`.
 
 #[path = "../../msdc/tests/fuzz/budget.rs"]
+#[macro_use]
 mod budget;
+#[path = "../../msdc/tests/fuzz/hostile.rs"]
+mod hostile;
 
 use std::cell::{Cell, RefCell};
 
-use budget::Events;
+use budget::{fail, Check, Events};
 use cqhci::regs::{CQCTL, CQIS, CQTCN, CQTDPE, CQTERRI};
 use cqhci::{
     CardInfo, Coalescing, Config, Cqhci, CqhciBlock, DataTask, DcmdResponse, DescriptorMemory,
     DirectCommand, Direction, DmaWidth, Finished, HostError, IdleState, IrqOutcome, Segment, Step,
     Tag, TaskDescriptorSize, TaskFlags, Ticket, TimeoutVerdict,
 };
+use hostile::{obeys, verdict, Noise, Obeys};
 use proptest::prelude::*;
-use proptest::test_runner::TestCaseError;
 use registers::{Io, PollLimit};
 
 /// Bytes of the CQHCI block the engine may touch (CQVER at 0x00 to CQCRA at 0x5C).
 const BLOCK_LEN: usize = 0x60;
-
-/// How the controller carries out a halt or CLEAR ALL TASKS request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Obeys {
-    AtOnce,
-    Never,
-    AtRandom,
-}
 
 /// The lying register file.
 struct Regs {
@@ -54,7 +49,7 @@ struct Regs {
     garbled_ctl: Cell<bool>,
     /// A register access outside the block (the file would otherwise panic on the index).
     stray: Cell<Option<usize>>,
-    noise: Cell<u64>,
+    noise: Noise,
 }
 
 impl Regs {
@@ -65,25 +60,7 @@ impl Regs {
             clears: Cell::new(Obeys::AtOnce),
             garbled_ctl: Cell::new(false),
             stray: Cell::new(None),
-            noise: Cell::new(noise | 1),
-        }
-    }
-
-    fn random(&self) -> u32 {
-        // xorshift64: the hostile bits of one case, reproducible from its seed.
-        let mut x = self.noise.get();
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.noise.set(x);
-        (x >> 32) as u32
-    }
-
-    fn obeys(&self, how: Obeys) -> bool {
-        match how {
-            Obeys::AtOnce => true,
-            Obeys::Never => false,
-            Obeys::AtRandom => self.random() & 1 == 1,
+            noise: Noise::new(noise),
         }
     }
 
@@ -108,7 +85,7 @@ impl Io<CqhciBlock> for Regs {
         };
         let value = self.file.borrow()[index];
         if offset == CQCTL::OFFSET && self.garbled_ctl.get() {
-            value ^ self.random()
+            value ^ self.noise.bits()
         } else {
             value
         }
@@ -125,8 +102,8 @@ impl Io<CqhciBlock> for Regs {
             CQIS::OFFSET | CQTCN::OFFSET => old & !value,
             CQCTL::OFFSET => {
                 let ctl = CQCTL::from_raw(value);
-                let halt = ctl.halt() && self.obeys(self.halts.get());
-                let clear = ctl.clr_all_tasks() && !self.obeys(self.clears.get());
+                let halt = ctl.halt() && self.noise.carries_out(self.halts.get());
+                let clear = ctl.clr_all_tasks() && !self.noise.carries_out(self.clears.get());
                 ctl.with_halt(halt).with_clr_all_tasks(clear).raw()
             }
             _ => value,
@@ -148,11 +125,7 @@ impl Io<CqhciBlock> for Regs {
             }
             last = self.read32(offset);
         }
-        if done(last) {
-            Ok(last)
-        } else {
-            Err(last)
-        }
+        verdict(last, done)
     }
 }
 
@@ -206,10 +179,6 @@ enum Event {
     Clears(Obeys),
     GarbledCtl(bool),
     Dump,
-}
-
-fn obeys() -> impl Strategy<Value = Obeys> {
-    prop_oneof![3 => Just(Obeys::AtOnce), 1 => Just(Obeys::Never), 2 => Just(Obeys::AtRandom)]
 }
 
 fn now() -> impl Strategy<Value = bool> {
@@ -317,20 +286,6 @@ fn case() -> impl Strategy<Value = (Config, u64, Vec<Event>)> {
         any::<u64>(),
         proptest::collection::vec(event(), 0..300),
     )
-}
-
-type Check = Result<(), TestCaseError>;
-
-fn fail(what: String) -> Check {
-    Err(TestCaseError::fail(what))
-}
-
-macro_rules! ensure {
-    ($cond:expr, $($msg:tt)+) => {
-        if !$cond {
-            return fail(format!($($msg)+));
-        }
-    };
 }
 
 const TDL_BUS: u64 = 0x8000_0000;

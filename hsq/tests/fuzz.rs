@@ -14,15 +14,15 @@
 //! (`scripts/fuzz.sh` runs it in release mode against a time budget).
 
 #[path = "../../msdc/tests/fuzz/budget.rs"]
+#[macro_use]
 mod budget;
 
-use budget::Events;
+use budget::{fail, Check, Events};
 use hsq::{
     DataDirection, Dispatch, Finished, Hsq, HsqError, IdleState, Progress, RequestShape,
     NORMAL_DEPTH, PERFORMANCE_DEPTH, SLOT_COUNT,
 };
 use proptest::prelude::*;
-use proptest::test_runner::TestCaseError;
 
 /// Which request a completion or timeout names.
 #[derive(Clone, Copy, Debug)]
@@ -148,20 +148,6 @@ struct Shadow {
     enabled: bool,
     suspended: bool,
     halted: bool,
-}
-
-type Check = Result<(), TestCaseError>;
-
-fn fail(what: String) -> Check {
-    Err(TestCaseError::fail(what))
-}
-
-macro_rules! ensure {
-    ($cond:expr, $($msg:tt)+) => {
-        if !$cond {
-            return fail(format!($($msg)+));
-        }
-    };
 }
 
 impl Shadow {

@@ -106,3 +106,20 @@ pub(crate) fn fuzz<S>(
         started.elapsed().as_secs_f64(),
     );
 }
+
+/// The answer of a target's check: a failure says what went wrong.
+pub(crate) type Check = Result<(), proptest::test_runner::TestCaseError>;
+
+/// A failed check.
+pub(crate) fn fail(what: String) -> Check {
+    Err(proptest::test_runner::TestCaseError::fail(what))
+}
+
+/// Fails the check with the formatted message unless `cond` holds.
+macro_rules! ensure {
+    ($cond:expr, $($msg:tt)+) => {
+        if !$cond {
+            return budget::fail(format!($($msg)+));
+        }
+    };
+}

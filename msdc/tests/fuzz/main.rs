@@ -21,11 +21,14 @@
 //! have come back exactly once (refused, completed or aborted). Budget and summary line:
 //! `budget.rs`.
 
+#[macro_use]
 mod budget;
+mod hostile;
 
 use std::cell::{Cell, RefCell};
 
-use budget::Events;
+use budget::{fail, Check, Events};
+use hostile::{obeys, verdict, Noise, Obeys};
 use mmc_request::flags::{
     MMC_RSP_NONE, MMC_RSP_R1, MMC_RSP_R1B, MMC_RSP_R1B_NO_CRC, MMC_RSP_R2, MMC_RSP_R3,
 };
@@ -47,20 +50,11 @@ use msdc::regs::{
 use msdc::soc::{self, SocData};
 use msdc::tuning::BoardTuning;
 use proptest::prelude::*;
-use proptest::test_runner::TestCaseError;
 use registers::{Io, PollLimit};
 
 /// The MSDC registers proper: the CQHCI block starts at 0x800 and is not this window's.
 const BASE_LEN: usize = 0x800;
 const TOP_LEN: usize = 0x100;
-
-/// How the controller carries out a self-clearing bit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Obeys {
-    AtOnce,
-    Never,
-    AtRandom,
-}
 
 /// The bits that clear (or, for `CKSTB`, set) themselves once the hardware is done.
 fn settled(offset: usize, value: u32) -> u32 {
@@ -90,7 +84,7 @@ struct Regs {
     /// `MSDC_INTEN` reads this instead of what was written.
     inten_lies: Cell<Option<u32>>,
     stray: Cell<Option<(&'static str, usize)>>,
-    noise: Cell<u64>,
+    noise: Noise,
 }
 
 impl Regs {
@@ -102,25 +96,7 @@ impl Regs {
             garbled: Cell::new(false),
             inten_lies: Cell::new(None),
             stray: Cell::new(None),
-            noise: Cell::new(noise | 1),
-        }
-    }
-
-    fn random(&self) -> u32 {
-        // xorshift64: the hostile bits of one case, reproducible from its seed.
-        let mut x = self.noise.get();
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.noise.set(x);
-        (x >> 32) as u32
-    }
-
-    fn obeys(&self) -> bool {
-        match self.obeys.get() {
-            Obeys::AtOnce => true,
-            Obeys::Never => false,
-            Obeys::AtRandom => self.random() & 1 == 1,
+            noise: Noise::new(noise),
         }
     }
 
@@ -152,7 +128,7 @@ impl Io<MsdcBase> for Regs {
         match offset {
             MSDC_INTEN::OFFSET => self.inten_lies.get().unwrap_or(value),
             MSDC_INT::OFFSET => value,
-            _ if self.garbled.get() => value ^ self.random(),
+            _ if self.garbled.get() => value ^ self.noise.bits(),
             _ => value,
         }
     }
@@ -181,7 +157,7 @@ impl Io<MsdcBase> for Regs {
         if done(first) {
             return Ok(first);
         }
-        if !self.obeys() {
+        if !self.noise.carries_out(self.obeys.get()) {
             return Err(first);
         }
         let Some(index) = self.index("msdc", offset, BASE_LEN) else {
@@ -189,11 +165,7 @@ impl Io<MsdcBase> for Regs {
         };
         let value = settled(offset, self.base.borrow()[index]);
         self.base.borrow_mut()[index] = value;
-        if done(value) {
-            Ok(value)
-        } else {
-            Err(value)
-        }
+        verdict(value, done)
     }
 }
 
@@ -212,15 +184,10 @@ impl Io<MsdcTop> for Regs {
     fn poll32(
         &self,
         offset: usize,
-        mut done: impl FnMut(u32) -> bool,
+        done: impl FnMut(u32) -> bool,
         _limit: PollLimit,
     ) -> Result<u32, u32> {
-        let value = Io::<MsdcTop>::read32(self, offset);
-        if done(value) {
-            Ok(value)
-        } else {
-            Err(value)
-        }
+        verdict(Io::<MsdcTop>::read32(self, offset), done)
     }
 }
 
@@ -344,10 +311,6 @@ fn shape() -> impl Strategy<Value = Shape> {
         })
 }
 
-fn obeys() -> impl Strategy<Value = Obeys> {
-    prop_oneof![6 => Just(Obeys::AtOnce), 1 => Just(Obeys::Never), 2 => Just(Obeys::AtRandom)]
-}
-
 fn event() -> impl Strategy<Value = Event> {
     prop_oneof![
         8 => shape().prop_map(Event::Start),
@@ -392,20 +355,6 @@ fn case() -> impl Strategy<Value = (usize, bool, bool, u64, Vec<Event>)> {
         any::<u64>(),
         proptest::collection::vec(event(), 0..300),
     )
-}
-
-type Check = Result<(), TestCaseError>;
-
-fn fail(what: String) -> Check {
-    Err(TestCaseError::fail(what))
-}
-
-macro_rules! ensure {
-    ($cond:expr, $($msg:tt)+) => {
-        if !$cond {
-            return fail(format!($($msg)+));
-        }
-    };
 }
 
 /// Descriptor area bus address, below 4 GiB for every addressing mode.
