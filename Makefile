@@ -9,7 +9,7 @@ SCRIPTS := scripts
 CARGO ?= cargo
 
 .PHONY: run test setup host-test lint fmt-check clippy dt-check kernel kernel-arm64 module \
-	module-arm64 kunit kunit-arm64 e2e e2e-negative perf perf-smoke bench mutants help
+	module-arm64 kunit kunit-arm64 e2e e2e-negative fuzz perf perf-smoke bench mutants help
 
 help:
 	@echo "make run        boot the x86_64 kernel with the driver in QEMU"
@@ -27,6 +27,8 @@ help:
 	@echo "                queue mode and job, as lines, CSV and a chart (asserts no speed)"
 	@echo "make bench      host benchmarks (hsq, cqhci)"
 	@echo "make mutants    mutation testing of hsq and cqhci"
+	@echo "make fuzz       hsq, cqhci and the MSDC interrupt decoding under proptest with"
+	@echo "                hostile registers and event orders (FUZZ_SECONDS, default 120)"
 
 run: setup
 	$(SCRIPTS)/run.sh full
@@ -94,3 +96,8 @@ bench:
 
 mutants:
 	$(SCRIPTS)/mutants.sh
+
+# Not part of make test (whose cargo test runs the same fuzz targets briefly): release
+# builds for a time budget, FUZZ_SECONDS split across the targets (scripts/fuzz.sh).
+fuzz:
+	$(SCRIPTS)/fuzz.sh

@@ -326,6 +326,24 @@ if grep -qE '^e2e: fio-.*target disks' <<<"$text"; then
 		fi
 	fi
 
+	# Lifecycle: each slot unbound under load and bound again, every cycle, and the disk
+	# that came back verified.
+	LIFECYCLE_SLOTS=2
+	lifecycle=$(grep -E '^e2e: lifecycle ' <<<"$text" || true)
+	lifecycle_re='^e2e: lifecycle [0-9a-f]+ (cqe|hsq|legacy) cycles=([0-9]+) unbind_max_ms=[0-9]+'
+	lifecycle_re+=' bind_max_ms=[0-9]+ passed$'
+	if [[ $(grep -c . <<<"$lifecycle") -ne $LIFECYCLE_SLOTS ]]; then
+		echo "e2e-check: $(grep -c . <<<"$lifecycle") \"e2e: lifecycle\" lines; want $LIFECYCLE_SLOTS" >&2
+		failed=1
+	fi
+	while IFS= read -r line; do
+		[[ -n $line ]] || continue
+		if ! [[ $line =~ $lifecycle_re ]] || ((BASH_REMATCH[2] == 0)); then
+			echo "e2e-check: unbind/bind under load failed: $line" >&2
+			failed=1
+		fi
+	done <<<"$lifecycle"
+
 	# The power phase. The run's mode from the guest's "e2e: fio-3.33, mode short, ..."
 	run_mode=$(sed -nE 's/^e2e: fio-[^,]*, mode ([a-z]+), .*/\1/p' <<<"$text" | tail -n 1)
 	pm_min=${PM_MIN_CYCLES[${run_mode:-none}]:-}
@@ -402,6 +420,6 @@ if [[ $failed -ne 0 ]]; then
 	echo "e2e-check: FAIL; log: $LOG" >&2
 	exit 1
 fi
-grep -E '^(e2e: (PASS|fio jobs took|mode |sleep: [a-z]+ returned|power phase took|pm |timing |sdio |fault matrix took|retune )|fault: )' <<<"$text" ||
+grep -E '^(e2e: (PASS|fio jobs took|mode |sleep: [a-z]+ returned|power phase took|pm |timing |sdio |fault matrix took|retune |lifecycle )|fault: )' <<<"$text" ||
 	true
 echo "e2e-check: PASS ($(grep -c '^e2e: PASS' <<<"$text") fio jobs); log: $LOG"

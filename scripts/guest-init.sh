@@ -705,6 +705,103 @@ retune_check() {
 	[ "$rc" -eq 0 ] || grep -v '^3;' "$out" | head -n 10 | sed 's/^/e2e:   /'
 }
 
+# Lifecycle under load: the platform device of a slot is unbound from the driver
+# while fio runs on its disk (the disk goes away, so that job's I/O errors are
+# expected: the removal is unrecoverable by design) and bound again, LIFECYCLE_CYCLES
+# times per slot; then a verified job on the disk that came back must pass. One line
+# per slot, "e2e: lifecycle <window> <mode> cycles=N unbind_max_ms=N bind_max_ms=N
+# passed|FAILED"; an unbind or bind that does not return within LIFECYCLE_LIMIT_S,
+# or a disk that does not come back, fails it.
+LIFECYCLE_CYCLES=3
+LIFECYCLE_LIMIT_S=60
+LIFECYCLE_SLOTS="1011f60000 1011f80000"
+
+# The whole disk of the card on the host of platform device $1.mmc, if any.
+window_disk() {
+	local d host
+	for d in $(whole_disks); do
+		host=$(disk_host "$d") || continue
+		[ "$(host_window "$host")" = "$1" ] && { echo "$d"; return 0; }
+	done
+	return 1
+}
+
+# Milliseconds of uptime.
+uptime_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
+
+lifecycle_slot() {
+	local window=$1 dev=$1.mmc drv=/sys/bus/platform/drivers/mtk_sd_rust d mode i t0 t
+	local unbind_max=0 bind_max=0 result=passed fio_pid waited rc
+	d=$(window_disk "$window") || { fail "lifecycle: no disk on $window"; return; }
+	mode=$(cat "/sys/kernel/debug/mtk_sd_rust/$(disk_host "$d")/mode")
+	i=0
+	while [ "$i" -lt "$LIFECYCLE_CYCLES" ]; do
+		i=$((i + 1))
+		fio --name=lifecycle --filename="/dev/$d" --direct=1 --thread=1 --ioengine=libaio \
+			--iodepth=32 --rw=randrw --bs=4k --offset=4M --size=512k --time_based=1 \
+			--runtime=30 >/tmp/lifecycle.out 2>&1 &
+		fio_pid=$!
+		sleep 1
+		t0=$(uptime_ms)
+		if ! timeout "$LIFECYCLE_LIMIT_S" sh -c "echo $dev > $drv/unbind"; then
+			fail "lifecycle: unbind of $dev failed or took over $LIFECYCLE_LIMIT_S s (cycle $i)"
+			result=FAILED
+			break
+		fi
+		t=$(($(uptime_ms) - t0))
+		[ "$t" -gt "$unbind_max" ] && unbind_max=$t
+		# The disk is gone: fio ends with errors.
+		waited=0
+		while kill -0 "$fio_pid" 2>/dev/null && [ "$waited" -lt "$LIFECYCLE_LIMIT_S" ]; do
+			sleep 1
+			waited=$((waited + 1))
+		done
+		if kill -0 "$fio_pid" 2>/dev/null; then
+			fail "lifecycle: fio on the removed $d still running after $LIFECYCLE_LIMIT_S s"
+			kill -9 "$fio_pid"
+			result=FAILED
+			break
+		fi
+		wait "$fio_pid"
+		t0=$(uptime_ms)
+		if ! timeout "$LIFECYCLE_LIMIT_S" sh -c "echo $dev > $drv/bind"; then
+			fail "lifecycle: bind of $dev failed (cycle $i)"
+			result=FAILED
+			break
+		fi
+		waited=0
+		while ! d=$(window_disk "$window") && [ "$waited" -lt "$LIFECYCLE_LIMIT_S" ]; do
+			sleep 1
+			waited=$((waited + 1))
+		done
+		if [ -z "$d" ] || [ ! -b "/dev/$d" ]; then
+			fail "lifecycle: no disk came back on $window after bind (cycle $i)"
+			result=FAILED
+			break
+		fi
+		t=$(($(uptime_ms) - t0))
+		[ "$t" -gt "$bind_max" ] && bind_max=$t
+	done
+	if [ "$result" = passed ]; then
+		rc=0
+		fio --name=lifecycle-verify --filename="/dev/$d" --direct=1 --thread=1 \
+			--ioengine=libaio --iodepth=32 --rw=randrw --bs=4k --offset=4M --size=512k \
+			--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0 \
+			>/tmp/lifecycle-verify.out 2>&1 || rc=$?
+		if [ "$rc" -ne 0 ]; then
+			result=FAILED
+			head -n 10 /tmp/lifecycle-verify.out | sed 's/^/e2e:   /'
+		fi
+	fi
+	echo "e2e: lifecycle $window $mode cycles=$i unbind_max_ms=$unbind_max bind_max_ms=$bind_max $result"
+}
+
+lifecycle() {
+	local w
+	[ "$FAULT" = none ] || return
+	for w in $LIFECYCLE_SLOTS; do lifecycle_slot "$w"; done
+}
+
 # One disk per mode the board runs, then each of its faults.
 fault_matrix() {
 	local d host mode faults seen="" t0
@@ -802,6 +899,7 @@ e2e() {
 		mode_lines $targets
 		fault_matrix $targets
 		[ "$FAULT" = none ] && retune_check $targets
+		lifecycle
 	}
 }
 

@@ -54,11 +54,12 @@ slot_window() {
 	esac
 }
 
-# The card model's latency profile of each simulated disk (sim/README.md).
+# The card profile of each simulated disk (sim/README.md, "Card profiles": the
+# eMMC 5.1 of Latency::EMMC_HS400_CQ, the MicroSD A2 card of Latency::SD_A2_SDR104).
 profile_of() {
 	case $1 in
-	emmc-cq | emmc) echo sim-emmc ;;
-	sd) echo sim-sd ;;
+	emmc-cq | emmc) echo emmc51-hs400-cq ;;
+	sd) echo microsd-a2-sdr104 ;;
 	null) echo null_blk ;;
 	esac
 }

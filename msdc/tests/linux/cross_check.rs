@@ -254,6 +254,26 @@ fn injected_data_faults() {
 }
 
 #[test]
+fn injected_data_faults_wait_for_their_direction() {
+    at_sdr104(modern_config(), 64, |h, _| {
+        // A data fault waits past commands without data, and a write fault past reads.
+        h.rig.model().inject(Fault::WriteDataCrc);
+        assert!(h.wait_for_cmd(13, rca_arg(), R1 | AC).is_ok());
+        assert_ok(&h.run(&block_request(false, 1, 1, false), &[(0, 512)]));
+        assert_eq!(h.rig.model().pending_fault(), Some(Fault::WriteDataCrc));
+        assert_data_fails(h, &block_request(true, 1, 1, false), ErrorKind::BadCrc);
+        assert_eq!(h.rig.model().pending_fault(), None);
+        h.rig.model().inject(Fault::ReadDataCrc);
+        assert_ok(&h.run(&block_request(true, 2, 1, false), &[(0, 512)]));
+        assert_data_fails(h, &block_request(false, 2, 1, false), ErrorKind::BadCrc);
+        // A cancelled fault never happens.
+        h.rig.model().inject(Fault::DataCrc);
+        h.rig.model().cancel_fault();
+        assert_ok(&h.run(&block_request(false, 2, 1, false), &[(0, 512)]));
+    });
+}
+
+#[test]
 fn descriptor_checksum_errors() {
     at_sdr104(modern_config(), 64, |h, _| {
         let rig = h.rig;
