@@ -36,8 +36,10 @@
 //! Simulated controllers work next to the CPU: every register write queues the model's
 //! run in a work item; the run executes what the registers started (a command, a DMA
 //! transfer, CQHCI tasks) for at most [`STEPS_PER_RUN`] steps, and the interrupt follows
-//! after the time the latency model gives that work. A run that stops at its step limit
-//! is resumed when that time is up, so the CQHCI block, which works through its tasks
+//! after the time the latency model gives that work, counted from the start of the run
+//! (the guest time the model itself takes, copying data mostly, is part of it; work
+//! that a woken thread issued starts later, [`HOST_WAKE_NS`]). A run that stops at its
+//! step limit is resumed when that time is up, so the CQHCI block, which works through its tasks
 //! (CMD44/45, CMD13 polls, CMD46/47 with data) with no register write in between, keeps
 //! going without ever holding the worker for long. The models never wait without
 //! working: a CQHCI block whose card has no task ready polls at its send-status idle timer
@@ -56,9 +58,9 @@
 //! driver that misuses the hardware one new way after another is not hidden behind its
 //! first mistake).
 
-mod faults;
 #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
 pub(crate) mod engine_choice;
+mod faults;
 mod ffi;
 mod sdio_function;
 
@@ -727,8 +729,7 @@ impl SimulatedMsdc {
             .is_some_and(|irqs| irqs.handler_running(self.hwirq));
         let (pending, violations) = self.timed(|| {
             let mut state = self.state.lock();
-            let idle =
-                !state.model.busy() && state.model.cqhci().is_none_or(|c| c.is_idle());
+            let idle = !state.model.busy() && state.model.cqhci().is_none_or(|c| c.is_idle());
             if idle {
                 state.thread_issue = !from_handler;
             }
@@ -833,14 +834,18 @@ impl SimulatedMsdc {
                 .advance_to(u64::try_from(since_built).unwrap_or(0));
             state.faults.arm(&mut state.model);
             let pending_before = state.model.interrupt_pending();
+            let run_start = Instant::<Monotonic>::now();
             let ran = self.timed(|| {
                 state
                     .model
                     .run(&mut state.card, &mut SystemRam, STEPS_PER_RUN)
             });
+            // The hardware's time runs from the start of its work: the guest time the
+            // model took to do it (copying the data, mostly) is part of it, not added.
+            let run_ns = u64::try_from(run_start.elapsed().as_nanos()).unwrap_or(0);
             state.resume = ran == STEPS_PER_RUN;
             let pending = state.model.interrupt_pending();
-            let mut elapsed_ns = state.model.take_elapsed_ns();
+            let mut elapsed_ns = state.model.take_elapsed_ns().saturating_sub(run_ns);
             if ran > 0 {
                 // Work a thread issued after the interrupt that woke it: it started that
                 // much later on a real SoC.

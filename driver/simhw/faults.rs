@@ -245,7 +245,10 @@ fn progress(fault: BoardFault, model: &MsdcModel) -> u32 {
 }
 
 /// Reads a debugfs write of at most 63 bytes as text.
-pub(super) fn read_text<'a>(reader: &mut UserSliceReader, buf: &'a mut [u8; 64]) -> Result<&'a str> {
+pub(super) fn read_text<'a>(
+    reader: &mut UserSliceReader,
+    buf: &'a mut [u8; 64],
+) -> Result<&'a str> {
     let len = reader.len();
     if len >= buf.len() {
         return Err(EINVAL);

@@ -807,7 +807,11 @@ fn quiesce_silences_every_interrupt_source() {
     assert_eq!(rig.peek(MSDC_PS) & PS_CDEN, 0);
     assert_eq!(rig.peek(SDC_CFG) & SDC_CFG_INSWKUP, 0);
     assert!(!host.ctrl.sdio_irq_enabled());
-    assert_eq!(rig.misbehave.injected_events.get(), 0, "latched events acknowledged");
+    assert_eq!(
+        rig.misbehave.injected_events.get(),
+        0,
+        "latched events acknowledged"
+    );
     rig.misbehave.injected_events.set(INT_CDSC);
     assert!(!host.ctrl.card_detect_event(&rig));
     assert!(!host.ctrl.sdio_irq_event(&rig));
