@@ -35,7 +35,7 @@ must_fail() {
 }
 
 # The teeth, on edited copies of the passing log (CR LF as the console writes it).
-sed '/^e2e: result PASS/i [  123.456789] I/O error, dev mmcblk0, sector 2048 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 2\r' \
+sed '/^e2e: fio jobs took /i [  123.456789] I/O error, dev mmcblk0, sector 2048 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 2\r' \
 	"$PASSING" >"$work/io-error.log"
 must_fail "a log with a block I/O error" "$work/io-error.log" 'lost or failed I/O'
 sed -E 's/^(fault: [a-z_]+ [a-z]+ injected=)([0-9]+) recovered=[0-9]+/\1\2 recovered=0/' \

@@ -36,7 +36,8 @@
 #                            where the alarm is an interrupt no wake-up is armed
 #                            for; freeze works with msdc_e2e_sleep=pm_test)
 #   msdc_e2e_target=file     test hook: the same jobs on a file in tmpfs
-#   msdc_e2e_fault=corrupt   test hook: zero 4 KiB between writing and verifying
+#   msdc_e2e_fault=corrupt   test hook: zero 4 KiB in the middle of each job's region
+#                            between writing and verifying
 #
 # No `set -e`: this is PID 1, and an exiting init panics the kernel; every step
 # reports its own failure and the script always reaches the reboot.
@@ -171,7 +172,7 @@ run_job() {
 	if [ "$FAULT" = corrupt ]; then
 		# Write only, zero one block behind fio's back, then verify what is there.
 		fio "$@" --do_verify=0 >"$out" 2>&1 || rc=$?
-		[ "$rc" -eq 0 ] && { dd if=/dev/zero of="$file" bs=4096 seek=256 count=1 \
+		[ "$rc" -eq 0 ] && { dd if=/dev/zero of="$file" bs=4096 seek=$((SIZE * 128)) count=1 \
 			conv=notrunc,fsync 2>>"$out" || rc=$?; }
 		[ "$rc" -eq 0 ] && { fio "$@" --verify_only=1 >"$out" 2>&1 || rc=$?; }
 	else

@@ -29,6 +29,7 @@
 #   E2E_CMDLINE=...    more guest parameters (scripts/guest-init.sh lists them), e.g.
 #                      "msdc_e2e_pm_think=100 msdc_e2e_wake=5"
 #   E2E_LOG=PATH       the console log (default $CACHE/run-x86_64[-short].log)
+#   E2E_SMP=N          vCPUs of the guest (1)
 #   RUN_TIMEOUT=S      QEMU's time limit (1500)
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -79,7 +80,7 @@ show() {
 log "booting x86_64 under QEMU TCG, end-to-end $MODE (log: $LOG)"
 start=$SECONDS
 status=0
-timeout "${RUN_TIMEOUT:-1500}" qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m 2048 \
+timeout "${RUN_TIMEOUT:-1500}" qemu-system-x86_64 -accel tcg -cpu max -smp "${E2E_SMP:-1}" -m 2048 \
 	-nodefaults -display none -no-reboot -serial stdio \
 	-kernel "$KERNEL" -initrd "$INITRAMFS" -append "$CMDLINE" </dev/null 2>&1 |
 	tee "$LOG" | tr -d '\r' | show || status=$?

@@ -231,19 +231,20 @@ impl Latency {
     /// (200 MHz × 4 bit: 1 044 clocks, 5.22 µs, per 512-byte block, ≈ 98 MB/s), fitted to
     /// the SanDisk Extreme A2 that the HSQ patch for mtk-sd measured in an MT8195
     /// Chromebook (Acer Spin 513, fio bs=4k, without HSQ, so one request at a time on the
-    /// card): 1 643 random 4 KiB read IOPS and 74.4 MiB/s sequential read. The fitting
-    /// (see `sim/README.md`, "Card profiles"), with ≈ 55 µs of host software per I/O:
+    /// card): 1 643 random 4 KiB read IOPS and 74.4 MiB/s sequential read. Fitted to the
+    /// driver's legacy path in `make perf` (`sim/README.md`, "Card profiles"), whose host
+    /// side, the simulated board's 95 µs wake-up cost included, took 140.8 µs per 4 KiB
+    /// random read at depth 32 and 229.7 µs per 512 KiB read at depth 1:
     ///
     /// * 74.4 MiB/s (78.0 MB/s) is below the bus's 98 MB/s: the card's internal read rate
-    ///   limits a long read. fio's sequential 4 KiB reads reach the card merged into
-    ///   requests of mtk-sd's `max_req_size`, 512 KiB, each 6.72 ms = access + 1 024 ×
-    ///   `read_block_ns` + CMD23 and CMD18 (1.7 µs) + host.
+    ///   limits a long read: 6.72 ms per 512 KiB = access + 1 024 × `read_block_ns` +
+    ///   CMD23 and CMD18 (1.7 µs) + host.
     /// * 1 / 1 643 = 608.6 µs = access + 8 × `read_block_ns` + 1.7 µs + host.
-    /// * Both together: `read_block_ns` 6 017 ns, `read_access_ns` 503.8 µs.
+    /// * Both together: `read_block_ns` 5 928 ns, `read_access_ns` 418.7 µs.
     /// * Writes, erase and power-up as [`Latency::SD`] (not measured).
     pub const SD_A2_SDR104: Latency = Latency {
-        read_access_ns: 503_800,
-        read_block_ns: 6_017,
+        read_access_ns: 418_700,
+        read_block_ns: 5_928,
         ..Self::SD
     };
 
