@@ -9,7 +9,7 @@ SCRIPTS := scripts
 CARGO ?= cargo
 
 .PHONY: run test setup host-test lint fmt-check clippy dt-check kernel kernel-arm64 module \
-	module-arm64 kunit kunit-arm64 e2e e2e-negative fuzz perf perf-smoke bench mutants help
+	module-arm64 kunit kunit-arm64 e2e e2e-negative stress fuzz perf perf-smoke bench mutants help
 
 help:
 	@echo "make run        boot the x86_64 kernel with the driver in QEMU"
@@ -23,6 +23,8 @@ help:
 	@echo "make e2e        short end-to-end run: fio write+verify on the MMC disks in QEMU,"
 	@echo "                then the short fault matrix"
 	@echo "make e2e-negative  the end-to-end check must fail a corrupted run and edited logs"
+	@echo "make stress     the end-to-end run with the whole fault matrix (every disk, ten"
+	@echo "                faults a cell, lost interrupts) and 100 unbind/bind cycles a slot"
 	@echo "make perf       performance kernel under QEMU -icount: fio figures per disk,"
 	@echo "                queue mode and job, as lines, CSV and a chart (asserts no speed)"
 	@echo "make bench      host benchmarks (hsq, cqhci)"
@@ -78,6 +80,11 @@ kunit-arm64:
 # make run's boot with 2 MiB instead of 16 MiB per fio job (scripts/run.sh).
 e2e:
 	$(SCRIPTS)/run.sh short
+
+# Not part of make test: the short run's boot with the whole fault matrix and a hundred
+# unbind/bind cycles per slot under load (KASAN and lockdep on), its own log.
+stress:
+	E2E_MATRIX=full RUN_TIMEOUT=5400 $(SCRIPTS)/run.sh short
 
 # After e2e: its log, edited, and a boot with the corrupt hook must fail the check.
 e2e-negative: e2e

@@ -856,9 +856,12 @@ impl SimulatedMsdc {
                 state.thread_issue = false;
             }
             state.completion_signalled |= pending;
+            // Raised now (below) unless lost: the timer raises the others.
+            let raised_now = ran > 0 && pending && elapsed_ns < MIN_LATENCY_NS && !state.resume;
+            let lost = raised_now && state.faults.lose_interrupt();
             (
                 ran,
-                pending,
+                pending && !lost,
                 // An event of the lines (the SDIO card's interrupt) latched by a run that
                 // had no work: raised at once, there is no bus time to wait for.
                 ran == 0 && pending && !pending_before,
@@ -1007,10 +1010,9 @@ impl HrTimerCallback for SimulatedMsdc {
     fn run(this: ArcBorrow<'_, Self>, _ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
         let (pending, resume) = {
             let mut state = this.state.lock();
-            (
-                state.model.interrupt_pending(),
-                core::mem::take(&mut state.resume),
-            )
+            let pending = state.model.interrupt_pending();
+            let lost = pending && state.faults.lose_interrupt();
+            (pending && !lost, core::mem::take(&mut state.resume))
         };
         if pending {
             this.raise();

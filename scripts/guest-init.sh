@@ -35,6 +35,8 @@
 #                            alarm, but not from suspend to idle, "freeze",
 #                            where the alarm is an interrupt no wake-up is armed
 #                            for; freeze works with msdc_e2e_sleep=pm_test)
+#   msdc_e2e_matrix=full     the whole fault matrix and 100 lifecycle cycles per slot
+#                            (make stress; default short)
 #   msdc_e2e_target=file     test hook: the same jobs on a file in tmpfs
 #   msdc_e2e_fault=corrupt   test hook: zero 4 KiB in the middle of each job's region
 #                            between writing and verifying
@@ -526,6 +528,20 @@ sleep_during_fio() {
 		for r in /sys/bus/platform/devices/*.mmc/power/runtime_status; do
 			echo "e2e:   $r: $(cat "$r")"
 		done
+		# Where the stuck I/O is: the block layer's view of each disk, and what the
+		# fio threads wait in.
+		for b in /sys/block/mmcblk*; do
+			[ -r "$b/inflight" ] || continue
+			q=/sys/kernel/debug/block/${b##*/}
+			echo "e2e:   ${b##*/}: inflight $(cat "$b/inflight")," \
+				"hctx0 state $(cat "$q/hctx0/state" 2>/dev/null | tr '\n' ' ')" \
+				"busy $(cat "$q/hctx0/busy" 2>/dev/null | wc -l)" \
+				"dispatch $(cat "$q/hctx0/dispatch" 2>/dev/null | wc -l)," \
+				"requeue $(cat "$q/requeue_list" 2>/dev/null | wc -l)"
+		done
+		for p in $(pidof fio); do
+			echo "e2e:   fio $p: $(cat "/proc/$p/wchan" 2>/dev/null) $(tr '\0' ' ' <"/proc/$p/cmdline" | cut -c1-60)"
+		done
 		[ -w /proc/sysrq-trigger ] && echo w >/proc/sysrq-trigger
 		killall -9 fio 2>/dev/null
 	) &
@@ -619,6 +635,11 @@ pm_line() {
 # every block still verified, the block layer's I/O errors on the disk, the blocks
 # that read back wrong, and whether fio outlived FAULT_LIMIT_S. Then the driver's
 # errors and recoveries in the cell, indented.
+# msdc_e2e_matrix=full (make stress): every disk, ten faults per cell, the lost
+# interrupt too (on the disks without CQHCI: the driver's 5 s watchdog finds it; the
+# CQHCI block's lost completion waits for the block layer's 60 s time-out, too long
+# for a matrix), and a hundred lifecycle cycles per slot.
+MATRIX=$(param msdc_e2e_matrix short)
 FAULT_COUNT=3
 FAULT_EVERY=25
 FAULT_LIMIT_S=120
@@ -714,7 +735,7 @@ retune_check() {
 # passed|FAILED"; an unbind or bind that does not return within LIFECYCLE_LIMIT_S,
 # or a disk that does not come back, fails it.
 LIFECYCLE_CYCLES=3
-LIFECYCLE_LIMIT_S=60
+LIFECYCLE_LIMIT_S=120
 LIFECYCLE_SLOTS="1011f60000 1011f80000"
 
 # The whole disk of the card on the host of platform device $1.mmc, if any.
@@ -800,6 +821,7 @@ lifecycle_slot() {
 lifecycle() {
 	local w
 	[ "$FAULT" = none ] || return
+	[ "$MATRIX" = full ] && LIFECYCLE_CYCLES=100
 	for w in $LIFECYCLE_SLOTS; do lifecycle_slot "$w"; done
 }
 
@@ -807,12 +829,18 @@ lifecycle() {
 fault_matrix() {
 	local d host mode faults seen="" t0
 	[ "$FAULT" = none ] || return
+	case $MATRIX in
+	short) ;;
+	full) FAULT_COUNT=10 MSDC_FAULTS="$MSDC_FAULTS lost_irq" ;;
+	*) fail "unknown msdc_e2e_matrix=$MATRIX (short or full)"; return ;;
+	esac
 	t0=$(uptime_s)
-	echo "e2e: fault matrix: $FAULT_COUNT faults per cell, $FAULT_EVERY commands apart"
+	echo "e2e: fault matrix: $MATRIX, $FAULT_COUNT faults per cell, $FAULT_EVERY commands apart"
 	for d in "$@"; do
 		host=$(disk_host "$d") || continue
 		mode=$(cat "/sys/kernel/debug/mtk_sd_rust/$host/mode" 2>/dev/null)
-		case " $seen " in *" $mode "*) continue ;; esac
+		# The short matrix: the first disk of each mode.
+		case " $seen " in *" $mode "*) [ "$MATRIX" = short ] && continue ;; esac
 		seen="$seen $mode"
 		case $mode in cqe) faults=$CQE_FAULTS ;; *) faults=$MSDC_FAULTS ;; esac
 		for f in $faults; do fault_cell "$f" "$mode" "$d"; done

@@ -30,6 +30,8 @@
 #                      "msdc_e2e_pm_think=100 msdc_e2e_wake=5"
 #   E2E_LOG=PATH       the console log (default $CACHE/run-x86_64[-short].log)
 #   E2E_SMP=N          vCPUs of the guest (1)
+#   E2E_MATRIX=full    the whole fault matrix and 100 unbind/bind cycles per slot
+#                      (make stress)
 #   RUN_TIMEOUT=S      QEMU's time limit (1500)
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -37,7 +39,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 MODE=${1:-full}
 case $MODE in
 full) LOG=${E2E_LOG:-$CACHE/run-x86_64.log} ;;
-short) LOG=${E2E_LOG:-$CACHE/run-x86_64-short.log} ;;
+short) LOG=${E2E_LOG:-$CACHE/run-x86_64-short${E2E_MATRIX:+-$E2E_MATRIX}.log} ;;
 *) die "usage: run.sh [full|short]" ;;
 esac
 INITRAMFS=$CACHE/initramfs-x86_64.cpio
@@ -65,6 +67,7 @@ CMDLINE+=" msdc_e2e_disks=${E2E_DISKS:-5} msdc_e2e_wait=${E2E_WAIT:-60}"
 CMDLINE+=" msdc_e2e_target=${E2E_TARGET:-disks}"
 [[ -z ${E2E_SIZE:-} ]] || CMDLINE+=" msdc_e2e_size=$E2E_SIZE"
 [[ -z ${E2E_FAULT:-} ]] || CMDLINE+=" msdc_e2e_fault=$E2E_FAULT"
+[[ -z ${E2E_MATRIX:-} ]] || CMDLINE+=" msdc_e2e_matrix=$E2E_MATRIX"
 [[ -z ${E2E_SLEEP:-} ]] || CMDLINE+=" msdc_e2e_sleep=$E2E_SLEEP"
 [[ -z ${E2E_CMDLINE:-} ]] || CMDLINE+=" $E2E_CMDLINE"
 

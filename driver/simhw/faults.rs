@@ -15,7 +15,8 @@
 //! block's come from its model ([`CqhciFault`]), aimed at a task whose doorbell is rung
 //! when the fault is armed: an error bit in its CMD44 response (RED, TERRI), no
 //! response to CMD46/47, a data CRC error, a descriptor the block rejects (ICCE), and
-//! completion bits for a task that was never issued.
+//! completion bits for a task that was never issued. The board's own: an interrupt for
+//! finished work that it never raises (`lost_irq`).
 
 use kernel::{prelude::*, uaccess::UserSliceReader};
 
@@ -54,10 +55,13 @@ pub(super) enum BoardFault {
     DescriptorError,
     /// A completion also reports a task that was never issued.
     SpuriousCompletion,
+    /// The next interrupt that signals finished work is never raised (the event stays
+    /// latched in `MSDC_INT`): the driver's request watchdog has to find it.
+    LostInterrupt,
 }
 
 /// The names the debugfs file takes and shows.
-const NAMES: [(BoardFault, &str); 10] = [
+const NAMES: [(BoardFault, &str); 11] = [
     (BoardFault::CommandCrc, "cmd_crc"),
     (BoardFault::CommandTimeout, "cmd_timeout"),
     (BoardFault::ReadCrc, "read_crc"),
@@ -68,6 +72,7 @@ const NAMES: [(BoardFault, &str); 10] = [
     (BoardFault::TaskDataCrc, "task_data_crc"),
     (BoardFault::DescriptorError, "descriptor_error"),
     (BoardFault::SpuriousCompletion, "spurious_completion"),
+    (BoardFault::LostInterrupt, "lost_irq"),
 ];
 
 impl BoardFault {
@@ -107,6 +112,8 @@ pub(super) struct FaultPlan {
     next_at: u32,
     /// A controller fault armed in the model that no command has taken yet.
     armed: bool,
+    /// The next completion interrupt is to be lost ([`BoardFault::LostInterrupt`]).
+    lose_next: bool,
     /// Faults that reached the hardware.
     injected: u32,
 }
@@ -122,7 +129,8 @@ impl FaultPlan {
         let Some(fault) = self.fault else {
             return;
         };
-        if self.left == 0 || self.armed || progress(fault, model) < self.next_at {
+        if self.left == 0 || self.armed || self.lose_next || progress(fault, model) < self.next_at
+        {
             return;
         }
         let armed = match fault.controller_fault() {
@@ -131,17 +139,32 @@ impl FaultPlan {
                 self.armed = true;
                 true
             }
+            None if fault == BoardFault::LostInterrupt => {
+                self.lose_next = true;
+                true
+            }
             None => Self::arm_task_fault(fault, model),
         };
         if armed {
             self.left -= 1;
             self.next_at = progress(fault, model).saturating_add(self.every);
-            if !self.armed {
+            if !self.armed && !self.lose_next {
                 // The CQHCI model takes task faults at once; it fires them when the task
                 // gets there.
                 self.injected = self.injected.saturating_add(1);
             }
         }
+    }
+
+    /// Whether the interrupt about to be raised for finished work is to be lost; called
+    /// with the slot's state locked where the board raises it.
+    pub(super) fn lose_interrupt(&mut self) -> bool {
+        if !self.lose_next {
+            return false;
+        }
+        self.lose_next = false;
+        self.injected = self.injected.saturating_add(1);
+        true
     }
 
     /// Aims a CQHCI fault at the newest task whose doorbell is rung (the one least likely
@@ -193,6 +216,7 @@ impl FaultPlan {
             self.injected = self.injected.saturating_add(1);
         }
         self.armed = false;
+        self.lose_next = false;
         if name == "none" {
             // What the last plan injected stays readable until the next one.
             self.fault = None;
@@ -211,6 +235,7 @@ impl FaultPlan {
             every,
             next_at: progress(fault, model),
             armed: false,
+            lose_next: false,
             injected: 0,
         };
         Ok(())
@@ -240,6 +265,7 @@ impl FaultPlan {
 fn progress(fault: BoardFault, model: &MsdcModel) -> u32 {
     match fault.controller_fault() {
         Some(_) => model.commands(),
+        None if fault == BoardFault::LostInterrupt => model.commands(),
         None => model.cqhci().map_or(0, |c| c.completions()),
     }
 }
