@@ -169,21 +169,24 @@ impl SimIrqDomain {
         })
     }
 
-    /// Whether the handler of simulated interrupt `hwirq` is running now
-    /// (`IRQD_IRQ_INPROGRESS`, which the interrupt core sets around the handlers): on the
-    /// board's single CPU, a register access made meanwhile comes from that handler.
-    pub(super) fn handler_running(&self, hwirq: u32) -> bool {
-        let Ok(hwirq) = usize::try_from(hwirq) else {
-            return false;
-        };
+    /// The Linux interrupt number of simulated line `hwirq`, if a driver mapped it.
+    fn virq(&self, hwirq: u32) -> Option<kernel::ffi::c_uint> {
+        let hwirq = usize::try_from(hwirq).ok()?;
         let mut virq: kernel::ffi::c_uint = 0;
         // SAFETY: by the type invariant the domain is alive; `virq` receives the Linux
         // interrupt number of a mapped line.
         let desc =
             unsafe { bindings::__irq_resolve_mapping(self.domain.as_ptr(), hwirq, &mut virq) };
-        if desc.is_null() || virq == 0 {
+        (!desc.is_null() && virq != 0).then_some(virq)
+    }
+
+    /// Whether the handler of simulated interrupt `hwirq` is running now
+    /// (`IRQD_IRQ_INPROGRESS`, which the interrupt core sets around the handlers): on the
+    /// board's single CPU, a register access made meanwhile comes from that handler.
+    pub(super) fn handler_running(&self, hwirq: u32) -> bool {
+        let Some(virq) = self.virq(hwirq) else {
             return false;
-        }
+        };
         // SAFETY: `virq` is mapped (just resolved), and simulator lines are never unmapped:
         // its interrupt data and their common part live as long as the domain.
         let state = unsafe {
@@ -199,17 +202,9 @@ impl SimIrqDomain {
     /// Raises simulated interrupt `hwirq` if a driver mapped it; the handler runs from
     /// an irq_work, in hard-IRQ context. Returns whether the line was mapped.
     pub(super) fn raise(&self, hwirq: u32) -> bool {
-        let Ok(hwirq) = usize::try_from(hwirq) else {
+        let Some(virq) = self.virq(hwirq) else {
             return false;
         };
-        let mut virq: kernel::ffi::c_uint = 0;
-        // SAFETY: by the type invariant the domain is alive; `virq` receives the Linux
-        // interrupt number of a mapped line.
-        let desc =
-            unsafe { bindings::__irq_resolve_mapping(self.domain.as_ptr(), hwirq, &mut virq) };
-        if desc.is_null() || virq == 0 {
-            return false;
-        }
         // SAFETY: `virq` is a mapped interrupt of the simulator domain; setting its
         // pending state queues the simulator's irq_work, callable from any context.
         let _ = unsafe {
