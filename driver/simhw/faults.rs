@@ -129,8 +129,7 @@ impl FaultPlan {
         let Some(fault) = self.fault else {
             return;
         };
-        if self.left == 0 || self.armed || self.lose_next || progress(fault, model) < self.next_at
-        {
+        if self.left == 0 || self.armed || self.lose_next || progress(fault, model) < self.next_at {
             return;
         }
         let armed = match fault.controller_fault() {
