@@ -557,6 +557,8 @@ pub(crate) struct SimulatedMsdc {
     sampling: SampleWindows,
     /// Delay cells the windows have drifted by since (debugfs `drift`).
     drift: AtomicU64,
+    /// The host wake-up cost the board added to the slot's work so far, ns.
+    wake_ns: AtomicU64,
     #[pin]
     state: SpinLockIrq<SimState>,
     #[pin]
@@ -658,6 +660,7 @@ impl SimulatedMsdc {
                 built: Instant::<Monotonic>::now(),
                 sampling: spec.sampling,
                 drift: AtomicU64::new(0),
+                wake_ns: AtomicU64::new(0),
                 hwirq: spec.hwirq,
                 wake_hwirq: spec.wake_hwirq,
                 wakeups: AtomicU64::new(0),
@@ -850,7 +853,9 @@ impl SimulatedMsdc {
                 // Work a thread issued after the interrupt that woke it: it started that
                 // much later on a real SoC.
                 if state.thread_issue && state.completion_signalled {
-                    elapsed_ns = elapsed_ns.saturating_add(host_wake_ns());
+                    let wake = host_wake_ns();
+                    elapsed_ns = elapsed_ns.saturating_add(wake);
+                    self.wake_ns.fetch_add(wake, Ordering::Relaxed);
                 }
                 state.completion_signalled = false;
                 state.thread_issue = false;
@@ -1041,7 +1046,9 @@ static SLOT_DIRS: SetOnce<KVec<SlotDir>> = SetOnce::new();
 /// Publishes in debugfs, per slot, [`SimulatedMsdc::model_ns`] (`model_ns`), the models'
 /// violation count (`violations`) and how often the slot was powered off (`power_offs`),
 /// which the end-to-end run prints (aids: the board works without them), and the fault
-/// injection file (`inject`, see [`faults`]) its fault matrix writes, and the sampling
+/// injection file (`inject`, see [`faults`]) its fault matrix writes, where the simulated
+/// hardware's time went (`hardware_ns`: bus frames, the card's own work, the CQHCI block's
+/// waits for queued tasks, and the host wake-up cost the board added), and the sampling
 /// windows' drift in delay cells (`drift`, see [`SimulatedMsdc::drift_windows`]).
 fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
     let root = Dir::new(c"mtk_sd_rust_sim");
@@ -1059,6 +1066,17 @@ fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
                     });
                     dir.read_callback_file(c"power_offs", slot, &|slot, f| {
                         writeln!(f, "{}", slot.power_offs())
+                    });
+                    dir.read_callback_file(c"hardware_ns", slot, &|slot, f| {
+                        let split = slot.state.lock().model.time_split();
+                        writeln!(
+                            f,
+                            "bus={} card={} wait={} wake={}",
+                            split.bus_ns,
+                            split.card_ns,
+                            split.wait_ns,
+                            slot.wake_ns.load(Ordering::Relaxed)
+                        )
                     });
                     dir.read_write_callback_file(
                         c"drift",

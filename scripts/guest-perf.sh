@@ -77,6 +77,19 @@ model_ns() {
 	if [ -n "$f" ] && [ -r "$f" ]; then cat "$f"; else echo 0; fi
 }
 
+# Where the slot's simulated hardware time went so far, "bus card wait wake" in ns
+# (mtk_sd_rust_sim/<window>/hardware_ns), or zeros for null_blk.
+hardware_ns() {
+	local window f
+	window=$(slot_window "$1")
+	f=/sys/kernel/debug/mtk_sd_rust_sim/$window/hardware_ns
+	if [ -n "$window" ] && [ -r "$f" ]; then
+		sed 's/bus=\([0-9]*\) card=\([0-9]*\) wait=\([0-9]*\) wake=\([0-9]*\)/\1 \2 \3 \4/' "$f"
+	else
+		echo 0 0 0 0
+	fi
+}
+
 # mmcblkN for a slot name, or nothing.
 disk_of_slot() {
 	local p host dev
@@ -120,8 +133,9 @@ busy_ticks() {
 measure() {
 	local label=$1 mode=$2 engine=$3 job=$4 dev=$5 out=/tmp/perf-$1-$4 before after rc=0
 	shift 5
-	local model_before model_after
+	local model_before model_after hw_before hw_after
 	model_before=$(model_ns "$label")
+	hw_before=$(hardware_ns "$label")
 	before=$(busy_ticks)
 	fio --name="$job" --filename="$dev" --direct=1 --thread=1 --group_reporting=1 \
 		--time_based=1 --runtime="$RUNTIME" --ramp_time=0 --size="$SPAN" \
@@ -129,6 +143,7 @@ measure() {
 		"$@" >"$out" 2>&1 || rc=$?
 	after=$(busy_ticks)
 	model_after=$(model_ns "$label")
+	hw_after=$(hardware_ns "$label")
 	local terse
 	terse=$(grep '^3;' "$out" | tail -n 1)
 	if [ "$rc" -ne 0 ] || [ -z "$terse" ] || [ "$(echo "$terse" | cut -d';' -f5)" != 0 ]; then
@@ -140,7 +155,7 @@ measure() {
 	# clat percentiles 18..37 (read) and 59..78 (write) as "p=value", 99.00% is the 13th.
 	echo "$terse" | awk -F';' -v d="$label" -v p="$(profile_of "$label")" -v m="$mode" \
 		-v e="$engine" -v j="$job" -v busy=$((after - before)) -v rt="$RUNTIME" \
-		-v model_ns=$((model_after - model_before)) '{
+		-v model_ns=$((model_after - model_before)) -v hw0="$hw_before" -v hw1="$hw_after" '{
 		iops = $8 + $49; kib = $7 + $48
 		lat = (($8 * $40) + ($49 * $81)) / (iops > 0 ? iops : 1)
 		split($30, rp, "="); split($71, wp, "=")
@@ -151,8 +166,13 @@ measure() {
 			d, p, m, e, j, iops, kib / 1024, lat, p99, cpu
 		model = ios > 0 ? model_ns / 1000 / ios : 0
 		host = cpu > model ? cpu - model : 0
-		printf "perf-time: %s %s %s %s model_us_per_io=%.1f host_us_per_io=%.1f\n",
-			d, m, e, j, model, host }'
+		# The hardware side per I/O: bus, card, waits of the CQHCI block, the wake-up.
+		split(hw0, h0, " "); split(hw1, h1, " ")
+		for (i = 1; i <= 4; i++) hw[i] = ios > 0 ? (h1[i] - h0[i]) / 1000 / ios : 0
+		wall = iops > 0 ? 1000000 / iops : 0
+		printf "perf-time: %s %s %s %s model_us_per_io=%.1f host_us_per_io=%.1f" \
+			" bus_us_per_io=%.1f card_us_per_io=%.1f wait_us_per_io=%.1f wake_us_per_io=%.1f" \
+			" wall_us_per_io=%.1f\n", d, m, e, j, model, host, hw[1], hw[2], hw[3], hw[4], wall }'
 }
 
 # The jobs, named like randread-4k-qd32-j1.

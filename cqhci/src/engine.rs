@@ -564,6 +564,10 @@ impl Cqhci {
             };
         }
         self.busy = self.busy.with(tag);
+        // A completion bit still set for this free slot can only be spurious (this slot's
+        // last completion was consumed before it became free); left there, it would
+        // complete the new task before the card has run it.
+        regs.write(CQTCN::zeroed().with_tcn(tag.mask()));
         regs.write(CQTDBR::zeroed().with_dbr(tag.mask()));
         Ticket {
             tag,

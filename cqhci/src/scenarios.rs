@@ -239,6 +239,39 @@ pub fn spurious_completion() -> Outcome {
     })
 }
 
+/// A spurious CQTCN bit for a free slot, still latched when the slot is reused before the
+/// interrupt is serviced, must not complete the new task: only the card's completion does.
+pub fn spurious_completion_of_a_reused_slot() -> Outcome {
+    run(mediatek(), ReadyOrder::Immediate, |rig| {
+        rig.inject(Fault::SpuriousCompletion { mask: 1 << 12 })?;
+        // The card never readies the task that reuses slot 12, so only a stale bit could
+        // complete it.
+        rig.inject(Fault::Stall { tag: 12 })?;
+        rig.read(1, 0, 1)?;
+        // Task 1 completes with the stray bit for free slot 12; nobody services it yet.
+        rig.run_model(50);
+        rig.read(12, 1, 1)?;
+        rig.pump_until(|r| r.completed == 1)?;
+        rig.run_model(50);
+        rig.pump_until(|r| r.interrupts >= 1)?;
+        ensure(rig.ticket(1).is_err(), "task 1 must be done")?;
+        ensure(
+            rig.engine.in_flight().count() == 1 && rig.ticket(12).is_ok(),
+            "the reused slot must still be running",
+        )?;
+        let ticket = rig.ticket(12)?;
+        ensure(
+            rig.engine.timeout(ticket)
+                == TimeoutVerdict::TimedOut {
+                    recovery_needed: true,
+                },
+            "timeout must need recovery",
+        )?;
+        rig.recover()?;
+        rig.ensure_status(12, Failed(TaskError::Timeout), "timeout status")
+    })
+}
+
 /// A task the card never finishes: the core's timeout starts recovery.
 pub fn software_timeout() -> Outcome {
     run(mediatek(), ReadyOrder::Immediate, |rig| {
@@ -391,6 +424,7 @@ macro_rules! cqhci_scenarios {
             fault_timeout,
             fault_descriptor_error,
             spurious_completion,
+            spurious_completion_of_a_reused_slot,
             software_timeout,
             suspend_resume,
             coalescing,

@@ -503,7 +503,8 @@ fn issue_writes_descriptors_and_rings() {
         )
         .unwrap();
     assert_eq!(t.tag, tag(2));
-    assert_eq!(f.writes(), [(CQTDBR::OFFSET, 0x4)]);
+    // A stale completion bit of the free slot is cleared, then the doorbell rung.
+    assert_eq!(f.writes(), [(CQTCN::OFFSET, 0x4), (CQTDBR::OFFSET, 0x4)]);
     assert!(f.hooks().is_empty());
     let d = 64;
     assert_eq!(
@@ -656,7 +657,10 @@ fn dcmd_descriptor_written_in_slot_31() {
         &dcmd.encode().unwrap().raw().to_le_bytes()
     );
     assert_eq!(&m.tdl[31 * 32 + 8..31 * 32 + 16], &[0; 8]);
-    assert_eq!(f.writes(), [(CQTDBR::OFFSET, 0x8000_0000)]);
+    assert_eq!(
+        f.writes(),
+        [(CQTCN::OFFSET, 0x8000_0000), (CQTDBR::OFFSET, 0x8000_0000)]
+    );
     assert_eq!(
         e.issue_dcmd(&f.regs, &f, &mut m.lend(), &dcmd).err(),
         Some(Error::SlotBusy)
@@ -748,7 +752,10 @@ fn request_after_off_turns_controller_on() {
     f.clear_hooks();
     issue(&mut e, &f, &mut m, 0);
     assert_eq!(f.hooks(), ["pre_enable", "enable"]);
-    assert_eq!(f.writes(), [(CQCTL::OFFSET, 0), (CQTDBR::OFFSET, 1)]);
+    assert_eq!(
+        f.writes(),
+        [(CQCTL::OFFSET, 0), (CQTCN::OFFSET, 1), (CQTDBR::OFFSET, 1)]
+    );
     assert!(e.is_on());
     // A resume with nothing pending is harmless.
     assert_eq!(e.resume(&f.regs, &f), Step::Done(Finished::default()));

@@ -251,6 +251,19 @@ impl Latency {
         ..Self::SD
     };
 
+    /// The same card with no time of its own (no access, programming or busy, a card as
+    /// fast as the bus): what remains of a charge is the bus's.
+    pub const fn bus_only(&self) -> Latency {
+        Latency {
+            read_access_ns: 0,
+            read_block_ns: 0,
+            program_block_ns: 0,
+            program_busy_ns: 0,
+            access_spread_ns: 0,
+            ..*self
+        }
+    }
+
     /// Nanoseconds `clocks` bus clocks take at `hz` (rounded up; 0 without a clock).
     pub const fn clocks_ns(clocks: u64, hz: u32) -> u64 {
         if hz == 0 {

@@ -707,6 +707,16 @@ fn the_emmc_profile_queues_about_11000_random_reads_and_13000_writes_a_second_at
         // A read after a burst of writes waits for a unit too.
         let (read_after, _) = run_reads(bus, card, ram, &[0]);
         assert!(read_after >= 150_000, "{read_after} ns");
+        // Every charge is in the split, and each part has some: the reads' access and the
+        // writes' programming are the card's, the frames the bus's, the status polls that
+        // found nothing ready the waits.
+        let split = bus.model().time_split();
+        assert_eq!(
+            split.bus_ns + split.card_ns + split.wait_ns,
+            bus.model().now_ns(),
+            "{split:?}"
+        );
+        assert!(split.bus_ns > 0 && split.card_ns > split.bus_ns && split.wait_ns > 0);
         assert_eq!(
             bus.model().violations().0,
             0,

@@ -317,6 +317,28 @@ impl Lines {
     };
 }
 
+/// Where the time a model charged went ([`MsdcModel::time_split`]), in ns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TimeSplit {
+    /// Command, response and data frames on the bus at the programmed clock and width.
+    pub bus_ns: u64,
+    /// The card's own work: read access, programming and busy, and a read's data beyond
+    /// the bus time when the card is slower than the bus.
+    pub card_ns: u64,
+    /// The CQHCI block waiting for a queued task to become ready (its status polls and
+    /// idle timer).
+    pub wait_ns: u64,
+}
+
+impl TimeSplit {
+    /// Nothing charged.
+    pub const ZERO: Self = Self {
+        bus_ns: 0,
+        card_ns: 0,
+        wait_ns: 0,
+    };
+}
+
 /// A fault to inject into the next command it applies to: any command for the command
 /// faults, the next command with a data phase (of the named direction) for the data faults.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -600,6 +622,8 @@ pub struct MsdcModel {
     fault: Option<Fault>,
     commands: u32,
     elapsed_ns: u64,
+    /// Where the charged time went, since the model was built ([`MsdcModel::time_split`]).
+    split: TimeSplit,
     /// The model clock: every charge and the time the caller reports passing outside the
     /// model ([`MsdcModel::elapse`]), ns.
     clock_ns: u64,
@@ -672,6 +696,7 @@ impl MsdcModel {
             fault: None,
             commands: 0,
             elapsed_ns: 0,
+            split: TimeSplit::ZERO,
             clock_ns: 0,
             task_timer: TaskTimer::new(),
             violation_count: 0,
@@ -776,6 +801,7 @@ impl MsdcModel {
         self.fault = before.fault;
         self.commands = before.commands;
         self.elapsed_ns = before.elapsed_ns;
+        self.split = before.split;
         // Time goes on, and the card (whose supply is separate) keeps its queue and units.
         self.clock_ns = before.clock_ns;
         self.task_timer = before.task_timer;
@@ -883,6 +909,21 @@ impl MsdcModel {
         self.clock_ns = self.clock_ns.saturating_add(ns);
     }
 
+    /// Charges `bus` ns of frames on the bus, `card` ns of the card's own work (access,
+    /// programming, busy) and `wait` ns of the CQHCI block waiting for a queued task.
+    fn charge_split(&mut self, bus: u64, card: u64, wait: u64) {
+        self.split.bus_ns = self.split.bus_ns.saturating_add(bus);
+        self.split.card_ns = self.split.card_ns.saturating_add(card);
+        self.split.wait_ns = self.split.wait_ns.saturating_add(wait);
+        self.charge(bus.saturating_add(card).saturating_add(wait));
+    }
+
+    /// Where the time charged since the model was built went: bus frames, the card's own
+    /// work, the CQHCI block's waits for queued tasks (their sum is every charge).
+    pub fn time_split(&self) -> TimeSplit {
+        self.split
+    }
+
     /// Time passed outside the model (the guest's time between two runs of the simulated
     /// board, or a host test's wait): the model clock advances by `ns`, so the card's
     /// queued tasks get on with their access meanwhile, but nothing is charged to
@@ -955,7 +996,7 @@ impl MsdcModel {
             .config
             .latency
             .command_ns(response, self.bus_clock_hz());
-        self.charge(ns);
+        self.charge_split(ns, 0, 0);
     }
 
     /// Charges the busy work the card reported for its last command.
@@ -968,7 +1009,7 @@ impl MsdcModel {
             CardWork::Flush => l.flush_ns,
             CardWork::Erase { blocks } => l.erase_time_ns(blocks),
         };
-        self.charge(ns);
+        self.charge_split(0, ns, 0);
     }
 
     /// Charges what the CQHCI block did on the bus, at the clock and width `MSDC_CFG` and
@@ -976,7 +1017,11 @@ impl MsdcModel {
     /// ([`BusWork`] says how a task's access counts), then the card's busy work.
     fn charge_bus_work(&mut self, seen: &BusWork) {
         let ns = seen.bus_ns(&self.config.latency, self.bus_setting());
-        self.charge(ns);
+        let bus = seen
+            .bus_ns(&self.config.latency.bus_only(), self.bus_setting())
+            .saturating_sub(seen.access_wait_ns)
+            .min(ns);
+        self.charge_split(bus, ns - bus, 0);
         for &work in &seen.work {
             self.charge_work(work);
         }
@@ -1017,7 +1062,7 @@ impl MsdcModel {
         } else {
             (ready_at - first).div_ceil(period).saturating_mul(period)
         };
-        self.charge(wait);
+        self.charge_split(0, 0, wait);
     }
 
     /// The clock fields of `cfg` in the SoC's divider layout.
@@ -1399,7 +1444,7 @@ impl MsdcModel {
         let waited = cq.take_waited_ns();
         let seen = metered.seen();
         self.charge_bus_work(&seen);
-        self.charge(waited);
+        self.charge_split(0, 0, waited);
         let command: Option<Event> = errors.command.map(|kind| match kind {
             HostErrorKind::Crc => MSDC_INT::with_rspcrcerr as Event,
             HostErrorKind::Timeout | HostErrorKind::Other => MSDC_INT::with_cmdtmo,
@@ -2019,13 +2064,16 @@ impl MsdcModel {
             self.host_bus_width(),
             self.double_data_rate(),
         );
-        let l = &self.config.latency;
-        let ns = if d.write {
-            l.write_ns(d.block_len, blocks, width, ddr, hz)
-        } else {
-            l.read_ns(d.block_len, blocks, width, ddr, hz)
+        let time = |l: &Latency| {
+            if d.write {
+                l.write_ns(d.block_len, blocks, width, ddr, hz)
+            } else {
+                l.read_ns(d.block_len, blocks, width, ddr, hz)
+            }
         };
-        self.charge(ns);
+        let ns = time(&self.config.latency);
+        let bus = time(&self.config.latency.bus_only()).min(ns);
+        self.charge_split(bus, ns - bus, 0);
     }
 
     /// The data lines `SDC_CFG` selects (0 for the reserved encoding).
