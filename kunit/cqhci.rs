@@ -12,7 +12,7 @@ crate::cqhci_scenarios!(
 
     #[test]
     fn every_scenario_has_a_test() {
-        assert_eq!(scenarios::ALL.len(), 14);
+        assert_eq!(scenarios::ALL.len(), 15);
     }
 };)
 );
