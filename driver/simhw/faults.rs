@@ -123,8 +123,14 @@ impl FaultPlan {
     /// before every run of the model.
     pub(super) fn arm(&mut self, model: &mut MsdcModel) {
         if self.armed && model.pending_fault().is_none() {
+            // Taken: the spacing counts from here, so that the commands the driver's and
+            // the core's recovery send make up the gap rather than the next fault hitting
+            // the retry of the request this one failed.
             self.armed = false;
             self.injected = self.injected.saturating_add(1);
+            if let Some(fault) = self.fault {
+                self.next_at = progress(fault, model).saturating_add(self.every);
+            }
         }
         let Some(fault) = self.fault else {
             return;
