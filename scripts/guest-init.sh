@@ -641,7 +641,7 @@ pm_line() {
 # for a matrix), and a hundred lifecycle cycles per slot.
 MATRIX=$(param msdc_e2e_matrix short)
 FAULT_COUNT=3
-FAULT_EVERY=25
+FAULT_EVERY=60
 FAULT_LIMIT_S=120
 # The faults of each mode: the CQHCI block's with command queueing, the controller's
 # own commands otherwise.
@@ -791,12 +791,19 @@ lifecycle_slot() {
 			result=FAILED
 			break
 		fi
-		waited=0
-		while ! d=$(window_disk "$window") && [ "$waited" -lt "$LIFECYCLE_LIMIT_S" ]; do
+		# The disk is back when its node has stayed for a second: devtmpfs removes the
+		# old node and creates the new one asynchronously, and the name is reused.
+		waited=0 d=""
+		while [ "$waited" -lt "$LIFECYCLE_LIMIT_S" ]; do
+			if d=$(window_disk "$window") && sleep 1 && [ -b "/dev/$d" ] &&
+				[ "$(window_disk "$window")" = "$d" ]; then
+				break
+			fi
+			d=""
 			sleep 1
-			waited=$((waited + 1))
+			waited=$((waited + 2))
 		done
-		if [ -z "$d" ] || [ ! -b "/dev/$d" ]; then
+		if [ -z "$d" ]; then
 			fail "lifecycle: no disk came back on $window after bind (cycle $i)"
 			result=FAILED
 			break
