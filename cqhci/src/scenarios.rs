@@ -12,7 +12,7 @@
 
 use super::completion::{CompletionStatus, IdleState, TaskError, TimeoutVerdict};
 use super::desc::{Direction, DmaWidth, TaskDescriptorSize, TaskFlags};
-use super::engine::{Coalescing, Config, Finished, Step, Warnings};
+use super::engine::{Coalescing, Config, Finished, Step, Ticket, Warnings};
 use super::regs::{CQCFG, CQSSC2, CQTDLBAU};
 use crate::registers::Io;
 use crate::sim::cqhci::controller::{CqhciModel, Fault, ModelConfig};
@@ -259,17 +259,24 @@ pub fn spurious_completion_of_a_reused_slot() -> Outcome {
             rig.engine.in_flight().count() == 1 && rig.ticket(12).is_ok(),
             "the reused slot must still be running",
         )?;
-        let ticket = rig.ticket(12)?;
-        ensure(
-            rig.engine.timeout(ticket)
-                == TimeoutVerdict::TimedOut {
-                    recovery_needed: true,
-                },
-            "timeout must need recovery",
-        )?;
-        rig.recover()?;
-        rig.ensure_status(12, Failed(TaskError::Timeout), "timeout status")
+        time_out_and_recover(rig, 12).map(|_| ())
     })
+}
+
+/// The core's timeout for the stalled task in `slot`: it needs recovery, after which the
+/// task has failed with a timeout. Returns the task's (now stale) ticket.
+fn time_out_and_recover(rig: &mut Rig<'_>, slot: u32) -> Result<Ticket, ScenarioError> {
+    let ticket = rig.ticket(slot)?;
+    ensure(
+        rig.engine.timeout(ticket)
+            == TimeoutVerdict::TimedOut {
+                recovery_needed: true,
+            },
+        "timeout must need recovery",
+    )?;
+    rig.recover()?;
+    rig.ensure_status(slot, Failed(TaskError::Timeout), "timeout status")?;
+    Ok(ticket)
 }
 
 /// A task the card never finishes: the core's timeout starts recovery.
@@ -285,16 +292,7 @@ pub fn software_timeout() -> Outcome {
             "stalled task must stay queued",
         )?;
         ensure(rig.ticket(4).is_err(), "task 4 must be done")?;
-        let ticket = rig.ticket(5)?;
-        ensure(
-            rig.engine.timeout(ticket)
-                == TimeoutVerdict::TimedOut {
-                    recovery_needed: true,
-                },
-            "timeout must need recovery",
-        )?;
-        rig.recover()?;
-        rig.ensure_status(5, Failed(TaskError::Timeout), "timeout status")?;
+        let ticket = time_out_and_recover(rig, 5)?;
         ensure(
             rig.engine.timeout(ticket) == TimeoutVerdict::AlreadyCompleted,
             "stale ticket",

@@ -21,16 +21,12 @@
 use kernel::{prelude::*, uaccess::UserSliceReader};
 
 use crate::sim::{
-    cqhci::Fault as CqhciFault,
+    cqhci::{regs::CQTDBR, Fault as CqhciFault},
     msdc::{
         controller::{Fault, MsdcModel},
         regs::CQHCI_BASE,
     },
 };
-
-/// The CQHCI doorbell register, at its offset in the CQHCI block (JESD84-B51 CQHCI,
-/// "CQTDBR"), read without side effects to aim a task fault.
-const CQTDBR: usize = 0x28;
 
 /// A fault the board can inject.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,7 +172,8 @@ impl FaultPlan {
     /// to be past the step the fault hits), or for a spurious completion at a free slot;
     /// false if there is no such task, or no CQHCI block.
     fn arm_task_fault(fault: BoardFault, model: &mut MsdcModel) -> bool {
-        let doorbell = model.read(CQHCI_BASE + CQTDBR);
+        // The model's own doorbell register (reads of the CQHCI block have no side effects).
+        let doorbell = model.read(CQHCI_BASE + CQTDBR::OFFSET);
         let Some(cqhci) = model.cqhci_mut() else {
             return false;
         };
