@@ -508,6 +508,13 @@ impl platform::Driver for MsdcDriver {
                 host.host().caps2() & caps::CD_ACTIVE_HIGH != 0,
                 soc,
             );
+            if card_detect == CardDetect::Polled && host.caps() & caps::NEEDS_POLL == 0 {
+                // A removable slot with no card-detect line at all (no GPIO, none in the
+                // controller, no `broken-cd`): without polling the core would never see
+                // the card go, and keep failing its I/O (sdhci polls such slots too).
+                dev_info!(dev, "no card-detect line: the MMC core polls the slot\n");
+                host.add_caps(caps::NEEDS_POLL, 0);
+            }
             // The MMC core holds the device active while it uses the host.
             kernel_mmc::pm::enable_autosuspend(dev, AUTOSUSPEND_DELAY_MS)
                 .inspect_err(|e| dev_err!(dev, "runtime PM: {:?}\n", e))?;

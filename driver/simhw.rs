@@ -97,7 +97,7 @@ use crate::sim::{
     msdc::{
         controller::{ModelClock, ModelConfig, MsdcModel, SampleWindows},
         regs::{CQHCI_BASE, CQHCI_LEN},
-        slot::CardSlot,
+        slot::{CardSlot, Socket},
         Violation as MsdcViolation, MAX_VIOLATIONS,
     },
     report::FirstOfKind,
@@ -392,6 +392,17 @@ macro_rules! forward_to_card {
     };
 }
 
+impl SimCard {
+    /// Takes the card's supply away and gives it back: power-on state, storage kept.
+    fn power_cycle(&mut self) {
+        match self {
+            Self::Emmc(card) => card.power_cycle(),
+            Self::Sd(card) => card.power_cycle(),
+            Self::Sdio(card) => card.power_cycle(),
+        }
+    }
+}
+
 impl CardSlot for SimCard {
     forward_to_card! {
         mut {
@@ -427,7 +438,9 @@ impl BusMemory for SystemRam {
 
 struct SimState {
     model: MsdcModel,
-    card: SimCard,
+    /// The card, in its socket: taken out and put back through debugfs (`card`) on the
+    /// removable slots.
+    card: Socket<SimCard>,
     /// The interrupt waiting for the simulated time of the work that raised it, and the
     /// resumption of a run that stopped at its step limit.
     irq_timer: Option<ArcHrTimerHandle<SimulatedMsdc>>,
@@ -557,6 +570,9 @@ pub(crate) struct SimulatedMsdc {
     sampling: SampleWindows,
     /// Delay cells the windows have drifted by since (debugfs `drift`).
     drift: AtomicU64,
+    /// The slot's card can be taken out (an SD socket; the device tree's node is not
+    /// `non-removable`).
+    removable: bool,
     /// The host wake-up cost the board added to the slot's work so far, ns.
     wake_ns: AtomicU64,
     #[pin]
@@ -660,6 +676,7 @@ impl SimulatedMsdc {
                 built: Instant::<Monotonic>::now(),
                 sampling: spec.sampling,
                 drift: AtomicU64::new(0),
+                removable: matches!(spec.card, CardKind::Sd),
                 wake_ns: AtomicU64::new(0),
                 hwirq: spec.hwirq,
                 wake_hwirq: spec.wake_hwirq,
@@ -668,7 +685,7 @@ impl SimulatedMsdc {
                 model_ns: AtomicU64::new(0),
                 state <- new_spinlock_irq!(SimState {
                     model,
-                    card,
+                    card: Socket::new(card),
                     irq_timer: None,
                     resume: false,
                     busy_until: None,
@@ -935,6 +952,22 @@ impl SimulatedMsdc {
         self.drift.store(u64::from(cells), Ordering::Relaxed);
     }
 
+    /// Takes the card out of its socket or puts it back (power-cycled, what it stores
+    /// kept), for debugfs `card`: `remove` or `insert`. EINVAL on a slot whose card is
+    /// soldered or held by the device tree as non-removable, or for another word.
+    fn set_card(&self, word: &str) -> Result {
+        if !self.removable {
+            return Err(EINVAL);
+        }
+        let mut state = self.state.lock();
+        match word {
+            "remove" => state.card.remove(),
+            "insert" => state.card.insert(SimCard::power_cycle),
+            _ => return Err(EINVAL),
+        }
+        Ok(())
+    }
+
     /// Violations the slot's models recorded: the controller's and its CQHCI block's.
     fn violations(&self) -> u32 {
         let (msdc, cqhci) = self.state.lock().violation_counts();
@@ -1049,7 +1082,8 @@ static SLOT_DIRS: SetOnce<KVec<SlotDir>> = SetOnce::new();
 /// injection file (`inject`, see [`faults`]) its fault matrix writes, where the simulated
 /// hardware's time went (`hardware_ns`: bus frames, the card's own work, the CQHCI block's
 /// waits for queued tasks, and the host wake-up cost the board added), and the sampling
-/// windows' drift in delay cells (`drift`, see [`SimulatedMsdc::drift_windows`]).
+/// windows' drift in delay cells (`drift`, see [`SimulatedMsdc::drift_windows`]), and the
+/// card's socket on the removable slots (`card`, see [`SimulatedMsdc::set_card`]).
 fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
     let root = Dir::new(c"mtk_sd_rust_sim");
     let mut files = KVec::with_capacity(slots.len(), GFP_KERNEL)?;
@@ -1088,6 +1122,18 @@ fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
                             let cells = text.trim().parse::<u32>().map_err(|_| EINVAL)?;
                             slot.drift_windows(cells);
                             Ok(())
+                        },
+                    );
+                    dir.read_write_callback_file(
+                        c"card",
+                        slot,
+                        &|slot, f| {
+                            let inserted = slot.state.lock().card.is_inserted();
+                            writeln!(f, "{}", if inserted { "inserted" } else { "removed" })
+                        },
+                        &|slot, reader| {
+                            let mut buf = [0u8; 64];
+                            slot.set_card(faults::read_text(reader, &mut buf)?.trim())
                         },
                     );
                     dir.read_write_callback_file(
@@ -1268,7 +1314,7 @@ pub(crate) fn raise_sdio_card_interrupt(causes: u8) -> bool {
     };
     let (pending, wake) = {
         let mut state = slot.state.lock();
-        if let SimCard::Sdio(card) = &mut state.card {
+        if let SimCard::Sdio(card) = state.card.card_mut() {
             card.raise_interrupt(causes);
         }
         let wake = slot.wake_needed(&mut state);

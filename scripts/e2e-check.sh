@@ -352,6 +352,25 @@ if grep -qE '^e2e: fio-.*target disks' <<<"$text"; then
 		fi
 	done <<<"$lifecycle"
 
+	# Card removal: each removable slot's card taken out under load, its disk gone and
+	# fio ended, then put back and its disk verified; the two SD slots, one with the
+	# software queue and one served a request at a time.
+	removal=$(grep -E '^e2e: removal ' <<<"$text" || true)
+	removal_re='^e2e: removal [0-9a-f]+ (hsq|legacy) gone_ms=[0-9]+ back_ms=[0-9]+ passed$'
+	if [[ $(grep -c . <<<"$removal") -ne 2 ]] || [[ $removal != *" hsq "* ]] ||
+		[[ $removal != *" legacy "* ]]; then
+		echo "e2e-check: want one \"e2e: removal\" line per SD slot (hsq and legacy):" \
+			"${removal:-none}" >&2
+		failed=1
+	fi
+	while IFS= read -r line; do
+		[[ -n $line ]] || continue
+		if ! [[ $line =~ $removal_re ]]; then
+			echo "e2e-check: card removal under load failed: $line" >&2
+			failed=1
+		fi
+	done <<<"$removal"
+
 	# The power phase. The run's mode from the guest's "e2e: fio-3.33, mode short, ..."
 	run_mode=$(sed -nE 's/^e2e: fio-[^,]*, mode ([a-z]+), .*/\1/p' <<<"$text" | tail -n 1)
 	pm_min=${PM_MIN_CYCLES[${run_mode:-none}]:-}
@@ -428,6 +447,6 @@ if [[ $failed -ne 0 ]]; then
 	echo "e2e-check: FAIL; log: $LOG" >&2
 	exit 1
 fi
-grep -E '^(e2e: (PASS|fio jobs took|mode |sleep: [a-z]+ returned|power phase took|pm |timing |sdio |fault matrix took|retune |lifecycle )|fault: )' <<<"$text" ||
+grep -E '^(e2e: (PASS|fio jobs took|mode |sleep: [a-z]+ returned|power phase took|pm |timing |sdio |fault matrix took|retune |lifecycle |removal )|fault: )' <<<"$text" ||
 	true
 echo "e2e-check: PASS ($(grep -c '^e2e: PASS' <<<"$text") fio jobs); log: $LOG"

@@ -37,6 +37,10 @@
 #                            for; freeze works with msdc_e2e_sleep=pm_test)
 #   msdc_e2e_matrix=full     the whole fault matrix and 100 lifecycle cycles per slot
 #                            (make stress; default short)
+#   msdc_e2e_phases=LIST     debugging: only these of jobs,power,matrix,retune,lifecycle,
+#                            removal
+#                            (comma-separated; scripts/e2e-check.sh wants them all)
+#   msdc_e2e_cycles=N        debugging: unbind/bind cycles per slot instead of 3 (100)
 #   msdc_e2e_target=file     test hook: the same jobs on a file in tmpfs
 #   msdc_e2e_fault=corrupt   test hook: zero 4 KiB in the middle of each job's region
 #                            between writing and verifying
@@ -474,9 +478,11 @@ sleep_during_fio() {
 	# to 8 in flight where the disk falls behind (and after the sleep, catching up).
 	# fio's own clock is the TSC where it looks reliable, and a vCPU coming back from
 	# S3 starts its TSC again from zero: rate limiting by it would then sleep for
-	# ages. The kernel's monotonic clock is the one that survives the sleep.
+	# ages. Its clock_gettime source (CLOCK_MONOTONIC_RAW) left a job asleep with
+	# nothing in flight after the wake-up in about one run of ten; the wall clock
+	# only jumps forward over a sleep, which a rate limit takes as being behind.
 	start_on_disks pm-sleep-4k --ioengine=libaio --iodepth=8 --rw=randwrite --bs=4k \
-		--offset="$1"k --size=1M --rate_iops=100 --clocksource=clock_gettime
+		--offset="$1"k --size=1M --rate_iops=100 --clocksource=gettimeofday
 	wait_for_writes "$before" 30
 	sleep 1
 
@@ -541,6 +547,11 @@ sleep_during_fio() {
 		done
 		for p in $(pidof fio); do
 			echo "e2e:   fio $p: $(cat "/proc/$p/wchan" 2>/dev/null) $(tr '\0' ' ' <"/proc/$p/cmdline" | cut -c1-60)"
+			for t in /proc/"$p"/task/*; do
+				echo "e2e:     thread ${t##*/}: $(cut -d' ' -f3 "$t/stat" 2>/dev/null)" \
+					"$(cat "$t/wchan" 2>/dev/null)" \
+					"$(head -n 4 "$t/stack" 2>/dev/null | sed 's/^\[<[0-9a-f]*>\] //' | tr '\n' ' ')"
+			done
 		done
 		[ -w /proc/sysrq-trigger ] && echo w >/proc/sysrq-trigger
 		killall -9 fio 2>/dev/null
@@ -629,19 +640,33 @@ pm_line() {
 
 # The fault matrix (after the statistics, whose error counts it would change): on one
 # disk per queue mode, a verified queued fio job while the board injects a fault
-# (mtk_sd_rust_sim/<window>/inject, driver/simhw/faults.rs) FAULT_COUNT times, and one
+# (mtk_sd_rust_sim/<window>/inject, driver/simhw/faults.rs) FAULT_COUNT times
+# (CQE_FAULT_COUNT on the CQHCI disk), and one
 # line per cell, "fault: <fault> <mode> injected=N recovered=N io_errors=N
 # verify_failures=N hung=N": the faults that reached the hardware, those after which
 # every block still verified, the block layer's I/O errors on the disk, the blocks
 # that read back wrong, and whether fio outlived FAULT_LIMIT_S. Then the driver's
 # errors and recoveries in the cell, indented.
-# msdc_e2e_matrix=full (make stress): every disk, ten faults per cell, the lost
+# msdc_e2e_matrix=full (make stress): every disk, ten faults per cell (two with CQHCI), the lost
 # interrupt too (on the disks without CQHCI: the driver's 5 s watchdog finds it; the
 # CQHCI block's lost completion waits for the block layer's 60 s time-out, too long
 # for a matrix), and a hundred lifecycle cycles per slot.
+# The faults of a cell are FAULT_EVERY apart: block transfers that succeeded (task
+# completions, for the CQHCI block's faults), counted from the one that took the
+# previous fault. More than the 32 requests a job keeps in flight, so that a fault
+# cannot hit the retries of the request the previous one failed: the MMC core's retry
+# budget (MMC_DATA_RETRIES, MMC_CQE_RETRIES) is spent by design on repeated errors of
+# one request, and a cell tests the recovery from one fault at a time. FAULT_SIZE is
+# the region of a cell's job, large enough for all of its faults.
 MATRIX=$(param msdc_e2e_matrix short)
 FAULT_COUNT=3
-FAULT_EVERY=60
+# A CQHCI recovery ends every task in flight (cqhci_recover_mrq) and the MMC core
+# charges each of those requests a retry, of the MMC_CQE_RETRIES (2) it gives one:
+# two recoveries are what every request is sure to survive, however the faults are
+# spaced, so a CQHCI cell injects two.
+CQE_FAULT_COUNT=2
+FAULT_EVERY=50
+FAULT_SIZE=1M
 FAULT_LIMIT_S=120
 # The faults of each mode: the CQHCI block's with command queueing, the controller's
 # own commands otherwise.
@@ -661,7 +686,7 @@ fault_cell() {
 	window=$(host_window "$host") || { fail "fault $fault: no window for $host"; return; }
 	inj=/sys/kernel/debug/mtk_sd_rust_sim/$window/inject
 	e0=$(cat "$dir/errors") r0=$(cat "$dir/recoveries") io0=$(io_error_lines "$d")
-	if ! sys_write "$inj" "$fault $FAULT_COUNT $FAULT_EVERY"; then
+	if ! sys_write "$inj" "$fault $4 $FAULT_EVERY"; then
 		fail "fault $fault: echo > $inj: $WRITE_ERR"
 		return
 	fi
@@ -669,7 +694,7 @@ fault_cell() {
 	started=$(date +%s)
 	timeout "$FAULT_LIMIT_S" fio --name="fault-$fault" --filename="/dev/$d" --direct=1 \
 		--thread=1 --ioengine=libaio --iodepth=32 --iodepth_batch_submit=8 --rw=randrw \
-		--bs=4k --offset=4M --size=512k --verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--bs=4k --offset=4M --size="$FAULT_SIZE" --verify=crc32c --do_verify=1 --verify_fatal=1 \
 		--verify_state_save=0 --output-format=terse --terse-version=3 >"$out" 2>&1 || rc=$?
 	# Killed at the limit (busybox's and coreutils' timeout exit differently).
 	[ $(($(date +%s) - started)) -ge "$FAULT_LIMIT_S" ] && hung=1
@@ -751,17 +776,62 @@ window_disk() {
 # Milliseconds of uptime.
 uptime_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
 
+# Waits up to $2 s for process $1 to end; false if it still ran (then it is killed).
+wait_or_kill() {
+	local waited=0
+	while kill -0 "$1" 2>/dev/null && [ "$waited" -lt "$2" ]; do
+		sleep 1
+		waited=$((waited + 1))
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		kill -9 "$1"
+		wait "$1"
+		return 1
+	fi
+	wait "$1"
+	return 0
+}
+
+# Waits up to $2 s for a disk on the host of platform device $1.mmc and prints it. The
+# disk is there when its node has stayed for a second: devtmpfs removes an old node
+# and creates the new one asynchronously, and a name is reused.
+wait_window_disk() {
+	local waited=0 d
+	while [ "$waited" -lt "$2" ]; do
+		if d=$(window_disk "$1") && sleep 1 && [ -b "/dev/$d" ] &&
+			[ "$(window_disk "$1")" = "$d" ]; then
+			echo "$d"
+			return 0
+		fi
+		sleep 1
+		waited=$((waited + 2))
+	done
+	return 1
+}
+
+# A regular file where the node of disk $1 was (fio created it) fails step $2, and is
+# removed, so that devtmpfs can put the node of the disk that comes back there.
+no_file_at_node() {
+	if [ -e "/dev/$1" ] && [ ! -b "/dev/$1" ]; then
+		fail "$2: /dev/$1 is no block device after the removal"
+		rm -f "/dev/$1"
+	fi
+}
+
 lifecycle_slot() {
 	local window=$1 dev=$1.mmc drv=/sys/bus/platform/drivers/mtk_sd_rust d mode i t0 t
-	local unbind_max=0 bind_max=0 result=passed fio_pid waited rc
+	local unbind_max=0 bind_max=0 result=passed fio_pid rc
 	d=$(window_disk "$window") || { fail "lifecycle: no disk on $window"; return; }
 	mode=$(cat "/sys/kernel/debug/mtk_sd_rust/$(disk_host "$d")/mode")
 	i=0
 	while [ "$i" -lt "$LIFECYCLE_CYCLES" ]; do
 		i=$((i + 1))
-		fio --name=lifecycle --filename="/dev/$d" --direct=1 --thread=1 --ioengine=libaio \
-			--iodepth=32 --rw=randrw --bs=4k --offset=4M --size=512k --time_based=1 \
-			--runtime=30 >/tmp/lifecycle.out 2>&1 &
+		# allow_file_create=0: fio re-opens its file as the disk goes away, and would
+		# create a regular file at the vanished node's path, where devtmpfs then
+		# cannot put the node of the disk that comes back.
+		fio --name=lifecycle --filename="/dev/$d" --allow_file_create=0 --direct=1 \
+			--thread=1 --ioengine=libaio --iodepth=32 --rw=randrw --bs=4k --offset=4M \
+			--size=512k --time_based=1 --runtime=30 >/tmp/lifecycle.out 2>&1 &
 		fio_pid=$!
 		sleep 1
 		t0=$(uptime_ms)
@@ -773,38 +843,22 @@ lifecycle_slot() {
 		t=$(($(uptime_ms) - t0))
 		[ "$t" -gt "$unbind_max" ] && unbind_max=$t
 		# The disk is gone: fio ends with errors.
-		waited=0
-		while kill -0 "$fio_pid" 2>/dev/null && [ "$waited" -lt "$LIFECYCLE_LIMIT_S" ]; do
-			sleep 1
-			waited=$((waited + 1))
-		done
-		if kill -0 "$fio_pid" 2>/dev/null; then
+		if ! wait_or_kill "$fio_pid" "$LIFECYCLE_LIMIT_S"; then
 			fail "lifecycle: fio on the removed $d still running after $LIFECYCLE_LIMIT_S s"
-			kill -9 "$fio_pid"
 			result=FAILED
 			break
 		fi
-		wait "$fio_pid"
+		no_file_at_node "$d" "lifecycle (cycle $i)"
 		t0=$(uptime_ms)
 		if ! timeout "$LIFECYCLE_LIMIT_S" sh -c "echo $dev > $drv/bind"; then
 			fail "lifecycle: bind of $dev failed (cycle $i)"
 			result=FAILED
 			break
 		fi
-		# The disk is back when its node has stayed for a second: devtmpfs removes the
-		# old node and creates the new one asynchronously, and the name is reused.
-		waited=0 d=""
-		while [ "$waited" -lt "$LIFECYCLE_LIMIT_S" ]; do
-			if d=$(window_disk "$window") && sleep 1 && [ -b "/dev/$d" ] &&
-				[ "$(window_disk "$window")" = "$d" ]; then
-				break
-			fi
-			d=""
-			sleep 1
-			waited=$((waited + 2))
-		done
-		if [ -z "$d" ]; then
-			fail "lifecycle: no disk came back on $window after bind (cycle $i)"
+		if ! d=$(wait_window_disk "$window" "$LIFECYCLE_LIMIT_S"); then
+			fail "lifecycle: no disk came back on $window after bind (cycle $i," \
+				"uptime $(uptime_s) s)"
+			lifecycle_diagnostics "$window"
 			result=FAILED
 			break
 		fi
@@ -825,41 +879,145 @@ lifecycle_slot() {
 	echo "e2e: lifecycle $window $mode cycles=$i unbind_max_ms=$unbind_max bind_max_ms=$bind_max $result"
 }
 
+# What the guest sees of the slot whose disk did not come back.
+lifecycle_diagnostics() {
+	local h p
+	echo "e2e:   /sys/block: $(names /sys/block/mmcblk*)"
+	echo "e2e:   /dev: $(names /dev/mmcblk*)"
+	for h in /sys/class/mmc_host/*; do
+		[ -e "$h" ] || continue
+		echo "e2e:   ${h##*/}: device $(readlink -f "$h/device"), window" \
+			"$(host_window "${h##*/}" || echo none), cards $(names "$h/${h##*/}":*)"
+	done
+	for p in /sys/block/mmcblk*; do
+		[ -e "$p" ] || continue
+		echo "e2e:   ${p##*/}: device $(readlink -f "$p/device"), host" \
+			"$(disk_host "${p##*/}" || echo none), dev $(cat "$p/dev")," \
+			"node $(stat -c '%t:%T' "/dev/${p##*/}" 2>&1)"
+	done
+	echo "e2e:   window_disk $1: $(window_disk "$1" || echo none)"
+}
+
 lifecycle() {
 	local w
 	[ "$FAULT" = none ] || return
 	[ "$MATRIX" = full ] && LIFECYCLE_CYCLES=100
+	LIFECYCLE_CYCLES=$(param msdc_e2e_cycles "$LIFECYCLE_CYCLES")
 	for w in $LIFECYCLE_SLOTS; do lifecycle_slot "$w"; done
+}
+
+# Card removal under load: the card of each removable slot is taken out of its socket
+# (mtk_sd_rust_sim/<window>/card, an empty socket answers nothing) while fio runs on
+# its disk, whose I/O then fails, as it must; the MMC core finds the card gone (its
+# poll, or the errors) and removes the disk. Put back, the card comes up again and a
+# verified job on its disk must pass. One line per slot, "e2e: removal <window>
+# <mode> gone_ms=N back_ms=N passed|FAILED": from the removal until the disk is gone
+# and fio has ended, and from the insertion until the disk is back; a step that takes
+# over REMOVAL_LIMIT_S fails it.
+REMOVAL_LIMIT_S=60
+REMOVAL_SLOTS="1011f80000 1011fa0000"
+
+removal_slot() {
+	local window=$1 sock=/sys/kernel/debug/mtk_sd_rust_sim/$1/card d mode fio_pid t0
+	local gone=0 back=0 result=passed waited rc=0
+	d=$(window_disk "$window") || { fail "removal: no disk on $window"; return; }
+	mode=$(cat "/sys/kernel/debug/mtk_sd_rust/$(disk_host "$d")/mode")
+	fio --name=removal --filename="/dev/$d" --allow_file_create=0 --direct=1 --thread=1 \
+		--ioengine=libaio --iodepth=32 --rw=randrw --bs=4k --offset=4M --size=512k \
+		--time_based=1 --runtime=60 >/tmp/removal.out 2>&1 &
+	fio_pid=$!
+	sleep 1
+	t0=$(uptime_ms)
+	if ! sys_write "$sock" remove; then
+		fail "removal: echo remove > $sock: $WRITE_ERR"
+		kill -9 "$fio_pid"
+		wait "$fio_pid"
+		return
+	fi
+	waited=0
+	while window_disk "$window" >/dev/null && [ "$waited" -lt "$REMOVAL_LIMIT_S" ]; do
+		sleep 1
+		waited=$((waited + 1))
+	done
+	if window_disk "$window" >/dev/null; then
+		fail "removal: the disk $d on $window still there $REMOVAL_LIMIT_S s after the removal"
+		result=FAILED
+	fi
+	if ! wait_or_kill "$fio_pid" "$REMOVAL_LIMIT_S"; then
+		fail "removal: fio on the removed $d still running after $REMOVAL_LIMIT_S s"
+		result=FAILED
+	fi
+	gone=$(($(uptime_ms) - t0))
+	no_file_at_node "$d" "removal"
+	t0=$(uptime_ms)
+	if ! sys_write "$sock" insert; then
+		fail "removal: echo insert > $sock: $WRITE_ERR"
+		echo "e2e: removal $window $mode gone_ms=$gone back_ms=0 FAILED"
+		return
+	fi
+	if d=$(wait_window_disk "$window" "$REMOVAL_LIMIT_S"); then
+		back=$(($(uptime_ms) - t0))
+		fio --name=removal-verify --filename="/dev/$d" --direct=1 --thread=1 \
+			--ioengine=libaio --iodepth=32 --rw=randrw --bs=4k --offset=4M --size=512k \
+			--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0 \
+			>/tmp/removal-verify.out 2>&1 || rc=$?
+		if [ "$rc" -ne 0 ]; then
+			fail "removal: the verified job on $d after the insertion failed (exit $rc)"
+			head -n 10 /tmp/removal-verify.out | sed 's/^/e2e:   /'
+			result=FAILED
+		fi
+	else
+		fail "removal: no disk came back on $window $REMOVAL_LIMIT_S s after the insertion"
+		lifecycle_diagnostics "$window"
+		result=FAILED
+	fi
+	echo "e2e: removal $window $mode gone_ms=$gone back_ms=$back $result"
+}
+
+removal() {
+	local w
+	[ "$FAULT" = none ] || return
+	for w in $REMOVAL_SLOTS; do removal_slot "$w"; done
 }
 
 # One disk per mode the board runs, then each of its faults.
 fault_matrix() {
-	local d host mode faults seen="" t0
+	local d host mode faults count seen="" t0
 	[ "$FAULT" = none ] || return
 	case $MATRIX in
 	short) ;;
-	# A card reset and re-initialisation after an error takes some 30 commands: ten
-	# faults 100 apart keep each request's retries clear of the next fault, as the MMC
-	# core's retry budget (MMC_DATA_RETRIES) is spent by design on repeated errors.
-	full) FAULT_COUNT=10 FAULT_EVERY=100 MSDC_FAULTS="$MSDC_FAULTS lost_irq" ;;
+	# Ten faults 50 apart need 500 transfers of one direction: 4 MiB of 4 KiB blocks.
+	# A lost interrupt's spacing counts commands.
+	full) FAULT_COUNT=10 FAULT_SIZE=4M MSDC_FAULTS="$MSDC_FAULTS lost_irq" ;;
 	*) fail "unknown msdc_e2e_matrix=$MATRIX (short or full)"; return ;;
 	esac
 	t0=$(uptime_s)
-	echo "e2e: fault matrix: $MATRIX, $FAULT_COUNT faults per cell, $FAULT_EVERY commands apart"
+	echo "e2e: fault matrix: $MATRIX, $FAULT_COUNT faults per cell ($CQE_FAULT_COUNT with CQHCI)," \
+		"$FAULT_EVERY transfers or task completions apart"
 	for d in "$@"; do
 		host=$(disk_host "$d") || continue
 		mode=$(cat "/sys/kernel/debug/mtk_sd_rust/$host/mode" 2>/dev/null)
 		# The short matrix: the first disk of each mode.
 		case " $seen " in *" $mode "*) [ "$MATRIX" = short ] && continue ;; esac
 		seen="$seen $mode"
-		case $mode in cqe) faults=$CQE_FAULTS ;; *) faults=$MSDC_FAULTS ;; esac
-		for f in $faults; do fault_cell "$f" "$mode" "$d"; done
+		case $mode in
+		cqe) faults=$CQE_FAULTS count=$CQE_FAULT_COUNT ;;
+		*) faults=$MSDC_FAULTS count=$FAULT_COUNT ;;
+		esac
+		for f in $faults; do fault_cell "$f" "$mode" "$d" "$count"; done
 	done
 	echo "e2e: fault matrix took $(since "$t0") s"
 }
 
+# Whether phase $1 runs (msdc_e2e_phases).
+phase() {
+	case ",$PHASES," in *",$1,"*) return 0 ;; esac
+	return 1
+}
+
 e2e() {
-	local t0 targets t
+	local t0 targets t jobs_on
+	PHASES=$(param msdc_e2e_phases jobs,power,matrix,retune,lifecycle,removal)
 	case $MODE in
 	short) SIZE=2 PM_IOS=150 ;;
 	full) SIZE=16 PM_IOS=1400 ;;
@@ -905,7 +1063,9 @@ e2e() {
 	esac
 
 	t0=$(uptime_s)
-	for t in $targets; do
+	jobs_on=$targets
+	phase jobs || jobs_on=""
+	for t in $jobs_on; do
 		local file=/dev/$t t1 tq
 		[ "$t" = file ] && file=/mnt/e2e/disk.img
 		if [ "$t" != file ] && [ $(($(cat "/sys/block/$t/size") / 2048)) -lt "$SIZE" ]; then
@@ -934,11 +1094,12 @@ e2e() {
 	# power phase, so that its errors count too.
 	# shellcheck disable=SC2086
 	{
-		power_phase $targets
+		phase power && power_phase $targets
 		mode_lines $targets
-		fault_matrix $targets
-		[ "$FAULT" = none ] && retune_check $targets
-		lifecycle
+		phase matrix && fault_matrix $targets
+		phase retune && [ "$FAULT" = none ] && retune_check $targets
+		phase lifecycle && lifecycle
+		phase removal && removal
 	}
 }
 

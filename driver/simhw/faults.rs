@@ -3,15 +3,21 @@
 //! Faults the simulated board injects while the kernel runs, per slot, for the end-to-end
 //! run's fault matrix (test kernels only). Written to the slot's debugfs file
 //! `/sys/kernel/debug/mtk_sd_rust_sim/<window>/inject` as `<fault> [count [every]]`: the
-//! next `count` (default 1) commands or tasks the fault applies to get it, at least
-//! `every` (default 1) commands (task completions, for the CQHCI block's faults) apart;
+//! next `count` (default 1) block transfers or tasks the fault applies to get it, spaced
+//! by at least `every` (default 1) block transfers that completed without an error (task
+//! completions, for the CQHCI block's faults) after the one that took the previous fault;
 //! `none` cancels what is left. Reading the file gives `<fault> left=<N> injected=<N>`
 //! (`injected` counts the faults that reached the hardware: a command or a task took
 //! them).
 //!
 //! The controller's own faults (commands the MSDC sends itself, outside the CQHCI block)
-//! come from the MSDC model ([`Fault`]): a response CRC error or time-out on the next
-//! command, a CRC error on the next read or write data phase, a data time-out. The CQHCI
+//! come from the MSDC model ([`Fault`]), aimed at its block transfers (the reads and
+//! writes of the block layer's requests, [`FaultScope::BlockTransfer`]; the MMC core's
+//! own status, switch and tuning commands are left alone, so that what a cell's faults
+//! hit does not depend on when the core re-tunes): a response CRC error or time-out, a
+//! CRC error on a read or write data phase, a data time-out. Counting the spacing in
+//! transfers that succeeded makes every fault hit a request whose predecessors and own
+//! retries the core has finished with: one fault, one recovery. The CQHCI
 //! block's come from its model ([`CqhciFault`]), aimed at a task whose doorbell is rung
 //! when the fault is armed: an error bit in its CMD44 response (RED, TERRI), no
 //! response to CMD46/47, a data CRC error, a descriptor the block rejects (ICCE), and
@@ -23,7 +29,7 @@ use kernel::{prelude::*, uaccess::UserSliceReader};
 use crate::sim::{
     cqhci::{regs::CQTDBR, Fault as CqhciFault},
     msdc::{
-        controller::{Fault, MsdcModel},
+        controller::{Fault, FaultScope, MsdcModel},
         regs::CQHCI_BASE,
     },
 };
@@ -102,7 +108,8 @@ pub(super) struct FaultPlan {
     fault: Option<BoardFault>,
     /// Faults still to arm.
     left: u32,
-    /// Commands (task completions, for a CQHCI fault) between two faults.
+    /// Successful block transfers (task completions, for a CQHCI fault; commands, for a
+    /// lost interrupt) between two faults.
     every: u32,
     /// The progress count ([`progress`]) from which the next fault may be armed.
     next_at: u32,
@@ -119,9 +126,8 @@ impl FaultPlan {
     /// before every run of the model.
     pub(super) fn arm(&mut self, model: &mut MsdcModel) {
         if self.armed && model.pending_fault().is_none() {
-            // Taken: the spacing counts from here, so that the commands the driver's and
-            // the core's recovery send make up the gap rather than the next fault hitting
-            // the retry of the request this one failed.
+            // Taken: the spacing counts from here, in transfers that succeed, so that the
+            // next fault cannot hit the retries of the request this one failed.
             self.armed = false;
             self.injected = self.injected.saturating_add(1);
             if let Some(fault) = self.fault {
@@ -136,7 +142,7 @@ impl FaultPlan {
         }
         let armed = match fault.controller_fault() {
             Some(f) => {
-                model.inject(f);
+                model.inject_into(f, FaultScope::BlockTransfer);
                 self.armed = true;
                 true
             }
@@ -261,12 +267,13 @@ impl FaultPlan {
     }
 }
 
-/// How far the slot has got, in the unit a plan's spacing counts: the controller's commands
-/// for its own faults, the CQHCI block's task completions for task faults (its commands
-/// do not go through the controller's command register).
+/// How far the slot has got, in the unit a plan's spacing counts: the controller's block
+/// transfers that succeeded for its own faults, its commands for a lost interrupt, the
+/// CQHCI block's task completions for task faults (its commands do not go through the
+/// controller's command register).
 fn progress(fault: BoardFault, model: &MsdcModel) -> u32 {
     match fault.controller_fault() {
-        Some(_) => model.commands(),
+        Some(_) => model.block_transfers(),
         None if fault == BoardFault::LostInterrupt => model.commands(),
         None => model.cqhci().map_or(0, |c| c.completions()),
     }

@@ -12,7 +12,7 @@ use sim::msdc::regs::{
     MSDC_IOCON, MSDC_PATCH_BIT, MSDC_PATCH_BIT2, PAD_DS_TUNE, PAD_TUNE2_CELLS, PAD_TUNE_CELLS,
     TOP_BASE,
 };
-use sim::msdc::{ModelConfig, PadTuneLayout, SampleWindows};
+use sim::msdc::{Fault, FaultScope, ModelConfig, PadTuneLayout, SampleWindows};
 
 /// The rising and falling windows a test board has, in that order.
 fn windows(cmd: [u64; 2], data: [u64; 2], strobe: u32) -> SampleWindows {
@@ -408,6 +408,42 @@ fn injected_crc_faults_are_not_sampling_errors() {
     rig.model.inject(sim::msdc::Fault::ResponseCrc);
     assert!(rig.command(13).rspcrcerr());
     assert_eq!(rig.model.sampling_errors(), 0);
+}
+
+#[test]
+fn a_fault_aimed_at_block_transfers_waits_for_one_and_only_good_ones_count() {
+    let mut rig = top_board(SampleWindows::ALL);
+    rig.hs200();
+    rig.model
+        .inject_into(Fault::ReadDataCrc, FaultScope::BlockTransfer);
+    // Tuning reads, status and the EXT_CSD read are not block transfers.
+    assert!(rig.read_block(21, 128).xfer_compl());
+    assert!(rig.read_block(8, 512).xfer_compl());
+    assert!(rig.command(13).cmdrdy());
+    assert_eq!(rig.model.pending_fault(), Some(Fault::ReadDataCrc));
+    assert_eq!(rig.model.block_transfers(), 0);
+    // A write is a block transfer, but not one the read fault applies to.
+    assert!(rig.write_block().xfer_compl());
+    assert_eq!(rig.model.block_transfers(), 1);
+    assert!(rig.read_block(17, 512).datcrcerr());
+    assert_eq!(rig.model.pending_fault(), None);
+    assert_eq!(
+        rig.model.block_transfers(),
+        1,
+        "the failed read does not count"
+    );
+    assert!(rig.read_block(17, 512).xfer_compl());
+    assert_eq!(rig.model.block_transfers(), 2);
+    // A command fault in that scope skips CMD13 and hits the next read.
+    rig.model
+        .inject_into(Fault::CommandTimeout, FaultScope::BlockTransfer);
+    assert!(rig.command(13).cmdrdy());
+    assert!(rig.read_block(17, 512).cmdtmo());
+    assert_eq!(rig.model.block_transfers(), 2);
+    // Unscoped, it takes the next command.
+    rig.model.inject(Fault::CommandTimeout);
+    assert!(rig.command(13).cmdtmo());
+    assert_eq!(rig.model.violations().0, 0);
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! maximum clock of each access mode.
 
 use sim::emmc::{CardState, Command, NoResponse, Response};
-use sim::msdc::CardSlot;
+use sim::msdc::{CardSlot, Socket};
 use sim::sd::card::status;
 use sim::sd::{SdCard, SdConfig, ACMD41_BUSY_POLLS, BLOCK_SIZE, DEFAULT_RCA};
 
@@ -285,4 +285,45 @@ fn cmd19_follows_the_signalling_level() {
     c.read_data(&mut status).unwrap();
     assert_eq!(status[16] & 0xF, 0xF, "function 3 refused");
     assert_eq!(c.access_mode(), 1);
+}
+
+#[test]
+fn a_card_taken_out_goes_silent_and_comes_back_powered_up_with_its_data() {
+    let mut storage = vec![0u8; 64 * BLOCK_SIZE];
+    let mut socket = Socket::new(SdCard::new(&mut storage, SdConfig::default()));
+    let c = socket.card_mut();
+    c.clock_running(true);
+    power_up(c, ACMD41_S18R);
+    to_uhs_tran(c, 3);
+    cmd(c, 24, 5).unwrap();
+    c.write_data(&[0xA5; BLOCK_SIZE]).unwrap();
+    // Out in transfer state: an empty socket, its lines pulled up.
+    socket.remove();
+    assert!(!socket.is_inserted());
+    assert!(
+        socket.command(Command::new(13, RCA)).is_err(),
+        "nothing answers"
+    );
+    assert!(socket.command(Command::new(0, 0)).is_err());
+    let mut block = [0u8; BLOCK_SIZE];
+    assert!(socket.read_data(&mut block).is_err(), "no data moves");
+    assert!(socket.write_data(&block).is_err());
+    assert_eq!(socket.data_lines(), 0xF);
+    assert!(socket.cmd_line());
+    assert_eq!(socket.bus_width(), None);
+    assert_eq!(socket.max_clock_hz(), None);
+    // Back in: power-on state at 3.3 V, what it stored kept.
+    socket.insert(SdCard::power_cycle);
+    assert!(socket.is_inserted());
+    let c = socket.card_mut();
+    assert_eq!(c.state(), CardState::Idle);
+    assert!(!c.signal_1v8());
+    power_up(c, ACMD41_S18R);
+    to_uhs_tran(c, 3);
+    cmd(c, 17, 5).unwrap();
+    c.read_data(&mut block).unwrap();
+    assert_eq!(block, [0xA5; BLOCK_SIZE]);
+    // A second insertion of a card that is in changes nothing.
+    socket.insert(|_| panic!("a card that is in is not power-cycled"));
+    assert_eq!(socket.card().state(), CardState::Tran);
 }

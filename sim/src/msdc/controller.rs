@@ -358,9 +358,27 @@ pub enum Fault {
     DataTimeout,
 }
 
+/// Which commands an injected [`Fault`] waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultScope {
+    /// Any command it applies to, the host's own (status, switch, tuning) included.
+    AnyCommand,
+    /// Only a block transfer: a read or write of the card's storage (CMD17, CMD18, CMD24,
+    /// CMD25) or an SDIO CMD53, the commands of the I/O a block layer queues.
+    BlockTransfer,
+}
+
+/// Whether `c` moves blocks of the card's storage (see [`FaultScope::BlockTransfer`]).
+const fn is_block_transfer(c: &CheckedCommand) -> bool {
+    !matches!(c.data, DataType::None) && matches!(c.opcode, 17 | 18 | 24 | 25 | 53)
+}
+
 impl Fault {
     /// Whether the fault happens to command `c`, or waits for a later one.
-    const fn applies_to(self, c: &CheckedCommand) -> bool {
+    const fn applies_to(self, scope: FaultScope, c: &CheckedCommand) -> bool {
+        if matches!(scope, FaultScope::BlockTransfer) && !is_block_transfer(c) {
+            return false;
+        }
         let data = !matches!(c.data, DataType::None);
         match self {
             Self::CommandTimeout | Self::ResponseCrc => true,
@@ -578,6 +596,8 @@ struct DataPhase {
     block_len: u32,
     blocks: u32,
     auto_cmd12: bool,
+    /// The command moves blocks of the card's storage ([`FaultScope::BlockTransfer`]).
+    block_transfer: bool,
     fault: Option<Fault>,
 }
 
@@ -619,8 +639,10 @@ pub struct MsdcModel {
     stop_reads: u32,
     dma_armed: bool,
     phase: Phase,
-    fault: Option<Fault>,
+    fault: Option<(Fault, FaultScope)>,
     commands: u32,
+    /// Block transfers whose data phase completed without an error.
+    block_transfers: u32,
     elapsed_ns: u64,
     /// Where the charged time went, since the model was built ([`MsdcModel::time_split`]).
     split: TimeSplit,
@@ -695,6 +717,7 @@ impl MsdcModel {
             phase: Phase::Idle,
             fault: None,
             commands: 0,
+            block_transfers: 0,
             elapsed_ns: 0,
             split: TimeSplit::ZERO,
             clock_ns: 0,
@@ -800,6 +823,7 @@ impl MsdcModel {
         let before = core::mem::replace(self, fresh);
         self.fault = before.fault;
         self.commands = before.commands;
+        self.block_transfers = before.block_transfers;
         self.elapsed_ns = before.elapsed_ns;
         self.split = before.split;
         // Time goes on, and the card (whose supply is separate) keeps its queue and units.
@@ -869,12 +893,17 @@ impl MsdcModel {
     /// Makes `fault` happen to the next command written to `SDC_CMD` that it applies to
     /// (see [`Fault`]); replaces a fault still waiting.
     pub fn inject(&mut self, fault: Fault) {
-        self.fault = Some(fault);
+        self.inject_into(fault, FaultScope::AnyCommand);
+    }
+
+    /// As [`MsdcModel::inject`], for the next command in `scope` that `fault` applies to.
+    pub fn inject_into(&mut self, fault: Fault, scope: FaultScope) {
+        self.fault = Some((fault, scope));
     }
 
     /// The injected fault still waiting for its command, if any.
     pub fn pending_fault(&self) -> Option<Fault> {
-        self.fault
+        self.fault.map(|(f, _)| f)
     }
 
     /// Forgets the injected fault still waiting for its command.
@@ -895,6 +924,12 @@ impl MsdcModel {
     /// Number of commands sent to the card (including automatic ones).
     pub fn commands(&self) -> u32 {
         self.commands
+    }
+
+    /// Number of block transfers ([`FaultScope::BlockTransfer`]) whose data phase
+    /// completed without an error.
+    pub fn block_transfers(&self) -> u32 {
+        self.block_transfers
     }
 
     /// The simulated time, in ns, that the work [`MsdcModel::step`] did since the last call
@@ -1537,7 +1572,7 @@ impl MsdcModel {
             return;
         };
         let fault = match self.fault {
-            Some(f) if f.applies_to(&c) => self.fault.take(),
+            Some((f, scope)) if f.applies_to(scope, &c) => self.fault.take().map(|(f, _)| f),
             _ => None,
         };
         if c.auto == AutoCommand::Cmd23 && !self.auto_command(card, Command::new(23, self.blk_num))
@@ -1603,6 +1638,7 @@ impl MsdcModel {
             block_len: c.block_len,
             blocks,
             auto_cmd12: c.auto == AutoCommand::Cmd12,
+            block_transfer: is_block_transfer(&c),
             fault: fault.filter(|f| f.in_data_phase()),
         });
     }
@@ -1854,6 +1890,7 @@ impl MsdcModel {
             block_len,
             blocks: 1,
             auto_cmd12: false,
+            block_transfer: false,
             fault: None,
         };
         self.charge_data(&block, u64::from(block_len));
@@ -2048,6 +2085,9 @@ impl MsdcModel {
             self.sampling_error();
             self.finish_data(MSDC_INT::with_datcrcerr)
         } else {
+            if d.block_transfer {
+                self.block_transfers = self.block_transfers.saturating_add(1);
+            }
             self.finish_data(MSDC_INT::with_xfer_compl)
         }
     }

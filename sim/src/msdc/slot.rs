@@ -106,6 +106,126 @@ macro_rules! card_slot {
 
 card_slot!(Card, SdCard);
 
+/// A removable card's socket: the card while it is in, an empty socket while it is out.
+/// An empty socket answers no command (the host sees a command time-out), moves no data
+/// (a data phase times out), and leaves CMD and DAT pulled up; its clock and reset lines
+/// reach nothing. A card taken out loses its supply: [`Socket::insert`] gives it back in
+/// its power-on state (the owner power-cycles it), with what it stores kept.
+#[derive(Debug)]
+pub struct Socket<C> {
+    card: C,
+    inserted: bool,
+}
+
+impl<C: CardSlot> Socket<C> {
+    /// A socket with `card` in it.
+    pub const fn new(card: C) -> Self {
+        Self {
+            card,
+            inserted: true,
+        }
+    }
+
+    /// Whether the card is in.
+    pub const fn is_inserted(&self) -> bool {
+        self.inserted
+    }
+
+    /// Takes the card out.
+    pub fn remove(&mut self) {
+        self.inserted = false;
+    }
+
+    /// Puts the card back, after `power_cycle` brought it to its power-on state (a card
+    /// that is in already stays as it is).
+    pub fn insert(&mut self, power_cycle: impl FnOnce(&mut C)) {
+        if !self.inserted {
+            power_cycle(&mut self.card);
+            self.inserted = true;
+        }
+    }
+
+    /// The card, in or out.
+    pub fn card(&self) -> &C {
+        &self.card
+    }
+
+    /// The card, in or out, mutably.
+    pub fn card_mut(&mut self) -> &mut C {
+        &mut self.card
+    }
+}
+
+impl<C: CardSlot> CardSlot for Socket<C> {
+    fn command(&mut self, cmd: Command) -> Result<Response, NoResponse> {
+        if self.inserted {
+            self.card.command(cmd)
+        } else {
+            Err(NoResponse)
+        }
+    }
+
+    fn read_data(&mut self, buf: &mut [u8]) -> Result<(), DataError> {
+        if self.inserted {
+            self.card.read_data(buf)
+        } else {
+            Err(DataError::NoTransfer)
+        }
+    }
+
+    fn write_data(&mut self, data: &[u8]) -> Result<(), DataError> {
+        if self.inserted {
+            self.card.write_data(data)
+        } else {
+            Err(DataError::NoTransfer)
+        }
+    }
+
+    fn bus_width(&self) -> Option<u8> {
+        self.inserted.then(|| self.card.bus_width()).flatten()
+    }
+
+    fn max_clock_hz(&self) -> Option<u32> {
+        self.inserted.then(|| self.card.max_clock_hz()).flatten()
+    }
+
+    fn take_work(&mut self) -> CardWork {
+        if self.inserted {
+            self.card.take_work()
+        } else {
+            CardWork::None
+        }
+    }
+
+    fn data_lines(&self) -> u8 {
+        if self.inserted {
+            self.card.data_lines()
+        } else {
+            0xF
+        }
+    }
+
+    fn cmd_line(&self) -> bool {
+        !self.inserted || self.card.cmd_line()
+    }
+
+    fn clock_running(&mut self, running: bool) {
+        if self.inserted {
+            self.card.clock_running(running);
+        }
+    }
+
+    fn hardware_reset(&mut self) {
+        if self.inserted {
+            self.card.hardware_reset();
+        }
+    }
+
+    fn sdio_interrupt(&self) -> bool {
+        self.inserted && self.card.sdio_interrupt()
+    }
+}
+
 /// What work on the bus a [`Metered`] slot saw: the exchanges the CQHCI block made with the
 /// card, for the MSDC model to charge at its bus clock and width.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

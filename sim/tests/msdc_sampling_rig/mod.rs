@@ -69,7 +69,8 @@ impl CardSlot for FakeCard {
             // The tuning blocks: 128 bytes on an 8-bit eMMC (CMD21), 64 on SD (CMD19).
             21 => self.read_left = 128,
             19 => self.read_left = 64,
-            17 => self.read_left = 512,
+            // CMD8: the EXT_CSD read.
+            8 | 17 => self.read_left = 512,
             24 => self.write_left = 512,
             _ => {}
         }
