@@ -472,6 +472,9 @@ struct SimState {
     /// A register write from outside the slot's interrupt handler found the hardware idle:
     /// what the next run starts, a thread issued.
     thread_issue: bool,
+    /// A raise found the slot's handler running: the next run raises the line again if
+    /// the interrupt is still pending ([`SimulatedMsdc::raise`]).
+    reraise: bool,
 }
 
 /// Violations of a kind not reported before that a run found, each with its model's count
@@ -697,6 +700,7 @@ impl SimulatedMsdc {
                     faults: faults::FaultPlan::default(),
                     completion_signalled: false,
                     thread_issue: false,
+                    reraise: false,
                 }),
                 work <- new_work!("SimulatedMsdc::work"),
                 timer <- HrTimer::new(),
@@ -708,10 +712,10 @@ impl SimulatedMsdc {
     /// A register read. A read of the CQHCI block while a halt or clear is pending lets
     /// the block carry it out first (see [`SimState::settle_cqhci_control`]) and raises
     /// the interrupt that may signal.
-    pub(crate) fn read(&self, offset: usize) -> u32 {
+    pub(crate) fn read(self: &Arc<Self>, offset: usize) -> u32 {
         let (value, pending, violations) = self.timed(|| self.read_model(offset));
         if pending {
-            self.raise();
+            self.as_arc_borrow().raise();
         }
         self.report(violations);
         value
@@ -760,15 +764,32 @@ impl SimulatedMsdc {
             )
         });
         if pending {
-            self.raise();
+            self.as_arc_borrow().raise();
         }
         self.report(violations);
         // Already queued is fine: the queued run picks this write's work up too.
         let _ = ffi::default_queue().enqueue(self.clone());
     }
 
-    fn raise(&self) {
-        Self::raise_line(self.hwirq);
+    /// Raises the slot's interrupt. The MSDC's line is level-triggered (it stays asserted
+    /// while `MSDC_INT & MSDC_INTEN` is non-zero); the simulator's is an event, which the
+    /// kernel drops (`handle_simple_irq`) when it arrives while the slot's handler runs on
+    /// another CPU. So a raise that finds the handler running asks the next run to look
+    /// again: the run raises the line once more while the interrupt is still pending, as
+    /// a level would stay asserted after the handler returned. With one CPU the handler
+    /// running is the caller's own (a raise from inside it is delivered when it returns),
+    /// so nothing is asked of the run, which keeps the one-vCPU performance kernel's
+    /// work what it was.
+    fn raise(self: ArcBorrow<'_, Self>) {
+        let Some(irqs) = BOARD.as_ref().and_then(|board| board.irqs.as_ref()) else {
+            return;
+        };
+        if kernel::cpu::nr_cpu_ids() > 1 && irqs.handler_running(self.hwirq) {
+            self.state.lock().reraise = true;
+            // Already queued is fine: that run looks again.
+            let _ = ffi::default_queue().enqueue(Arc::from(self));
+        }
+        irqs.raise(self.hwirq);
     }
 
     fn raise_line(hwirq: u32) {
@@ -835,6 +856,13 @@ impl SimulatedMsdc {
     /// Runs what the registers started, then raises the interrupt when its time is up; a
     /// run that stopped at its step limit is resumed at that time too.
     fn run_model(self: Arc<Self>) {
+        let reraise = {
+            let mut state = self.state.lock();
+            core::mem::take(&mut state.reraise) && state.model.interrupt_pending()
+        };
+        if reraise {
+            self.as_arc_borrow().raise();
+        }
         let (ran, pending, line_event, elapsed_ns, violations) = {
             let mut state = self.state.lock();
             let state = &mut *state;
@@ -895,13 +923,13 @@ impl SimulatedMsdc {
         let resume = ran == STEPS_PER_RUN;
         if ran == 0 {
             if line_event {
-                self.raise();
+                self.as_arc_borrow().raise();
             }
             return;
         }
         if elapsed_ns < MIN_LATENCY_NS && !resume {
             if pending {
-                self.raise();
+                self.as_arc_borrow().raise();
             }
             return;
         }
@@ -1324,7 +1352,7 @@ pub(crate) fn raise_sdio_card_interrupt(causes: u8) -> bool {
         slot.raise_wake();
     }
     if pending {
-        slot.raise();
+        slot.as_arc_borrow().raise();
     }
     true
 }

@@ -474,15 +474,16 @@ sleep_during_fio() {
 	fi
 
 	for d in $PM_DISKS; do before="$before $d:$(writes_done "$d")"; done
-	# 256 random writes at 100 a second: 2.6 s on every disk, the fastest too; up
-	# to 8 in flight where the disk falls behind (and after the sleep, catching up).
+	# 256 random writes at 100 a second: 2.6 s on every disk, the fastest too.
 	# fio's own clock is the TSC where it looks reliable, and a vCPU coming back from
 	# S3 starts its TSC again from zero: rate limiting by it would then sleep for
-	# ages. Its clock_gettime source (CLOCK_MONOTONIC_RAW) left a job asleep with
-	# nothing in flight after the wake-up in about one run of ten; the wall clock
-	# only jumps forward over a sleep, which a rate limit takes as being behind.
-	start_on_disks pm-sleep-4k --ioengine=libaio --iodepth=8 --rw=randwrite --bs=4k \
-		--offset="$1"k --size=1M --rate_iops=100 --clocksource=gettimeofday
+	# ages. The kernel's monotonic clock is the one that survives the sleep.
+	# psync: with libaio (8 in flight), three runs in some fifteen left a job waiting in
+	# io_getevents after the wake-up with nothing in flight in the block layer or
+	# the driver (not found yet, issue #14); a write that is lost below the system
+	# call now leaves its thread blocked, in the report of blocked tasks.
+	start_on_disks pm-sleep-4k --ioengine=psync --rw=randwrite --bs=4k \
+		--offset="$1"k --size=1M --rate_iops=100 --clocksource=clock_gettime
 	wait_for_writes "$before" 30
 	sleep 1
 
@@ -543,7 +544,10 @@ sleep_during_fio() {
 				"hctx0 state $(cat "$q/hctx0/state" 2>/dev/null | tr '\n' ' ')" \
 				"busy $(cat "$q/hctx0/busy" 2>/dev/null | wc -l)" \
 				"dispatch $(cat "$q/hctx0/dispatch" 2>/dev/null | wc -l)," \
-				"requeue $(cat "$q/requeue_list" 2>/dev/null | wc -l)"
+				"requeue $(cat "$q/requeue_list" 2>/dev/null | wc -l)," \
+				"queued $(cat "$q"/hctx0/cpu*/*_rq_list 2>/dev/null | wc -l)," \
+				"scheduler $(cat "$q"/sched/*fifo_list "$q"/sched/dispatch* 2>/dev/null | wc -l)," \
+				"tags $(grep -h '^busy=\|^active_queues' "$q/hctx0/tags" 2>/dev/null | tr '\n' ' ')"
 		done
 		for p in $(pidof fio); do
 			echo "e2e:   fio $p: $(cat "/proc/$p/wchan" 2>/dev/null) $(tr '\0' ' ' <"/proc/$p/cmdline" | cut -c1-60)"
