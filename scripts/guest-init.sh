@@ -410,6 +410,20 @@ writes_done() {
 	awk '{ print $5 }' "/sys/block/$1/stat"
 }
 
+# Every fio process, its command line and each thread's state, wait channel and top
+# of the kernel stack: where a stuck job waits.
+fio_threads() {
+	local p t
+	for p in $(pidof fio); do
+		echo "e2e:   fio $p: $(cat "/proc/$p/wchan" 2>/dev/null) $(tr '\0' ' ' <"/proc/$p/cmdline" | cut -c1-60)"
+		for t in /proc/"$p"/task/*; do
+			echo "e2e:     thread ${t##*/}: $(cut -d' ' -f3 "$t/stat" 2>/dev/null)" \
+				"$(cat "$t/wchan" 2>/dev/null)" \
+				"$(head -n 4 "$t/stack" 2>/dev/null | sed 's/^\[<[0-9a-f]*>\] //' | tr '\n' ' ')"
+		done
+	done
+}
+
 # Polls until every disk of $1 ("disk:writes ...") has completed a write more, for
 # up to $2 seconds: the system sleep is to find fio busy on each.
 wait_for_writes() {
@@ -423,6 +437,7 @@ wait_for_writes() {
 		[ -z "$pending" ] && return 0
 		if [ $(($(date +%s) - start)) -ge "$2" ]; then
 			echo "e2e: note: sleep: no write completed on$pending within $2 s of starting fio"
+			fio_threads
 			return 1
 		fi
 		sleep 0.2
@@ -549,14 +564,7 @@ sleep_during_fio() {
 				"scheduler $(cat "$q"/sched/*fifo_list "$q"/sched/dispatch* 2>/dev/null | wc -l)," \
 				"tags $(grep -h '^busy=\|^active_queues' "$q/hctx0/tags" 2>/dev/null | tr '\n' ' ')"
 		done
-		for p in $(pidof fio); do
-			echo "e2e:   fio $p: $(cat "/proc/$p/wchan" 2>/dev/null) $(tr '\0' ' ' <"/proc/$p/cmdline" | cut -c1-60)"
-			for t in /proc/"$p"/task/*; do
-				echo "e2e:     thread ${t##*/}: $(cut -d' ' -f3 "$t/stat" 2>/dev/null)" \
-					"$(cat "$t/wchan" 2>/dev/null)" \
-					"$(head -n 4 "$t/stack" 2>/dev/null | sed 's/^\[<[0-9a-f]*>\] //' | tr '\n' ' ')"
-			done
-		done
+		fio_threads
 		[ -w /proc/sysrq-trigger ] && echo w >/proc/sysrq-trigger
 		killall -9 fio 2>/dev/null
 	) &
