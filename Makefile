@@ -9,7 +9,7 @@ SCRIPTS := scripts
 CARGO ?= cargo
 
 .PHONY: run test setup host-test lint fmt-check clippy dt-check kernel kernel-arm64 module \
-	module-arm64 kunit kunit-arm64 e2e e2e-negative stress fuzz perf perf-smoke bench mutants help
+	module-arm64 kunit kunit-arm64 e2e e2e-arm64 e2e-negative stress fuzz perf perf-smoke bench mutants help
 
 help:
 	@echo "make run        boot the x86_64 kernel with the driver in QEMU"
@@ -22,6 +22,7 @@ help:
 	@echo "make kunit      KUnit on x86_64 (kunit-arm64 for arm64)"
 	@echo "make e2e        short end-to-end run: fio write+verify on the MMC disks in QEMU,"
 	@echo "                then the short fault matrix"
+	@echo "make e2e-arm64  the same run on the arm64 kernel under qemu-system-aarch64"
 	@echo "make e2e-negative  the end-to-end check must fail a corrupted run and edited logs"
 	@echo "make stress     the end-to-end run with the whole fault matrix (every disk, ten"
 	@echo "                faults a cell, lost interrupts) and 100 unbind/bind cycles a slot"
@@ -35,7 +36,7 @@ help:
 run: setup
 	$(SCRIPTS)/run.sh full
 
-test: setup host-test lint dt-check kernel module kunit e2e e2e-negative perf-smoke kernel-arm64 module-arm64 kunit-arm64
+test: setup host-test lint dt-check kernel module kunit e2e e2e-negative perf-smoke kernel-arm64 module-arm64 kunit-arm64 e2e-arm64
 	@echo "make test: all passed"
 
 setup:
@@ -80,6 +81,10 @@ kunit-arm64:
 # make run's boot with 2 MiB instead of 16 MiB per fio job (scripts/run.sh).
 e2e:
 	$(SCRIPTS)/run.sh short
+
+# The Chromebook architecture: the same board and run on QEMU's arm64 virt machine.
+e2e-arm64: kernel-arm64
+	$(SCRIPTS)/run.sh short arm64
 
 # Not part of make test: the short run's boot with the whole fault matrix and a hundred
 # unbind/bind cycles per slot under load (KASAN and lockdep on), its own log.

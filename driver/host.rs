@@ -61,7 +61,7 @@ use crate::{
         clock::Timing,
         controller::{
             CardDetect, Controller, DmaChain, HostSetup, PadState, Progress, SignalVoltage,
-            StartError,
+            StartError, POLL_INTERVAL_US, POLL_LIMIT,
         },
         dma,
     },
@@ -69,6 +69,8 @@ use crate::{
 
 /// How long a request may take before the driver gives up on the hardware.
 pub(crate) const REQUEST_TIMEOUT_MS: i64 = 5_000;
+/// How long the controller waits for a busy card before a command (the bound of its polls).
+const BUSY_WAIT_US: u32 = POLL_LIMIT * POLL_INTERVAL_US;
 /// Debounce between a card-detect interrupt and the core's rescan.
 const CARD_DETECT_DELAY_MS: u32 = 20;
 /// Wait after an eMMC hardware reset before the card takes commands (tRSCA is 200 µs).
@@ -354,8 +356,17 @@ impl Msdc {
     /// The error a request that could not start completes with.
     fn start_failed(&self, opcode: u32, error: StartError) -> Error {
         match error {
-            // The card held DAT0 low past the wait: upstream's answer too.
-            StartError::BusBusy => ETIMEDOUT,
+            // The card held DAT0 low past the wait: upstream's answer too, and its log
+            // ("Controller busy detected"); the core's recovery resets the card.
+            StartError::BusBusy => {
+                dev_err!(
+                    self.dev,
+                    "CMD{}: the card is still busy (DAT0 low) after {} us\n",
+                    opcode,
+                    BUSY_WAIT_US
+                );
+                ETIMEDOUT
+            }
             // Suspended: the core always resumes the device before it sends a request.
             StartError::Busy | StartError::Suspended => EBUSY,
             StartError::Hardware(e) => {

@@ -86,7 +86,7 @@ use kernel::{
 };
 
 use crate::sim::{
-    cqhci::{ModelConfig as CqhciConfig, Violation as CqhciViolation},
+    cqhci::{regs::CQIS, ModelConfig as CqhciConfig, Violation as CqhciViolation},
     emmc::ext_csd::TimingSupport,
     emmc::{
         card::{Card, CardConfig, DataError, ReadyOrder},
@@ -96,7 +96,7 @@ use crate::sim::{
     memory::{BusFault, BusMemory},
     msdc::{
         controller::{ModelClock, ModelConfig, MsdcModel, SampleWindows},
-        regs::{CQHCI_BASE, CQHCI_LEN},
+        regs::{CQHCI_BASE, CQHCI_LEN, MSDC_INT},
         slot::{CardSlot, Socket},
         Violation as MsdcViolation, MAX_VIOLATIONS,
     },
@@ -393,6 +393,14 @@ macro_rules! forward_to_card {
 }
 
 impl SimCard {
+    /// How many RST_n pulses reset the card: eMMC only (SD and SDIO cards have no RST_n).
+    fn hardware_resets(&self) -> Option<u32> {
+        match self {
+            Self::Emmc(card) => Some(card.stats().hardware_resets),
+            Self::Sd(_) | Self::Sdio(_) => None,
+        }
+    }
+
     /// Takes the card's supply away and gives it back: power-on state, storage kept.
     fn power_cycle(&mut self) {
         match self {
@@ -472,10 +480,22 @@ struct SimState {
     /// A register write from outside the slot's interrupt handler found the hardware idle:
     /// what the next run starts, a thread issued.
     thread_issue: bool,
-    /// A raise found the slot's handler running: the next run raises the line again if
-    /// the interrupt is still pending ([`SimulatedMsdc::raise`]).
+    /// With more than one CPU, a raise asks the next run to check that the slot's handler
+    /// saw it, and to raise the line again if not ([`SimulatedMsdc::raise`]).
     reraise: bool,
+    /// Raises of the line so far (with more than one CPU)...
+    raises: u32,
+    /// ...and the count when the slot's handler last read the interrupt status.
+    raises_seen: u32,
+    /// Raises in a row that the handler did not see (bounded by [`MAX_RERAISES`]).
+    unseen_reraises: u32,
 }
+
+/// How many times in a row a run raises again an interrupt the handler has not seen before
+/// it leaves the interrupt to the driver's request watchdog: an interrupt disabled at the
+/// interrupt controller (the kernel's `disable_irq`) with the status still set is never
+/// seen, and must not keep the board's work queue busy.
+const MAX_RERAISES: u32 = 1_000;
 
 /// Violations of a kind not reported before that a run found, each with its model's count
 /// of violations so far.
@@ -701,6 +721,9 @@ impl SimulatedMsdc {
                     completion_signalled: false,
                     thread_issue: false,
                     reraise: false,
+                    raises: 0,
+                    raises_seen: 0,
+                    unseen_reraises: 0,
                 }),
                 work <- new_work!("SimulatedMsdc::work"),
                 timer <- HrTimer::new(),
@@ -733,7 +756,14 @@ impl SimulatedMsdc {
     /// The read on the model: the value, whether a halt or clear carried out for it
     /// raises the interrupt, and the violations of new kinds it recorded.
     fn read_model(&self, offset: usize) -> (u32, bool, Option<NewViolations>) {
+        let status = offset == MSDC_INT::OFFSET || offset == CQHCI_BASE + CQIS::OFFSET;
+        let seen = status && self.handler_running();
         let mut state = self.state.lock();
+        if seen {
+            // The handler looks at what raised its interrupt: every raise so far reached it.
+            state.raises_seen = state.raises;
+            state.unseen_reraises = 0;
+        }
         let settled =
             (CQHCI_BASE..CQHCI_BASE + CQHCI_LEN).contains(&offset) && state.settle_cqhci_control();
         let value = state.model.read(offset);
@@ -747,10 +777,7 @@ impl SimulatedMsdc {
     /// A register write. The interrupt line follows `MSDC_INT & MSDC_INTEN` (enabling an
     /// interrupt that is already latched raises it); work the write started is queued.
     pub(crate) fn write(self: &Arc<Self>, offset: usize, value: u32) {
-        let from_handler = BOARD
-            .as_ref()
-            .and_then(|board| board.irqs.as_ref())
-            .is_some_and(|irqs| irqs.handler_running(self.hwirq));
+        let from_handler = self.handler_running();
         let (pending, violations) = self.timed(|| {
             let mut state = self.state.lock();
             let idle = !state.model.busy() && state.model.cqhci().is_none_or(|c| c.is_idle());
@@ -771,21 +798,43 @@ impl SimulatedMsdc {
         let _ = ffi::default_queue().enqueue(self.clone());
     }
 
+    /// Whether the slot's interrupt line is disabled at the interrupt core.
+    fn line_disabled(&self) -> bool {
+        BOARD
+            .as_ref()
+            .and_then(|board| board.irqs.as_ref())
+            .is_some_and(|irqs| irqs.line_disabled(self.hwirq))
+    }
+
+    /// Whether the slot's interrupt handler runs now, on any CPU.
+    fn handler_running(&self) -> bool {
+        BOARD
+            .as_ref()
+            .and_then(|board| board.irqs.as_ref())
+            .is_some_and(|irqs| irqs.handler_running(self.hwirq))
+    }
+
     /// Raises the slot's interrupt. The MSDC's line is level-triggered (it stays asserted
-    /// while `MSDC_INT & MSDC_INTEN` is non-zero); the simulator's is an event, which the
-    /// kernel drops (`handle_simple_irq`) when it arrives while the slot's handler runs on
-    /// another CPU. So a raise that finds the handler running asks the next run to look
-    /// again: the run raises the line once more while the interrupt is still pending, as
-    /// a level would stay asserted after the handler returned. With one CPU the handler
-    /// running is the caller's own (a raise from inside it is delivered when it returns),
-    /// so nothing is asked of the run, which keeps the one-vCPU performance kernel's
-    /// work what it was.
+    /// while `MSDC_INT & MSDC_INTEN` is non-zero); the simulator's is an event, delivered
+    /// later from an irq_work on the raising CPU, which the kernel drops
+    /// (`handle_simple_irq`) when it arrives while the slot's handler runs on another CPU
+    /// (whether it ran at the raise or started in between). So with more than one CPU a
+    /// raise counts itself and asks the next run to check: the run raises the line once
+    /// more while the interrupt is still pending and the handler has not read the status
+    /// since (reading `MSDC_INT` or `CQIS` in the handler sees every raise before it), as
+    /// a level would stay asserted until the handler cleared it. With one CPU no event is
+    /// dropped (a raise from inside the handler is delivered when it returns), so nothing
+    /// is asked of the run, which keeps the one-vCPU performance kernel's work what it was.
     fn raise(self: ArcBorrow<'_, Self>) {
         let Some(irqs) = BOARD.as_ref().and_then(|board| board.irqs.as_ref()) else {
             return;
         };
-        if kernel::cpu::nr_cpu_ids() > 1 && irqs.handler_running(self.hwirq) {
-            self.state.lock().reraise = true;
+        if kernel::cpu::nr_cpu_ids() > 1 {
+            {
+                let mut state = self.state.lock();
+                state.raises = state.raises.wrapping_add(1);
+                state.reraise = true;
+            }
             // Already queued is fine: that run looks again.
             let _ = ffi::default_queue().enqueue(Arc::from(self));
         }
@@ -858,7 +907,16 @@ impl SimulatedMsdc {
     fn run_model(self: Arc<Self>) {
         let reraise = {
             let mut state = self.state.lock();
-            core::mem::take(&mut state.reraise) && state.model.interrupt_pending()
+            // A disabled line's raise is the interrupt core's to keep pending and replay.
+            let unseen = core::mem::take(&mut state.reraise)
+                && state.model.interrupt_pending()
+                && state.raises_seen != state.raises
+                && state.unseen_reraises < MAX_RERAISES
+                && !self.line_disabled();
+            if unseen {
+                state.unseen_reraises += 1;
+            }
+            unseen
         };
         if reraise {
             self.as_arc_borrow().raise();
@@ -1106,6 +1164,7 @@ static SLOT_DIRS: SetOnce<KVec<SlotDir>> = SetOnce::new();
 
 /// Publishes in debugfs, per slot, [`SimulatedMsdc::model_ns`] (`model_ns`), the models'
 /// violation count (`violations`) and how often the slot was powered off (`power_offs`),
+/// the RST_n pulses that reset an eMMC slot's card (`card_resets`, `none` on the other slots),
 /// which the end-to-end run prints (aids: the board works without them), and the fault
 /// injection file (`inject`, see [`faults`]) its fault matrix writes, where the simulated
 /// hardware's time went (`hardware_ns`: bus frames, the card's own work, the CQHCI block's
@@ -1128,6 +1187,16 @@ fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
                     });
                     dir.read_callback_file(c"power_offs", slot, &|slot, f| {
                         writeln!(f, "{}", slot.power_offs())
+                    });
+                    dir.read_callback_file(c"card_resets", slot, &|slot, f| match slot
+                        .state
+                        .lock()
+                        .card
+                        .card()
+                        .hardware_resets()
+                    {
+                        Some(n) => writeln!(f, "{n}"),
+                        None => writeln!(f, "none"),
                     });
                     dir.read_callback_file(c"hardware_ns", slot, &|slot, f| {
                         let split = slot.state.lock().model.time_split();

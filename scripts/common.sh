@@ -26,6 +26,11 @@ DTSCHEMA_REQUIREMENTS=(ruamel.yaml==0.19.1 jsonschema==4.26.0 rfc3987==1.3.8
                        rpds-py==2026.9.1 attrs==26.1.0 typing_extensions==4.16.0)
 DTSCHEMA_VENV=$TOOLS/dtschema
 
+# The arm64 guest's userland (busybox, fio and the libraries they link): Debian's
+# arm64 packages of this machine's own release, unpacked by setup.sh.
+USERLAND_ARM64=$CACHE/userland-arm64
+USERLAND_PACKAGES=(busybox-static fio)
+
 # Kernel Rust needs Debian's rustc-web (1.96) and its library sources; the rustup
 # toolchain on the PATH has no rust-src, so every kernel make names the tools.
 KMAKE_VARS=(LLVM=-19 RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc

@@ -281,8 +281,8 @@ if grep -qE '^e2e: fio-.*target disks' <<<"$text"; then
 	# the lost interrupt too on the four without CQHCI).
 	matrix=$(sed -nE 's/^e2e: fault matrix: ([a-z]+), .*/\1/p' <<<"$text" | tail -n 1)
 	case $matrix in
-	full) FAULT_CELLS=29 ;;
-	*) FAULT_CELLS=15 ;;
+	full) FAULT_CELLS=37 ;;
+	*) FAULT_CELLS=19 ;;
 	esac
 	fault_re='^fault: ([a-z_]+) (cqe|hsq|legacy) injected=([0-9]+) recovered=([0-9]+)'
 	fault_re+=' io_errors=([0-9]+) verify_failures=([0-9]+) hung=([0-9]+)$'

@@ -359,9 +359,17 @@ mode_lines() {
 		fi
 		echo "e2e: mode $d $(cat "$dir/mode") max_in_flight=$(cat "$dir/max_in_flight")" \
 			"errors=$(cat "$dir/errors") recoveries=$(cat "$dir/recoveries")"
+		# completed before issued: a request is counted issued before it can complete, so
+		# read in this order the two never show more completed than issued, even when the
+		# core's card polling issues a command between the reads (seen with two vCPUs).
+		completed=$(cat "$dir/completed" 2>/dev/null || echo '?')
 		more=""
 		for f in queue_depth issued completed errors_crc errors_timeout errors_other direct_commands; do
-			more="$more $f=$(cat "$dir/$f" 2>/dev/null || echo '?')"
+			if [ "$f" = completed ]; then
+				more="$more completed=$completed"
+			else
+				more="$more $f=$(cat "$dir/$f" 2>/dev/null || echo '?')"
+			fi
 		done
 		caps2=$(cat "/sys/kernel/debug/$host/caps2" 2>/dev/null || echo '?')
 		echo "e2e:   $d on $host:$more caps2=$caps2"
@@ -683,7 +691,7 @@ FAULT_LIMIT_S=120
 # The faults of each mode: the CQHCI block's with command queueing, the controller's
 # own commands otherwise.
 CQE_FAULTS="task_data_crc task_response_error task_cmd_timeout descriptor_error spurious_completion"
-MSDC_FAULTS="cmd_crc read_crc write_crc cmd_timeout data_timeout"
+MSDC_FAULTS="cmd_crc read_crc write_crc cmd_timeout data_timeout descriptor_checksum busy_stuck"
 
 # Kernel lines of the block layer's I/O errors on disk $1 so far.
 io_error_lines() {
@@ -692,12 +700,14 @@ io_error_lines() {
 
 fault_cell() {
 	local fault=$1 mode=$2 d=$3 host dir window inj out=/tmp/fault-$1-$3 rc=0 hung=0
-	local e0 r0 io0 terse err injected recovered io verify started
+	local e0 r0 io0 terse err injected recovered io verify started resets resets0
 	host=$(disk_host "$d") || { fail "fault $fault: no host behind $d"; return; }
 	dir=/sys/kernel/debug/mtk_sd_rust/$host
 	window=$(host_window "$host") || { fail "fault $fault: no window for $host"; return; }
 	inj=/sys/kernel/debug/mtk_sd_rust_sim/$window/inject
 	e0=$(cat "$dir/errors") r0=$(cat "$dir/recoveries") io0=$(io_error_lines "$d")
+	# RST_n pulses that reset the card (eMMC; "none" on SD and SDIO slots).
+	resets0=$(cat "/sys/kernel/debug/mtk_sd_rust_sim/$window/card_resets")
 	if ! sys_write "$inj" "$fault $4 $FAULT_EVERY"; then
 		fail "fault $fault: echo > $inj: $WRITE_ERR"
 		return
@@ -716,13 +726,24 @@ fault_cell() {
 	err=$(echo "$terse" | cut -d';' -f5)
 	verify=$(grep -ciE 'verify: bad|verify failed|bad magic|bad header' "$out" || true)
 	io=$(($(io_error_lines "$d") - io0))
+	resets=none
+	[ "$resets0" = none ] ||
+		resets=$(($(cat "/sys/kernel/debug/mtk_sd_rust_sim/$window/card_resets") - resets0))
 	recovered=0
 	[ "$rc" -eq 0 ] && [ "${err:-1}" = 0 ] && [ "$verify" -eq 0 ] && [ "$io" -eq 0 ] &&
 		recovered=${injected:-0}
+	# Only a reset gets an eMMC stuck busy back, and the core's recovery resets it through
+	# RST_n (the board's eMMC slots have cap-mmc-hw-reset, their cards RST_n enabled):
+	# each such fault must have cost the card a hardware reset.
+	if [ "$fault" = busy_stuck ] && [ "$resets" != none ] && [ "$resets" -lt "${injected:-0}" ]; then
+		echo "fault:   busy_stuck on $d: ${injected:-0} cards stuck, $resets RST_n resets"
+		recovered=0
+	fi
 	echo "fault: $fault $mode injected=${injected:-0} recovered=$recovered io_errors=$io" \
 		"verify_failures=$verify hung=$hung"
 	echo "fault:   $fault $mode on $d ($host): fio exit=$rc error=${err:-none}," \
-		"driver errors +$(($(cat "$dir/errors") - e0)) recoveries +$(($(cat "$dir/recoveries") - r0))"
+		"driver errors +$(($(cat "$dir/errors") - e0)) recoveries +$(($(cat "$dir/recoveries") - r0))" \
+		"card resets +$resets"
 	if [ "$recovered" != "${injected:-0}" ] || [ "$hung" -ne 0 ]; then
 		grep -v '^3;' "$out" | head -n 10 | sed 's/^/fault:   /'
 	fi

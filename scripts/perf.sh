@@ -27,7 +27,7 @@ OBJ=$(obj_dir perf-x86_64)
 KERNEL=$(mktemp "$CACHE/perf-bzImage.XXXXXX")
 trap 'rm -f "$KERNEL"' EXIT
 with_lock perf-x86_64 cp "$OBJ/arch/x86/boot/bzImage" "$KERNEL"
-"$REPO/scripts/initramfs.sh" "$INITRAMFS"
+"$REPO/scripts/initramfs.sh" x86_64 "$INITRAMFS"
 
 
 # What must not appear in the log of a boot with the kernel's C engines: their

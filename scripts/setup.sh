@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Prepares a machine for the kernel builds: Debian packages, bindgen, dt-schema,
-# and the Linux 7.3 source tree hooked up to this checkout. Idempotent: a second run
-# only checks, and a run killed midway leaves nothing that a later run trusts.
+# the Linux 7.3 source tree hooked up to this checkout, and the arm64 guest's
+# userland. Idempotent: a second run only checks, and a run killed midway leaves
+# nothing that a later run trusts.
 #
 # usage: scripts/setup.sh [--host-only]
 
@@ -145,6 +146,56 @@ fetch_kernel_source() {
 	rm -rf "$work"
 }
 
+# The arm64 guest's userland: Debian's arm64 busybox-static and fio with everything
+# they depend on, from this machine's own mirror and release, downloaded through a
+# private apt configuration that knows only arm64 and an empty package database (so
+# the host's architecture, lists and dpkg state stay untouched), then unpacked into
+# one folder that scripts/initramfs.sh picks the guest's files from.
+fetch_arm64_userland() {
+	local mirror suite want
+	mirror=$(debian_mirror)
+	[[ -n $mirror ]] || die "no Debian mirror found in /etc/apt/sources.list{,.d}; set DEBIAN_MIRROR"
+	suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	[[ -n $suite ]] || die "no VERSION_CODENAME in /etc/os-release: which Debian release is this?"
+	want="$mirror $suite ${USERLAND_PACKAGES[*]}"
+	if [[ -f $USERLAND_ARM64/.ready && $(cat "$USERLAND_ARM64/.ready") == "$want" ]]; then return; fi
+	log "fetching the arm64 guest's userland (${USERLAND_PACKAGES[*]}) from $suite"
+
+	rm -rf "$CACHE"/userland.*
+	local work
+	work=$(mktemp -d "$CACHE/userland.XXXXXX")
+	mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/state" "$work/root"
+	: >"$work/state/status"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg arch=arm64] $mirror $suite main" \
+		>"$work/sources.list"
+	local apt_opts=(
+		-o Dir::Etc::SourceList="$work/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null
+		-o Dir::State="$work/state" -o Dir::State::Lists="$work/lists"
+		-o Dir::State::status="$work/state/status" -o Dir::Cache="$work/cache"
+		-o APT::Architecture=arm64 -o APT::Architectures=arm64
+		-o APT::Sandbox::User=root -qq
+	)
+	apt-get "${apt_opts[@]}" update || die "apt could not read $suite (arm64) from $mirror"
+	apt-get "${apt_opts[@]}" install -y --download-only --no-install-recommends \
+		"${USERLAND_PACKAGES[@]}" >/dev/null ||
+		die "could not download arm64 ${USERLAND_PACKAGES[*]} from $mirror $suite"
+	local deb n=0
+	for deb in "$work"/cache/archives/*.deb; do
+		dpkg-deb -x "$deb" "$work/root" || die "could not unpack $deb"
+		n=$((n + 1))
+	done
+	[[ -x $work/root/usr/bin/fio && -x $work/root/bin/busybox ]] ||
+		die "the arm64 packages did not provide /usr/bin/fio and /bin/busybox"
+	log "arm64 userland: $n packages unpacked"
+
+	# Published by a rename, its stamp last: a killed run leaves only a userland.* folder.
+	rm -rf "$USERLAND_ARM64"
+	mv "$work/root" "$USERLAND_ARM64"
+	echo "$want" >"$USERLAND_ARM64/.ready"
+	rm -rf "$work"
+}
+
 # The kernel tree learns about the driver once: a Makefile line and a Kconfig source
 # line under drivers/mmc/host/, pointing at a mtk_rust link that link_checkout() aims.
 hook_driver_into_tree() {
@@ -175,6 +226,7 @@ main() {
 	install_cargo_tool bindgen-cli "$BINDGEN_VERSION" bindgen
 	with_lock setup install_dtschema
 	with_lock setup fetch_kernel_source
+	with_lock setup fetch_arm64_userland
 	with_lock setup link_checkout
 }
 

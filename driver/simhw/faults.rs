@@ -15,7 +15,9 @@
 //! writes of the block layer's requests, [`FaultScope::BlockTransfer`]; the MMC core's
 //! own status, switch and tuning commands are left alone, so that what a cell's faults
 //! hit does not depend on when the core re-tunes): a response CRC error or time-out, a
-//! CRC error on a read or write data phase, a data time-out. Counting the spacing in
+//! CRC error on a read or write data phase, a data time-out, a DMA descriptor whose
+//! checksum fails (the GPD's and a BD's in turn), a card that stays busy after a write
+//! until the core resets it. Counting the spacing in
 //! transfers that succeeded makes every fault hit a request whose predecessors and own
 //! retries the core has finished with: one fault, one recovery. The CQHCI
 //! block's come from its model ([`CqhciFault`]), aimed at a task whose doorbell is rung
@@ -47,6 +49,11 @@ pub(super) enum BoardFault {
     WriteCrc,
     /// The MSDC's next data phase: the data never comes.
     DataTimeout,
+    /// The MSDC's next data phase: a descriptor's checksum fails (DMA_GPDCSERR and
+    /// DMA_BDCSERR in turn).
+    DescriptorChecksum,
+    /// The MSDC's next write: the card then holds DAT0 low, busy, until it is reset.
+    BusyStuck,
     /// A queued task's CMD44 response carries an error bit.
     TaskResponseError,
     /// A queued task's CMD46/47 gets no response.
@@ -63,12 +70,14 @@ pub(super) enum BoardFault {
 }
 
 /// The names the debugfs file takes and shows.
-const NAMES: [(BoardFault, &str); 11] = [
+const NAMES: [(BoardFault, &str); 13] = [
     (BoardFault::CommandCrc, "cmd_crc"),
     (BoardFault::CommandTimeout, "cmd_timeout"),
     (BoardFault::ReadCrc, "read_crc"),
     (BoardFault::WriteCrc, "write_crc"),
     (BoardFault::DataTimeout, "data_timeout"),
+    (BoardFault::DescriptorChecksum, "descriptor_checksum"),
+    (BoardFault::BusyStuck, "busy_stuck"),
     (BoardFault::TaskResponseError, "task_response_error"),
     (BoardFault::TaskCommandTimeout, "task_cmd_timeout"),
     (BoardFault::TaskDataCrc, "task_data_crc"),
@@ -89,14 +98,19 @@ impl BoardFault {
         NAMES.iter().find(|(_, n)| *n == word).map(|(f, _)| *f)
     }
 
-    /// The MSDC model's fault, for the faults of the controller's own commands.
-    const fn controller_fault(self) -> Option<Fault> {
+    /// The MSDC model's fault, for the faults of the controller's own commands; `left` (the
+    /// faults of the plan still to arm) picks the descriptor a checksum fault corrupts, the
+    /// GPD and a BD in turn.
+    const fn controller_fault(self, left: u32) -> Option<Fault> {
         Some(match self {
             Self::CommandCrc => Fault::ResponseCrc,
             Self::CommandTimeout => Fault::CommandTimeout,
             Self::ReadCrc => Fault::ReadDataCrc,
             Self::WriteCrc => Fault::WriteDataCrc,
             Self::DataTimeout => Fault::DataTimeout,
+            Self::DescriptorChecksum if left % 2 == 1 => Fault::GpdChecksum,
+            Self::DescriptorChecksum => Fault::BdChecksum,
+            Self::BusyStuck => Fault::BusyStuck,
             _ => return None,
         })
     }
@@ -140,7 +154,7 @@ impl FaultPlan {
         if self.left == 0 || self.armed || self.lose_next || progress(fault, model) < self.next_at {
             return;
         }
-        let armed = match fault.controller_fault() {
+        let armed = match fault.controller_fault(self.left) {
             Some(f) => {
                 model.inject_into(f, FaultScope::BlockTransfer);
                 self.armed = true;
@@ -272,7 +286,7 @@ impl FaultPlan {
 /// CQHCI block's task completions for task faults (its commands do not go through the
 /// controller's command register).
 fn progress(fault: BoardFault, model: &MsdcModel) -> u32 {
-    match fault.controller_fault() {
+    match fault.controller_fault(0) {
         Some(_) => model.block_transfers(),
         None if fault == BoardFault::LostInterrupt => model.commands(),
         None => model.cqhci().map_or(0, |c| c.completions()),

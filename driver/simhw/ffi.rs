@@ -3,8 +3,8 @@
 //! The simulated board's only raw FFI: applying its device tree overlay, populating its
 //! devices, the interrupt simulator, the slots' clock gates (common clock framework) and
 //! power domains (generic PM domains), and reading RAM by physical address as a DMA engine
-//! does (through x86-64's direct map, hence the option's dependency on X86_64). Each item
-//! is wrapped once, safely, here.
+//! does (through the kernel's direct map of RAM, whose layout is the architecture's: the
+//! option depends on X86_64 or ARM64). Each item is wrapped once, safely, here.
 
 use core::ptr::NonNull;
 
@@ -181,22 +181,32 @@ impl SimIrqDomain {
     }
 
     /// Whether the handler of simulated interrupt `hwirq` is running now
-    /// (`IRQD_IRQ_INPROGRESS`, which the interrupt core sets around the handlers): on the
-    /// board's single CPU, a register access made meanwhile comes from that handler.
+    /// on any CPU (`IRQD_IRQ_INPROGRESS`, which the interrupt core sets around the
+    /// handlers): with one CPU, a register access made meanwhile comes from that handler.
     pub(super) fn handler_running(&self, hwirq: u32) -> bool {
+        self.line_state(hwirq) & bindings::IRQD_IRQ_INPROGRESS != 0
+    }
+
+    /// Whether line `hwirq` is disabled at the interrupt core (`disable_irq`, or every
+    /// device interrupt during system sleep): the core keeps a raise then pending itself.
+    pub(super) fn line_disabled(&self, hwirq: u32) -> bool {
+        self.line_state(hwirq) & bindings::IRQD_IRQ_DISABLED != 0
+    }
+
+    /// The interrupt core's state bits of line `hwirq` (`IRQD_*`), 0 if it is not mapped.
+    fn line_state(&self, hwirq: u32) -> u32 {
         let Some(virq) = self.virq(hwirq) else {
-            return false;
+            return 0;
         };
         // SAFETY: `virq` is mapped (just resolved), and simulator lines are never unmapped:
         // its interrupt data and their common part live as long as the domain.
-        let state = unsafe {
+        unsafe {
             let data = bindings::irq_get_irq_data(virq);
             if data.is_null() || (*data).common.is_null() {
-                return false;
+                return 0;
             }
             (*(*data).common).state_use_accessors
-        };
-        state & bindings::IRQD_IRQ_INPROGRESS != 0
+        }
     }
 
     /// Raises simulated interrupt `hwirq` if a driver mapped it; the handler runs from
@@ -537,16 +547,41 @@ impl PowerDomains {
 /// `address`, as a DMA engine without an IOMMU reaches memory. The translation takes no
 /// lock, so a simulated engine may run under the hard-IRQ-safe lock its registers need.
 fn direct_map(address: u64, len: usize) -> Result<NonNull<u8>> {
-    let address = usize::try_from(address)?;
-    // SAFETY: both are set during early boot and never written afterwards.
-    let (base, high) = unsafe { (bindings::page_offset_base, bindings::high_memory as usize) };
-    let start = base.checked_add(address).ok_or(EFAULT)?;
+    let start = linear_address(address)?;
     let end = start.checked_add(len).ok_or(EFAULT)?;
+    // SAFETY: set during early boot and never written afterwards.
+    let high = unsafe { bindings::high_memory } as usize;
     // Beyond the end of the direct map is not RAM (and unmapped).
     if end > high {
         return Err(EFAULT);
     }
     NonNull::new(start as *mut u8).ok_or(EFAULT)
+}
+
+/// x86-64 maps all RAM at `page_offset_base` (randomised at boot) plus its physical address.
+#[cfg(CONFIG_X86_64)]
+fn linear_address(address: u64) -> Result<usize> {
+    // SAFETY: set during early boot and never written afterwards.
+    let base = unsafe { bindings::page_offset_base };
+    base.checked_add(usize::try_from(address)?).ok_or(EFAULT)
+}
+
+/// arm64 maps RAM from `memstart_addr` (the physical start, rounded and randomised at boot)
+/// at the bottom of the kernel's half of the address space, `PAGE_OFFSET`
+/// (`-(1 << VA_BITS)`): `__phys_to_virt`.
+#[cfg(CONFIG_ARM64)]
+fn linear_address(address: u64) -> Result<usize> {
+    const PAGE_OFFSET: u64 = !0u64 << bindings::CONFIG_ARM64_VA_BITS;
+    // SAFETY: set during early boot and never written afterwards.
+    let memstart = unsafe { bindings::memstart_addr };
+    let offset = address
+        .checked_sub(u64::try_from(memstart).map_err(|_| EFAULT)?)
+        .ok_or(EFAULT)?;
+    // Past the linear map's size (half the kernel's space) the address is not RAM.
+    if offset >= 1u64 << (bindings::CONFIG_ARM64_VA_BITS - 1) {
+        return Err(EFAULT);
+    }
+    Ok(usize::try_from(offset | PAGE_OFFSET)?)
 }
 
 /// Reads RAM at physical address `address` into `buf`.

@@ -5,18 +5,20 @@
 //! controller must carry on with the next request.
 
 use mmc_request::{CommandResult, DataResult, ErrorKind, RequestResult};
-use msdc::controller::Progress;
+use msdc::clock::Timing;
+use msdc::controller::{Progress, StartError};
 use msdc::regs::InterruptSet;
 use sim::emmc::CardState;
+use sim::msdc::controller::BUSY_STUCK_NS;
 use sim::msdc::Fault;
 use sim::sd::BLOCK_SIZE;
 
-use crate::emmc::{emmc_host, emmc_rig};
+use crate::emmc::{emmc_host, emmc_init, emmc_rig};
 use crate::rig::{
-    block_request, flags, legacy_config, modern_config, patterned, stop_command, with_auto_cmd23,
-    Host,
+    block_request, command, filled, flags, legacy_config, modern_config, patterned, request,
+    stop_command, with_auto_cmd23, Host,
 };
-use crate::sd::{card_state, rca_arg, sd_host, sd_rig};
+use crate::sd::{card_state, rca_arg, sd_host, sd_init, sd_rig};
 
 const MSDC_INTEN: usize = 0x10;
 const CMDRDY: u32 = 1 << 8;
@@ -222,6 +224,148 @@ fn descriptor_checksum_corruption_is_a_dma_fault() {
         host.ok(12, 0, flags::R1B | flags::AC);
         still_usable(&mut host);
     }
+    rig.assert_no_violations();
+}
+
+#[test]
+fn injected_descriptor_checksum_errors_are_dma_faults_and_move_no_data() {
+    let (mut storage, expect) = patterned(64 * BLOCK_SIZE);
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = sd_host(&rig);
+
+    let cases = [
+        (Fault::GpdChecksum, DMA_GPDCSERR, false),
+        (Fault::BdChecksum, DMA_BDCSERR, false),
+        (Fault::GpdChecksum, DMA_GPDCSERR, true),
+        (Fault::BdChecksum, DMA_BDCSERR, true),
+    ];
+    for (fault, event, write) in cases {
+        // The engine seals every descriptor it writes and enables DECSEN: the corrupted
+        // one is caught before any data moves.
+        rig.fill(0, &[0xEE; 1024]);
+        rig.model().inject(fault);
+        rig.seen_events.set(0);
+        let result = host.run(&block_request(write, 8, 2, false), &[(0, 1024)]);
+        assert_eq!(
+            rig.seen_events.get() & (DMA_GPDCSERR | DMA_BDCSERR | XFER_COMPL),
+            event,
+            "{fault:?}"
+        );
+        assert_eq!(result.cmd.error, None);
+        assert_eq!(
+            result.data,
+            Some(DataResult {
+                bytes_xfered: 0,
+                error: Some(ErrorKind::DmaFault)
+            }),
+            "{fault:?}, write {write}"
+        );
+        // The card still waits to send or take its blocks: the engine's stop ends that.
+        assert_eq!(result.stop.unwrap().error, None, "{fault:?}");
+        if !write {
+            assert!(filled(&rig.data(0, 1024), 0xEE), "no block reached memory");
+        }
+        still_usable(&mut host);
+    }
+    // No write reached the card.
+    let result = host.run(&block_request(false, 8, 2, false), &[(0, 1024)]);
+    assert_ok(&result);
+    assert_eq!(rig.data(0, 1024), expect[8 * 512..10 * 512]);
+    rig.assert_no_violations();
+}
+
+#[test]
+fn a_card_stuck_busy_after_a_write_fails_what_follows_until_cmd0() {
+    let (mut storage, _) = patterned(64 * BLOCK_SIZE);
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = sd_host(&rig);
+    let (written, _) = patterned(1024);
+    rig.fill(0, &written);
+
+    rig.model().inject(Fault::BusyStuck);
+    let result = host.run(&block_request(true, 4, 2, false), &[(0, 1024)]);
+    assert_eq!(
+        result.data,
+        Some(DataResult {
+            bytes_xfered: 1024,
+            error: None
+        })
+    );
+    // The stop is an R1b command: the controller stays busy past the engine's wait, the
+    // stop fails with a time-out instead of hanging.
+    assert_eq!(result.stop.unwrap().error, Some(ErrorKind::TimedOut));
+    assert!(host.ctrl.card_busy(&rig), "DAT0 held low");
+    // Every data command is refused the same way, and nothing reaches the card.
+    let before = rig.model().commands();
+    assert_eq!(
+        host.start(&block_request(false, 4, 2, false), &[(0, 1024)]),
+        Err(StartError::BusBusy)
+    );
+    assert_eq!(rig.model().commands(), before);
+    assert!(host.ctrl.is_idle());
+    // The core's status poll gets through: programming, not ready for data.
+    let status = host.ok(13, rca_arg(), flags::R1 | flags::AC)[0];
+    assert_eq!(card_state(status), 7);
+    assert_eq!(status & (1 << 8), 0);
+
+    // The core's recovery re-initialises the card (one line again, CMD0 first, which
+    // releases it).
+    host.ctrl.set_bus_width(&rig, 1);
+    host.clock(400_000, Timing::Legacy);
+    sd_init(&mut host, false);
+    assert!(!host.ctrl.card_busy(&rig));
+    still_usable(&mut host);
+    let result = host.run(&block_request(false, 4, 2, false), &[(0x2000, 1024)]);
+    assert_ok(&result);
+    assert_eq!(rig.data(0x2000, 1024), written, "the blocks were written");
+    rig.assert_no_violations();
+}
+
+#[test]
+fn a_card_stuck_busy_releases_after_its_time_without_a_reset() {
+    let mut storage = vec![0u8; 64 * 512];
+    let config = with_auto_cmd23(legacy_config());
+    let rig = emmc_rig(&config, &mut storage);
+    let mut host = emmc_host(&rig);
+
+    rig.model().inject(Fault::BusyStuck);
+    let result = host.run(&block_request(true, 2, 4, true), &[(0, 2048)]);
+    assert_ok(&result);
+    assert_eq!(
+        host.start(&block_request(false, 2, 4, true), &[(0, 2048)]),
+        Err(StartError::BusBusy)
+    );
+    // An R1b command waits for the controller too.
+    let flush = request(command(6, 0x03_20_01_00, flags::R1B | flags::AC));
+    assert_eq!(host.start(&flush, &[]), Err(StartError::BusBusy));
+    rig.model().elapse(BUSY_STUCK_NS);
+    rig.sync_card();
+    assert!(!host.ctrl.card_busy(&rig));
+    let result = host.run(&block_request(false, 2, 4, true), &[(0, 2048)]);
+    assert_ok(&result);
+    rig.assert_no_violations();
+}
+
+#[test]
+fn a_card_stuck_busy_after_an_r1b_command_recovers_by_reinitialisation() {
+    let mut storage = vec![0u8; 64 * 512];
+    let rig = emmc_rig(&legacy_config(), &mut storage);
+    let mut host = emmc_host(&rig);
+
+    rig.model().inject(Fault::BusyStuck);
+    // CMD6 (a cache flush as the core sends it): answered, then the card stays busy.
+    let switch = host.command(6, 0x03_20_01_00, flags::R1B | flags::AC);
+    assert_eq!(switch.error, None);
+    assert!(host.ctrl.card_busy(&rig));
+    let stop = request(command(12, 0, flags::R1B | flags::AC));
+    assert_eq!(host.start(&stop, &[]), Err(StartError::BusBusy));
+    // The core's hardware reset: the bus back to one line, then CMD0 and identification.
+    host.ctrl.set_bus_width(&rig, 1);
+    host.clock(400_000, Timing::Legacy);
+    emmc_init(&mut host);
+    assert!(!host.ctrl.card_busy(&rig));
+    let result = host.run(&block_request(false, 0, 2, true), &[(0, 1024)]);
+    assert_ok(&result);
     rig.assert_no_violations();
 }
 

@@ -117,7 +117,8 @@
 
 use super::super::bus::{RegisterFile, Serves};
 use super::super::cqhci::{self, CqhciModel, HostErrorKind};
-use super::super::emmc::{CardWork, Command, Response};
+use super::super::emmc::command::DEVICE_STATUS;
+use super::super::emmc::{CardState, CardWork, Command, NoResponse, Response};
 use super::super::latency::{Latency, ResponseLength, TaskTimer};
 use super::super::memory::BusMemory;
 use super::super::windows::{CqhciBlock, MsdcBase, MsdcTop};
@@ -356,7 +357,25 @@ pub enum Fault {
     WriteDataCrc,
     /// The data never arrives (the card's data phase stays open): DATTMO.
     DataTimeout,
+    /// The GPD of the data phase is found corrupted in memory (its checksum byte has a
+    /// bit flipped, as a stray write would leave it): with `DMA_CFG.DECSEN` the engine's
+    /// checksum check fails and it raises DMA_GPDCSERR without moving data; without it the
+    /// engine does not look at the checksum byte and the transfer runs.
+    GpdChecksum,
+    /// As [`Fault::GpdChecksum`], for the first BD of the chain: DMA_BDCSERR.
+    BdChecksum,
+    /// After a write's data phase (or an R1b command) the card holds DAT0 low, busy, for
+    /// [`BUSY_STUCK_NS`] on the model clock instead of its programming time: `SDC_STS.SDCBUSY`
+    /// stays set and `MSDC_PS` reads DAT0 low, CMD13 answers in the programming state, not
+    /// ready for data, and every other command but CMD0 goes unanswered (illegal in that
+    /// state). CMD0, which resets the card, and a hardware reset pulse release it.
+    BusyStuck,
 }
+
+/// How long a card stuck busy ([`Fault::BusyStuck`]) holds DAT0 low if nothing resets it:
+/// a minute, far past the driver's 20 ms wait for a busy controller and the MMC core's 10 s
+/// wait for a write to finish programming.
+pub const BUSY_STUCK_NS: u64 = 60_000_000_000;
 
 /// Which commands an injected [`Fault`] waits for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -382,9 +401,16 @@ impl Fault {
         let data = !matches!(c.data, DataType::None);
         match self {
             Self::CommandTimeout | Self::ResponseCrc => true,
-            Self::DataCrc | Self::DataTimeout => data,
+            Self::DataCrc | Self::DataTimeout | Self::GpdChecksum | Self::BdChecksum => data,
             Self::ReadDataCrc => data && !c.write,
             Self::WriteDataCrc => data && c.write,
+            Self::BusyStuck => {
+                if data {
+                    c.write
+                } else {
+                    matches!(c.response, ResponseType::R1b)
+                }
+            }
         }
     }
 
@@ -672,6 +698,8 @@ pub struct MsdcModel {
     /// The SDIO interrupt detector's input at the last step (it latches on a change to
     /// asserted).
     sdio_detected: bool,
+    /// The card is stuck busy ([`Fault::BusyStuck`]) until this time on the model clock.
+    stuck_busy_until: Option<u64>,
 }
 
 impl MsdcModel {
@@ -734,6 +762,7 @@ impl MsdcModel {
             hardware_reset: false,
             lines: Lines::IDLE,
             sdio_detected: false,
+            stuck_busy_until: None,
         }
     }
 
@@ -841,6 +870,8 @@ impl MsdcModel {
         self.card_clock = before.card_clock;
         self.hardware_reset = before.hardware_reset;
         self.lines = before.lines;
+        // The card's supply is separate: a card stuck busy stays so.
+        self.stuck_busy_until = before.stuck_busy_until;
     }
 
     /// Whether a register access at `offset` reaches the registers; records the violation
@@ -1006,7 +1037,7 @@ impl MsdcModel {
     /// `SDC_ACMD_RESP` with ACMDRDY, or ACMDTMO without one. Returns whether it answered.
     fn auto_command<C: CardSlot + ?Sized>(&mut self, card: &mut C, cmd: Command) -> bool {
         self.commands = self.commands.saturating_add(1);
-        match card.command(cmd) {
+        match self.card_command(card, cmd) {
             Ok(r) => {
                 self.charge_command(ResponseLength::Short);
                 self.acmd_resp = r.value();
@@ -1024,6 +1055,46 @@ impl MsdcModel {
                 false
             }
         }
+    }
+
+    /// Sends `cmd` to the card, or for a card stuck busy ([`Fault::BusyStuck`]) answers as
+    /// a card in the programming state does: CMD0 resets it (and goes through), CMD13
+    /// reports the programming state, not ready for data, and any other command is illegal
+    /// there and unanswered.
+    fn card_command<C: CardSlot + ?Sized>(
+        &mut self,
+        card: &mut C,
+        cmd: Command,
+    ) -> Result<Response, NoResponse> {
+        if self.stuck_busy_until.is_none() {
+            return card.command(cmd);
+        }
+        match cmd.index {
+            0 => {
+                self.stuck_busy_until = None;
+                card.command(cmd)
+            }
+            13 => card.command(cmd).map(|r| match r {
+                Response::R1(v) => Response::R1(
+                    DEVICE_STATUS::from_raw(v)
+                        .with_current_state(CardState::Prg)
+                        .with_ready_for_data(false)
+                        .raw(),
+                ),
+                other => other,
+            }),
+            _ => Err(NoResponse),
+        }
+    }
+
+    /// The card holds DAT0 low from now for [`BUSY_STUCK_NS`] ([`Fault::BusyStuck`]).
+    fn hold_busy(&mut self) {
+        self.stuck_busy_until = Some(self.clock_ns.saturating_add(BUSY_STUCK_NS));
+    }
+
+    /// Whether the card holds DAT0 low, stuck busy ([`Fault::BusyStuck`]).
+    pub fn card_stuck_busy(&self) -> bool {
+        self.stuck_busy_until.is_some()
     }
 
     fn charge_command(&mut self, response: ResponseLength) {
@@ -1191,6 +1262,8 @@ impl MsdcModel {
             ),
             Phase::Data(_) => (false, true),
         };
+        // The controller's busy detection follows DAT0 after a write or an R1b command.
+        let sdcbusy = sdcbusy || self.stuck_busy_until.is_some();
         self.sdc_sts.with_cmdbusy(cmdbusy).with_sdcbusy(sdcbusy)
     }
 
@@ -1587,7 +1660,7 @@ impl MsdcModel {
         // Recorded only: cards usually answer commands above their limit.
         self.clock_ok(card);
         self.commands = self.commands.saturating_add(1);
-        let answer = card.command(Command::new(c.opcode, self.sdc_arg));
+        let answer = self.card_command(card, Command::new(c.opcode, self.sdc_arg));
         let work = card.take_work();
         self.charge_work(work);
         let response = match answer {
@@ -1629,7 +1702,12 @@ impl MsdcModel {
         }
         self.raise(MSDC_INT::with_cmdrdy);
         let blocks = match c.data {
-            DataType::None => return,
+            DataType::None => {
+                if fault == Some(Fault::BusyStuck) {
+                    self.hold_busy();
+                }
+                return;
+            }
             DataType::Single => 1,
             DataType::Multiple | DataType::Stream => self.blk_num,
         };
@@ -1905,14 +1983,24 @@ impl MsdcModel {
     pub fn sync_card<C: CardSlot + ?Sized>(&mut self, card: &mut C) {
         if core::mem::take(&mut self.hardware_reset) {
             card.hardware_reset();
+            // RST_n aborts what the card was doing.
+            self.stuck_busy_until = None;
+        }
+        if self
+            .stuck_busy_until
+            .is_some_and(|until| self.clock_ns >= until)
+        {
+            self.stuck_busy_until = None;
         }
         let running = self.clocked() && self.cfg.ckpdn();
         if running != self.card_clock {
             self.card_clock = running;
             card.clock_running(running);
         }
+        let stuck = self.stuck_busy_until.is_some();
         self.lines = Lines {
-            data: card.data_lines(),
+            // A card stuck busy holds DAT0 low.
+            data: card.data_lines() & if stuck { !1 } else { 0xFF },
             cmd: card.cmd_line(),
             sdio_interrupt: card.sdio_interrupt(),
         };
@@ -1964,6 +2052,20 @@ impl MsdcModel {
         }
     }
 
+    /// Flips a bit of the checksum byte (bits 15:8 of the info word that leads both GPD
+    /// and BD) of the descriptor at `address` in memory ([`Fault::GpdChecksum`],
+    /// [`Fault::BdChecksum`]): a corruption only the checksum check notices.
+    fn corrupt_checksum<M: BusMemory>(&mut self, mem: &mut M, address: u64) {
+        let at = address.saturating_add(1);
+        let mut byte = [0u8; 1];
+        let corrupted = mem
+            .read(at, &mut byte)
+            .and_then(|()| mem.write(at, &[byte[0] ^ 1]));
+        if let Err(e) = corrupted {
+            self.violation(Violation::Bus(e.address));
+        }
+    }
+
     fn checksum_ok(&self, d: &[u8]) -> bool {
         !self.dma_cfg.decsen() || checksum_sealed(d)
     }
@@ -1988,6 +2090,9 @@ impl MsdcModel {
             return self.finish_data(MSDC_INT::with_dattmo);
         }
         let gpd_address = self.dma_address(self.dma_sa, self.dma_sa_h4.dma_addr_high_4bit());
+        if d.fault == Some(Fault::GpdChecksum) {
+            self.corrupt_checksum(mem, gpd_address);
+        }
         let Some(gpd_bytes) = self.read_descriptor::<M, { Gpd::SIZE }>(mem, gpd_address) else {
             return self.finish_data(MSDC_INT::with_dattmo);
         };
@@ -2013,6 +2118,9 @@ impl MsdcModel {
             return self.finish_data(MSDC_INT::with_dattmo);
         }
         let mut bd_address = self.dma_address(g.ptr, g.info.ptr_h4());
+        if d.fault == Some(Fault::BdChecksum) {
+            self.corrupt_checksum(mem, bd_address);
+        }
         let expected = u64::from(d.block_len) * u64::from(d.blocks);
         let mut done = 0u64;
         let mut described = 0u64;
@@ -2087,6 +2195,9 @@ impl MsdcModel {
         } else {
             if d.block_transfer {
                 self.block_transfers = self.block_transfers.saturating_add(1);
+            }
+            if d.fault == Some(Fault::BusyStuck) {
+                self.hold_busy();
             }
             self.finish_data(MSDC_INT::with_xfer_compl)
         }

@@ -202,9 +202,18 @@ impl Rig {
 
     /// Sends `opcode` with an R1 response and no data; the interrupt status it leaves.
     pub(crate) fn command(&mut self, opcode: u32) -> MSDC_INT {
+        self.command_with(opcode, ResponseType::R1)
+    }
+
+    /// Sends `opcode` with an R1b response and no data; the interrupt status it leaves.
+    pub(crate) fn r1b_command(&mut self, opcode: u32) -> MSDC_INT {
+        self.command_with(opcode, ResponseType::R1b)
+    }
+
+    fn command_with(&mut self, opcode: u32, response: ResponseType) -> MSDC_INT {
         let word = SDC_CMD::zeroed()
             .try_with_opcode(opcode)
-            .and_then(|c| c.try_with_rsptyp(ResponseType::R1 as u32))
+            .and_then(|c| c.try_with_rsptyp(response as u32))
             .unwrap();
         self.model.write(SDC_ARG::OFFSET, 0);
         self.model.write(SDC_CMD::OFFSET, word.raw());
