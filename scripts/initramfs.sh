@@ -84,11 +84,13 @@ BUSYBOX=/bin/busybox
 FIO=/usr/bin/fio
 [[ -x $ROOT$FIO && -x $ROOT$BUSYBOX ]] || die "no $FIO or $BUSYBOX under ${ROOT:-/}"
 
+# Through a variable, not a process substitution: a lookup's die must stop the script.
 if [[ -z $ROOT ]]; then
-	mapfile -t LIBS < <(host_libraries)
+	libs=$(host_libraries)
 else
-	mapfile -t LIBS < <(foreign_libraries | sort -u)
+	libs=$(foreign_libraries | sort -u)
 fi
+mapfile -t LIBS <<<"$libs"
 [[ ${#LIBS[@]} -gt 0 ]] || die "found no libraries for $ROOT$FIO"
 # The queued jobs need fio's libaio engine, which Debian's fio links rather than loads.
 printf '%s\n' "${LIBS[@]}" | grep -q '/libaio\.so' ||
