@@ -480,10 +480,8 @@ struct SimState {
     /// A register write from outside the slot's interrupt handler found the hardware idle:
     /// what the next run starts, a thread issued.
     thread_issue: bool,
-    /// With more than one CPU, a raise asks the next run to check that the slot's handler
-    /// saw it, and to raise the line again if not ([`SimulatedMsdc::raise`]).
-    reraise: bool,
-    /// Raises of the line so far (with more than one CPU)...
+    /// Raises of the line so far (counted with more than one CPU: the next run raises the
+    /// line again while the handler has not seen them, [`SimulatedMsdc::raise`])...
     raises: u32,
     /// ...and the count when the slot's handler last read the interrupt status.
     raises_seen: u32,
@@ -720,7 +718,6 @@ impl SimulatedMsdc {
                     faults: faults::FaultPlan::default(),
                     completion_signalled: false,
                     thread_issue: false,
-                    reraise: false,
                     raises: 0,
                     raises_seen: 0,
                     unseen_reraises: 0,
@@ -800,18 +797,12 @@ impl SimulatedMsdc {
 
     /// Whether the slot's interrupt line is disabled at the interrupt core.
     fn line_disabled(&self) -> bool {
-        BOARD
-            .as_ref()
-            .and_then(|board| board.irqs.as_ref())
-            .is_some_and(|irqs| irqs.line_disabled(self.hwirq))
+        board_irqs().is_some_and(|irqs| irqs.line_disabled(self.hwirq))
     }
 
     /// Whether the slot's interrupt handler runs now, on any CPU.
     fn handler_running(&self) -> bool {
-        BOARD
-            .as_ref()
-            .and_then(|board| board.irqs.as_ref())
-            .is_some_and(|irqs| irqs.handler_running(self.hwirq))
+        board_irqs().is_some_and(|irqs| irqs.handler_running(self.hwirq))
     }
 
     /// Raises the slot's interrupt. The MSDC's line is level-triggered (it stays asserted
@@ -826,15 +817,13 @@ impl SimulatedMsdc {
     /// dropped (a raise from inside the handler is delivered when it returns), so nothing
     /// is asked of the run, which keeps the one-vCPU performance kernel's work what it was.
     fn raise(self: ArcBorrow<'_, Self>) {
-        let Some(irqs) = BOARD.as_ref().and_then(|board| board.irqs.as_ref()) else {
+        let Some(irqs) = board_irqs() else {
             return;
         };
         if kernel::cpu::nr_cpu_ids() > 1 {
-            {
-                let mut state = self.state.lock();
-                state.raises = state.raises.wrapping_add(1);
-                state.reraise = true;
-            }
+            let mut state = self.state.lock();
+            state.raises = state.raises.wrapping_add(1);
+            drop(state);
             // Already queued is fine: that run looks again.
             let _ = ffi::default_queue().enqueue(Arc::from(self));
         }
@@ -842,10 +831,8 @@ impl SimulatedMsdc {
     }
 
     fn raise_line(hwirq: u32) {
-        if let Some(board) = BOARD.as_ref() {
-            if let Some(irqs) = board.irqs.as_ref() {
-                irqs.raise(hwirq);
-            }
+        if let Some(irqs) = board_irqs() {
+            irqs.raise(hwirq);
         }
     }
 
@@ -908,8 +895,7 @@ impl SimulatedMsdc {
         let reraise = {
             let mut state = self.state.lock();
             // A disabled line's raise is the interrupt core's to keep pending and replay.
-            let unseen = core::mem::take(&mut state.reraise)
-                && state.model.interrupt_pending()
+            let unseen = state.model.interrupt_pending()
                 && state.raises_seen != state.raises
                 && state.unseen_reraises < MAX_RERAISES
                 && !self.line_disabled();
@@ -1155,6 +1141,11 @@ struct Board {
 }
 
 static BOARD: SetOnce<Board> = SetOnce::new();
+
+/// The board's interrupt simulator, once the board is set up.
+fn board_irqs() -> Option<&'static ffi::SimIrqDomain> {
+    BOARD.as_ref().and_then(|board| board.irqs.as_ref())
+}
 
 /// A slot's debugfs directory with its files.
 type SlotDir = Pin<KBox<Scope<Arc<SimulatedMsdc>>>>;
