@@ -50,9 +50,11 @@
 //! within the microseconds a driver busy-waits for it with its lock held (when the worker
 //! cannot run). The line is raised whenever `MSDC_INT & MSDC_INTEN` (with `CMDQ` for the
 //! CQHCI block) becomes non-zero, after a run or a register access; the interrupt
-//! simulator is edge-triggered and drops a raise while the handler runs on another CPU,
-//! which the single-CPU test machine never does (a raise from the handler's own register
-//! accesses runs it again). Each kind of protocol violation a
+//! simulator is edge-triggered, and with more than one CPU every raise is made on CPU 0
+//! (its delivery loop is not safe against raises from another CPU) while a replayed
+//! interrupt may still run the handler elsewhere, where a raise meanwhile is dropped; the
+//! single-CPU test machine drops none (a raise from the handler's own register accesses
+//! runs it again). Each kind of protocol violation a
 //! model records is reported once, with `pr_err`, when its first one is seen (after a run,
 //! a register access, or a clock or power switch), for the end-to-end check to find (a
 //! driver that misuses the hardware one new way after another is not hidden behind its
@@ -807,9 +809,10 @@ impl SimulatedMsdc {
 
     /// Raises the slot's interrupt. The MSDC's line is level-triggered (it stays asserted
     /// while `MSDC_INT & MSDC_INTEN` is non-zero); the simulator's is an event, delivered
-    /// later from an irq_work on the raising CPU, which the kernel drops
-    /// (`handle_simple_irq`) when it arrives while the slot's handler runs on another CPU
-    /// (whether it ran at the raise or started in between). So with more than one CPU a
+    /// later from an irq_work (on CPU 0 with more than one CPU, [`ffi::SimIrqDomain::raise`]),
+    /// which the kernel drops (`handle_simple_irq`) when it arrives while the slot's handler
+    /// runs on another CPU (the interrupt core replays an interrupt that came while the
+    /// line was disabled from a tasklet, on any CPU). So with more than one CPU a
     /// raise counts itself and asks the next run to check: the run raises the line once
     /// more while the interrupt is still pending and the handler has not read the status
     /// since (reading `MSDC_INT` or `CQIS` in the handler sees every raise before it), as

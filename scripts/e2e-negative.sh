@@ -5,8 +5,9 @@
 #     fio's write and its verify (E2E_FAULT=corrupt, 1 MiB jobs) must fail the
 #     check, and for that reason: a fio job failed;
 #  2. the checker's teeth, on the passing log of make e2e: the same log with a line
-#     the kernel prints for lost I/O added, with a fault cell that did not recover,
-#     or with a model violation, must each fail it.
+#     the kernel prints for lost I/O added, with a fault cell that did not recover
+#     or had an I/O error outside a card removal, with a card removal whose disk did
+#     not verify afterwards, or with a model violation, must each fail it.
 # Fails if the checker passes any of them.
 #
 # usage: scripts/e2e-negative.sh [PASSING-LOG]   (default: make e2e's log)
@@ -41,6 +42,13 @@ must_fail "a log with a block I/O error" "$work/io-error.log" 'lost or failed I/
 sed -E 's/^(fault: [a-z_]+ [a-z]+ injected=)([0-9]+) recovered=[0-9]+/\1\2 recovered=0/' \
 	"$PASSING" >"$work/fault.log"
 must_fail "a fault cell that did not recover" "$work/fault.log" 'fault cell failed'
+# I/O errors are expected of a card removal only.
+sed -E '/^fault: card_removal /!s/^(fault: [a-z_]+ [a-z]+ injected=[0-9]+ recovered=[0-9]+ io_errors=)[0-9]+/\11/' \
+	"$PASSING" >"$work/fault-io.log"
+must_fail "a fault cell (not a card removal) with an I/O error" "$work/fault-io.log" 'fault cell failed'
+sed -E 's/^(fault: card_removal .* verify_failures=)[0-9]+/\11/' "$PASSING" >"$work/removal.log"
+must_fail "a card removal whose disk did not verify after the insertion" "$work/removal.log" \
+	'fault cell failed'
 sed '/^e2e: result PASS/i simulated controller 0x11f60000: 1 model violation(s), new kind: Example\r' \
 	"$PASSING" >"$work/violation.log"
 must_fail "a log with a model violation" "$work/violation.log" "broke the simulated hardware"

@@ -665,7 +665,8 @@ pm_line() {
 # line per cell, "fault: <fault> <mode> injected=N recovered=N io_errors=N
 # verify_failures=N hung=N": the faults that reached the hardware, those after which
 # every block still verified, the block layer's I/O errors on the disk, the blocks
-# that read back wrong, and whether fio outlived FAULT_LIMIT_S. Then the driver's
+# that read back wrong, and whether fio outlived its limit (FAULT_LIMIT_S, more for a
+# card stuck busy: BUSY_FAULT_S). Then the driver's
 # errors and recoveries in the cell, indented.
 # msdc_e2e_matrix=full (make stress): every disk, ten faults per cell (two with CQHCI), the lost
 # interrupt too (on the disks without CQHCI: the driver's 5 s watchdog finds it; the
@@ -688,10 +689,26 @@ CQE_FAULT_COUNT=2
 FAULT_EVERY=50
 FAULT_SIZE=1M
 FAULT_LIMIT_S=120
+# A card stuck busy costs the MMC core two 10 s busy polls per fault on an eMMC (after
+# the write, and after the cache flush that follows), which fio waits out: its cell's
+# limit grows by BUSY_FAULT_S per fault (ten faults take over 200 s in make stress).
+BUSY_FAULT_S=25
 # The faults of each mode: the CQHCI block's with command queueing, the controller's
-# own commands otherwise.
+# own commands otherwise; and in every mode the MMC core's own (fail_mmc_request,
+# CONFIG_FAIL_MMC_REQUEST), a data error on a request the host completed.
 CQE_FAULTS="task_data_crc task_response_error task_cmd_timeout descriptor_error spurious_completion"
 MSDC_FAULTS="cmd_crc read_crc write_crc cmd_timeout data_timeout descriptor_checksum busy_stuck"
+CORE_FAULTS="fail_mmc_request"
+
+# The MMC core's fault attributes of host $1 (debugfs <mmcN>/fail_mmc_request) armed
+# for $2 failures, one every $3 data requests that completed without an error
+# (interval, probability 100 %); $2 = 0 disarms them. `times` counts down.
+core_fault_set() {
+	local a=/sys/kernel/debug/$1/fail_mmc_request
+	[ -d "$a" ] || { WRITE_ERR="no $a (CONFIG_FAIL_MMC_REQUEST)"; return 1; }
+	sys_write "$a/times" 0 && sys_write "$a/verbose" 0 && sys_write "$a/interval" "$3" &&
+		sys_write "$a/probability" 100 && sys_write "$a/times" "$2"
+}
 
 # Kernel lines of the block layer's I/O errors on disk $1 so far.
 io_error_lines() {
@@ -701,6 +718,8 @@ io_error_lines() {
 fault_cell() {
 	local fault=$1 mode=$2 d=$3 host dir window inj out=/tmp/fault-$1-$3 rc=0 hung=0
 	local e0 r0 io0 terse err injected recovered io verify started resets resets0
+	local limit=$FAULT_LIMIT_S
+	[ "$fault" != busy_stuck ] || limit=$((FAULT_LIMIT_S + $4 * BUSY_FAULT_S))
 	host=$(disk_host "$d") || { fail "fault $fault: no host behind $d"; return; }
 	dir=/sys/kernel/debug/mtk_sd_rust/$host
 	window=$(host_window "$host") || { fail "fault $fault: no window for $host"; return; }
@@ -708,20 +727,30 @@ fault_cell() {
 	e0=$(cat "$dir/errors") r0=$(cat "$dir/recoveries") io0=$(io_error_lines "$d")
 	# RST_n pulses that reset the card (eMMC; "none" on SD and SDIO slots).
 	resets0=$(cat "/sys/kernel/debug/mtk_sd_rust_sim/$window/card_resets")
-	if ! sys_write "$inj" "$fault $4 $FAULT_EVERY"; then
-		fail "fault $fault: echo > $inj: $WRITE_ERR"
+	if [ "$fault" = fail_mmc_request ]; then
+		inj=/sys/kernel/debug/$host/fail_mmc_request/times
+		core_fault_set "$host" "$4" "$FAULT_EVERY"
+	else
+		sys_write "$inj" "$fault $4 $FAULT_EVERY"
+	fi || {
+		fail "fault $fault: arming it on $host: $WRITE_ERR"
 		return
-	fi
+	}
 	# The region after the jobs' and the power phase's: 4 MiB on.
 	started=$(date +%s)
-	timeout "$FAULT_LIMIT_S" fio --name="fault-$fault" --filename="/dev/$d" --direct=1 \
+	timeout "$limit" fio --name="fault-$fault" --filename="/dev/$d" --direct=1 \
 		--thread=1 --ioengine=libaio --iodepth=32 --iodepth_batch_submit=8 --rw=randrw \
 		--bs=4k --offset=4M --size="$FAULT_SIZE" --verify=crc32c --do_verify=1 --verify_fatal=1 \
 		--verify_state_save=0 --output-format=terse --terse-version=3 >"$out" 2>&1 || rc=$?
 	# Killed at the limit (busybox's and coreutils' timeout exit differently).
-	[ $(($(date +%s) - started)) -ge "$FAULT_LIMIT_S" ] && hung=1
-	sys_write "$inj" none
-	injected=$(sed -n 's/.* injected=\([0-9]*\).*/\1/p' "$inj")
+	[ $(($(date +%s) - started)) -ge "$limit" ] && hung=1
+	if [ "$fault" = fail_mmc_request ]; then
+		injected=$(($4 - $(cat "$inj")))
+		core_fault_set "$host" 0 1 || fail "fault $fault: disarming it on $host: $WRITE_ERR"
+	else
+		sys_write "$inj" none
+		injected=$(sed -n 's/.* injected=\([0-9]*\).*/\1/p' "$inj")
+	fi
 	terse=$(grep '^3;' "$out" | tail -n 1)
 	err=$(echo "$terse" | cut -d';' -f5)
 	verify=$(grep -ciE 'verify: bad|verify failed|bad magic|bad header' "$out" || true)
@@ -946,15 +975,20 @@ lifecycle() {
 # verified job on its disk must pass. One line per slot, "e2e: removal <window>
 # <mode> gone_ms=N back_ms=N passed|FAILED": from the removal until the disk is gone
 # and fio has ended, and from the insertion until the disk is back; a step that takes
-# over REMOVAL_LIMIT_S fails it.
+# over REMOVAL_LIMIT_S fails it. Then the slot's fault line, "fault: card_removal
+# <mode> injected=1 recovered=0|1 io_errors=N verify_failures=N hung=0|1", whose I/O
+# errors are those of the removed disk (expected: the fault is unrecoverable by
+# design), its verify failures those of the job after the insertion, and hung a step
+# over the limit.
 REMOVAL_LIMIT_S=60
 REMOVAL_SLOTS="1011f80000 1011fa0000"
 
 removal_slot() {
 	local window=$1 sock=/sys/kernel/debug/mtk_sd_rust_sim/$1/card d mode fio_pid t0
-	local gone=0 back=0 result=passed waited rc=0
+	local gone=0 back=0 result=passed waited rc=0 io0 io hung=0 verify=0
 	d=$(window_disk "$window") || { fail "removal: no disk on $window"; return; }
 	mode=$(cat "/sys/kernel/debug/mtk_sd_rust/$(disk_host "$d")/mode")
+	io0=$(io_error_lines "$d")
 	fio --name=removal --filename="/dev/$d" --allow_file_create=0 --direct=1 --thread=1 \
 		--ioengine=libaio --iodepth=32 --rw=randrw --bs=4k --offset=4M --size=512k \
 		--time_based=1 --runtime=60 >/tmp/removal.out 2>&1 &
@@ -974,18 +1008,20 @@ removal_slot() {
 	done
 	if window_disk "$window" >/dev/null; then
 		fail "removal: the disk $d on $window still there $REMOVAL_LIMIT_S s after the removal"
-		result=FAILED
+		result=FAILED hung=1
 	fi
 	if ! wait_or_kill "$fio_pid" "$REMOVAL_LIMIT_S"; then
 		fail "removal: fio on the removed $d still running after $REMOVAL_LIMIT_S s"
-		result=FAILED
+		result=FAILED hung=1
 	fi
 	gone=$(($(uptime_ms) - t0))
+	io=$(($(io_error_lines "$d") - io0))
 	no_file_at_node "$d" "removal"
 	t0=$(uptime_ms)
 	if ! sys_write "$sock" insert; then
 		fail "removal: echo insert > $sock: $WRITE_ERR"
 		echo "e2e: removal $window $mode gone_ms=$gone back_ms=0 FAILED"
+		removal_fault_line "$mode" 0 "$io" 0 "$hung" "$d" "$window"
 		return
 	fi
 	if d=$(wait_window_disk "$window" "$REMOVAL_LIMIT_S"); then
@@ -994,6 +1030,7 @@ removal_slot() {
 			--ioengine=libaio --iodepth=32 --rw=randrw --bs=4k --offset=4M --size=512k \
 			--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0 \
 			>/tmp/removal-verify.out 2>&1 || rc=$?
+		verify=$(grep -ciE 'verify: bad|verify failed|bad magic|bad header' /tmp/removal-verify.out || true)
 		if [ "$rc" -ne 0 ]; then
 			fail "removal: the verified job on $d after the insertion failed (exit $rc)"
 			head -n 10 /tmp/removal-verify.out | sed 's/^/e2e:   /'
@@ -1002,9 +1039,20 @@ removal_slot() {
 	else
 		fail "removal: no disk came back on $window $REMOVAL_LIMIT_S s after the insertion"
 		lifecycle_diagnostics "$window"
-		result=FAILED
+		result=FAILED hung=1
 	fi
 	echo "e2e: removal $window $mode gone_ms=$gone back_ms=$back $result"
+	removal_fault_line "$mode" "$([ "$result" = passed ] && echo 1 || echo 0)" "$io" \
+		"$verify" "$hung" "$d" "$window"
+}
+
+# The fault line of a card removal: mode, recovered, I/O errors, verify failures, hung,
+# disk, register window.
+removal_fault_line() {
+	echo "fault: card_removal $1 injected=1 recovered=$2 io_errors=$3 verify_failures=$4 hung=$5"
+	echo "fault:   card_removal $1 on $6 ($7): the card was taken out under fio; I/O errors" \
+		"are expected there (unrecoverable by design, and the core fails a removed card's" \
+		"requests quietly); recovered means the disk came back and verified"
 }
 
 removal() {
@@ -1037,7 +1085,7 @@ fault_matrix() {
 		cqe) faults=$CQE_FAULTS count=$CQE_FAULT_COUNT ;;
 		*) faults=$MSDC_FAULTS count=$FAULT_COUNT ;;
 		esac
-		for f in $faults; do fault_cell "$f" "$mode" "$d" "$count"; done
+		for f in $faults $CORE_FAULTS; do fault_cell "$f" "$mode" "$d" "$count"; done
 	done
 	echo "e2e: fault matrix took $(since "$t0") s"
 }

@@ -32,9 +32,9 @@
 #                      "msdc_e2e_pm_think=100 msdc_e2e_wake=5"
 #   E2E_LOG=PATH       the console log (default $CACHE/run-ARCH[-short].log)
 #   E2E_SMP=N          vCPUs of the guest (1; 2 races the interrupt handler, the
-#                      issuing threads and the time limits for real, not in make
-#                      test: README "The end-to-end run"). x86_64 with two vCPUs hangs
-#                      in the wake-up from S3 under TCG: add E2E_SLEEP=pm_test there
+#                      issuing threads and the time limits for real: make e2e-arm64
+#                      runs two, README "The end-to-end run"). x86_64 with two vCPUs
+#                      hangs in the wake-up from S3 under TCG: add E2E_SLEEP=pm_test there
 #   E2E_MATRIX=full    the whole fault matrix and 100 unbind/bind cycles per slot
 #                      (make stress)
 #   RUN_TIMEOUT=S      QEMU's time limit (1500)
@@ -122,4 +122,8 @@ case $status in
 *) die "QEMU exited with status $status; log: $LOG" ;;
 esac
 [[ $checked -eq 0 ]] || die "end-to-end $MODE run failed; log: $LOG"
+# A run asked for more vCPUs than the guest brought up did not race what it was for.
+cpus=${E2E_SMP:-1}
+[[ $cpus -eq 1 ]] || grep -qE "smp: Brought up [0-9]+ nodes?, $cpus CPUs" <(tr -d '\r' <"$LOG") ||
+	die "the guest did not bring up the $cpus vCPUs asked for (E2E_SMP); log: $LOG"
 log "end-to-end $MODE ($ARCH): fio wrote and verified every ${E2E_TARGET:-disk} without a kernel complaint"

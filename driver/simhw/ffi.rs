@@ -6,7 +6,11 @@
 //! does (through the kernel's direct map of RAM, whose layout is the architecture's: the
 //! option depends on X86_64 or ARM64). Each item is wrapped once, safely, here.
 
-use core::ptr::NonNull;
+use core::{
+    pin::Pin,
+    ptr::NonNull,
+    sync::atomic::{AtomicU32, Ordering},
+};
 
 #[cfg(CONFIG_PM_GENERIC_DOMAINS_OF)]
 use kernel::str::CString;
@@ -143,6 +147,8 @@ pub(super) fn apply_overlay() -> Result<i32> {
 /// as long as the kernel).
 pub(super) struct SimIrqDomain {
     domain: NonNull<bindings::irq_domain>,
+    /// Hands raises to CPU 0 when there is more than one CPU.
+    raiser: Pin<KBox<LineRaiser>>,
 }
 
 // SAFETY: the interrupt simulator's functions may be called from any context.
@@ -162,22 +168,33 @@ impl SimIrqDomain {
                 lines,
             )
         };
-        let domain = kernel::error::from_err_ptr(domain)?;
+        let domain = NonNull::new(kernel::error::from_err_ptr(domain)?).ok_or(ENOMEM)?;
+        if lines > u32::BITS {
+            pr_err!(
+                "{} simulated interrupt lines; the board raises at most {}\n",
+                lines,
+                u32::BITS
+            );
+            return Err(EINVAL);
+        }
+        let raiser = KBox::pin(
+            LineRaiser {
+                work: Opaque::zeroed(),
+                lines: AtomicU32::new(0),
+                domain,
+            },
+            GFP_KERNEL,
+        )?;
+        // SAFETY: the work is not queued yet; a zeroed `irq_work` with its function set is
+        // what `init_irq_work` makes.
+        unsafe { (*raiser.work.get()).func = Some(raise_handed_lines) };
         // INVARIANT: created just now, and never removed.
-        Ok(Self {
-            domain: NonNull::new(domain).ok_or(ENOMEM)?,
-        })
+        Ok(Self { domain, raiser })
     }
 
     /// The Linux interrupt number of simulated line `hwirq`, if a driver mapped it.
     fn virq(&self, hwirq: u32) -> Option<kernel::ffi::c_uint> {
-        let hwirq = usize::try_from(hwirq).ok()?;
-        let mut virq: kernel::ffi::c_uint = 0;
-        // SAFETY: by the type invariant the domain is alive; `virq` receives the Linux
-        // interrupt number of a mapped line.
-        let desc =
-            unsafe { bindings::__irq_resolve_mapping(self.domain.as_ptr(), hwirq, &mut virq) };
-        (!desc.is_null() && virq != 0).then_some(virq)
+        mapped_line(self.domain, hwirq)
     }
 
     /// Whether the handler of simulated interrupt `hwirq` is running now
@@ -209,23 +226,88 @@ impl SimIrqDomain {
         }
     }
 
-    /// Raises simulated interrupt `hwirq` if a driver mapped it; the handler runs from
-    /// an irq_work, in hard-IRQ context. Returns whether the line was mapped.
-    pub(super) fn raise(&self, hwirq: u32) -> bool {
-        let Some(virq) = self.virq(hwirq) else {
-            return false;
+    /// Raises simulated interrupt `hwirq`, if a driver mapped it; the handler runs from
+    /// the simulator's irq_work, in hard-IRQ context. With more than one CPU every raise
+    /// is made on CPU 0, from the board's own irq_work: the simulator's delivery loop
+    /// (`irq_sim_handle_irq`, 7.3) searches its pending lines only upwards from the last
+    /// one it handled, so a lower line raised from another CPU meanwhile, or its irq_work
+    /// running on two CPUs at once, sends it past the end of its bitmap and into interrupt
+    /// descriptor 0. Made on one CPU its bitmap changes only between its runs. A GIC
+    /// routes a SoC's MSDC interrupts to one CPU too, so the issuing threads on the other
+    /// CPU race the handler as they do on the board.
+    pub(super) fn raise(&self, hwirq: u32) {
+        if kernel::cpu::nr_cpu_ids() <= 1 {
+            set_line_pending(self.domain, hwirq);
+            return;
+        }
+        // `new` refused domains of more lines than the mask has bits.
+        let Some(line) = 1u32.checked_shl(hwirq) else {
+            return;
         };
-        // SAFETY: `virq` is a mapped interrupt of the simulator domain; setting its
-        // pending state queues the simulator's irq_work, callable from any context.
-        let _ = unsafe {
-            bindings::irq_set_irqchip_state(
-                virq,
-                bindings::irqchip_irq_state_IRQCHIP_STATE_PENDING,
-                true,
-            )
-        };
-        true
+        self.raiser.lines.fetch_or(line, Ordering::AcqRel);
+        // SAFETY: the work was initialised in `new` and lives as long as the domain (for
+        // ever). Queueing work that is already queued does nothing: that run takes this
+        // line too, as it reads the lines after it was claimed.
+        let _ = unsafe { bindings::irq_work_queue_on(self.raiser.work.get(), 0) };
     }
+}
+
+/// Simulated lines to raise on CPU 0 ([`SimIrqDomain::raise`]).
+struct LineRaiser {
+    /// Queued on CPU 0; never freed while queued (the board lives as long as the kernel).
+    /// Without `IRQ_WORK_HARD_IRQ`, so on PREEMPT_RT it runs in a thread, which raises
+    /// the lines as well.
+    work: Opaque<bindings::irq_work>,
+    /// One bit per line to raise.
+    lines: AtomicU32,
+    /// The simulator domain; alive for ever (the [`SimIrqDomain`] invariant).
+    domain: NonNull<bindings::irq_domain>,
+}
+
+/// The board's irq_work: raises the lines handed to CPU 0.
+///
+/// # Safety
+///
+/// `work` is the `work` of a [`LineRaiser`] that is never freed.
+unsafe extern "C" fn raise_handed_lines(work: *mut bindings::irq_work) {
+    // SAFETY: by the caller's promise `work` is in a live `LineRaiser`, whose other fields
+    // are only read or changed atomically.
+    let raiser = unsafe {
+        &*kernel::container_of!(work.cast::<Opaque<bindings::irq_work>>(), LineRaiser, work)
+    };
+    let mut lines = raiser.lines.swap(0, Ordering::AcqRel);
+    while lines != 0 {
+        set_line_pending(raiser.domain, lines.trailing_zeros());
+        lines &= lines - 1;
+    }
+}
+
+/// The Linux interrupt number of line `hwirq` of simulator domain `domain`, if a driver
+/// mapped it; `domain` is alive for ever (the [`SimIrqDomain`] invariant).
+fn mapped_line(domain: NonNull<bindings::irq_domain>, hwirq: u32) -> Option<kernel::ffi::c_uint> {
+    let hwirq = usize::try_from(hwirq).ok()?;
+    let mut virq: kernel::ffi::c_uint = 0;
+    // SAFETY: the domain is alive; `virq` receives the Linux interrupt number of a mapped
+    // line.
+    let desc = unsafe { bindings::__irq_resolve_mapping(domain.as_ptr(), hwirq, &mut virq) };
+    (!desc.is_null() && virq != 0).then_some(virq)
+}
+
+/// Sets line `hwirq` of simulator domain `domain` (alive for ever) pending, if mapped: the
+/// simulator's irq_work then runs its handler on this CPU.
+fn set_line_pending(domain: NonNull<bindings::irq_domain>, hwirq: u32) {
+    let Some(virq) = mapped_line(domain, hwirq) else {
+        return;
+    };
+    // SAFETY: `virq` is a mapped interrupt of the simulator domain; setting its pending
+    // state queues the simulator's irq_work, callable from any context.
+    let _ = unsafe {
+        bindings::irq_set_irqchip_state(
+            virq,
+            bindings::irqchip_irq_state_IRQCHIP_STATE_PENDING,
+            true,
+        )
+    };
 }
 
 /// The simulated hardware behind one slot's clock gates and power domain.
