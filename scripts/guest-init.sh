@@ -666,7 +666,7 @@ pm_line() {
 # verify_failures=N hung=N": the faults that reached the hardware, those after which
 # every block still verified, the block layer's I/O errors on the disk, the blocks
 # that read back wrong, and whether fio outlived its limit (FAULT_LIMIT_S, more for a
-# card stuck busy: BUSY_FAULT_S). Then the driver's
+# card stuck busy or a lost interrupt, below). Then the driver's
 # errors and recoveries in the cell, indented.
 # msdc_e2e_matrix=full (make stress): every disk, ten faults per cell (two with CQHCI), the lost
 # interrupt too (on the disks without CQHCI: the driver's 5 s watchdog finds it; the
@@ -689,10 +689,12 @@ CQE_FAULT_COUNT=2
 FAULT_EVERY=50
 FAULT_SIZE=1M
 FAULT_LIMIT_S=120
-# A card stuck busy costs the MMC core two 10 s busy polls per fault on an eMMC (after
-# the write, and after the cache flush that follows), which fio waits out: its cell's
-# limit grows by BUSY_FAULT_S per fault (ten faults take over 200 s in make stress).
+# Faults whose recovery waits by design get more time per fault: a card stuck busy
+# costs the MMC core two 10 s busy polls on an eMMC (after the write, and after the
+# cache flush that follows; ten faults take over 200 s in make stress), a lost
+# interrupt the driver's 5 s watchdog and the core's recovery after it.
 BUSY_FAULT_S=25
+LOST_IRQ_FAULT_S=10
 # The faults of each mode: the CQHCI block's with command queueing, the controller's
 # own commands otherwise; and in every mode the MMC core's own (fail_mmc_request,
 # CONFIG_FAIL_MMC_REQUEST), a data error on a request the host completed.
@@ -719,7 +721,10 @@ fault_cell() {
 	local fault=$1 mode=$2 d=$3 host dir window inj out=/tmp/fault-$1-$3 rc=0 hung=0
 	local e0 r0 io0 terse err injected recovered io verify started resets resets0
 	local limit=$FAULT_LIMIT_S
-	[ "$fault" != busy_stuck ] || limit=$((FAULT_LIMIT_S + $4 * BUSY_FAULT_S))
+	case $fault in
+	busy_stuck) limit=$((FAULT_LIMIT_S + $4 * BUSY_FAULT_S)) ;;
+	lost_irq) limit=$((FAULT_LIMIT_S + $4 * LOST_IRQ_FAULT_S)) ;;
+	esac
 	host=$(disk_host "$d") || { fail "fault $fault: no host behind $d"; return; }
 	dir=/sys/kernel/debug/mtk_sd_rust/$host
 	window=$(host_window "$host") || { fail "fault $fault: no window for $host"; return; }
