@@ -160,6 +160,14 @@ impl SimIrqDomain {
     /// Creates a domain of `lines` simulated interrupts for `node`, so that device tree
     /// `interrupts` pointing at the node resolve to it.
     pub(super) fn new(node: &Node, lines: u32) -> Result<Self> {
+        if lines > u32::BITS {
+            pr_err!(
+                "{} simulated interrupt lines; the board raises at most {}\n",
+                lines,
+                u32::BITS
+            );
+            return Err(EINVAL);
+        }
         // SAFETY: by `Node`'s invariant the node is alive; its embedded fwnode is what
         // `of_fwnode_handle()` returns.
         let domain = unsafe {
@@ -169,14 +177,6 @@ impl SimIrqDomain {
             )
         };
         let domain = NonNull::new(kernel::error::from_err_ptr(domain)?).ok_or(ENOMEM)?;
-        if lines > u32::BITS {
-            pr_err!(
-                "{} simulated interrupt lines; the board raises at most {}\n",
-                lines,
-                u32::BITS
-            );
-            return Err(EINVAL);
-        }
         let raiser = KBox::pin(
             LineRaiser {
                 work: Opaque::zeroed(),
@@ -184,7 +184,11 @@ impl SimIrqDomain {
                 domain,
             },
             GFP_KERNEL,
-        )?;
+        )
+        .inspect_err(|_| {
+            // SAFETY: created just now, with no line mapped yet.
+            unsafe { bindings::irq_domain_remove_sim(domain.as_ptr()) }
+        })?;
         // SAFETY: the work is not queued yet; a zeroed `irq_work` with its function set is
         // what `init_irq_work` makes.
         unsafe { (*raiser.work.get()).func = Some(raise_handed_lines) };
