@@ -712,6 +712,11 @@ core_fault_set() {
 		sys_write "$a/probability" 100 && sys_write "$a/times" "$2"
 }
 
+# Blocks fio reported read back wrong in its output file $1.
+verify_failures() {
+	grep -ciE 'verify: bad|verify failed|bad magic|bad header' "$1" || true
+}
+
 # Kernel lines of the block layer's I/O errors on disk $1 so far.
 io_error_lines() {
 	dmesg | grep -c " error, dev $1," || true
@@ -758,7 +763,7 @@ fault_cell() {
 	fi
 	terse=$(grep '^3;' "$out" | tail -n 1)
 	err=$(echo "$terse" | cut -d';' -f5)
-	verify=$(grep -ciE 'verify: bad|verify failed|bad magic|bad header' "$out" || true)
+	verify=$(verify_failures "$out")
 	io=$(($(io_error_lines "$d") - io0))
 	resets=none
 	[ "$resets0" = none ] ||
@@ -1035,7 +1040,7 @@ removal_slot() {
 			--ioengine=libaio --iodepth=32 --rw=randrw --bs=4k --offset=4M --size=512k \
 			--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0 \
 			>/tmp/removal-verify.out 2>&1 || rc=$?
-		verify=$(grep -ciE 'verify: bad|verify failed|bad magic|bad header' /tmp/removal-verify.out || true)
+		verify=$(verify_failures /tmp/removal-verify.out)
 		if [ "$rc" -ne 0 ]; then
 			fail "removal: the verified job on $d after the insertion failed (exit $rc)"
 			head -n 10 /tmp/removal-verify.out | sed 's/^/e2e:   /'

@@ -143,11 +143,10 @@ pub(super) fn apply_overlay() -> Result<i32> {
 ///
 /// # Invariants
 ///
-/// `domain` was created by `irq_domain_create_sim` and is never removed (the board lives
-/// as long as the kernel).
+/// `raiser.domain` was created by `irq_domain_create_sim` and is never removed (the board
+/// lives as long as the kernel).
 pub(super) struct SimIrqDomain {
-    domain: NonNull<bindings::irq_domain>,
-    /// Hands raises to CPU 0 when there is more than one CPU.
+    /// The domain, and what hands raises to CPU 0 when there is more than one CPU.
     raiser: Pin<KBox<LineRaiser>>,
 }
 
@@ -193,12 +192,17 @@ impl SimIrqDomain {
         // what `init_irq_work` makes.
         unsafe { (*raiser.work.get()).func = Some(raise_handed_lines) };
         // INVARIANT: created just now, and never removed.
-        Ok(Self { domain, raiser })
+        Ok(Self { raiser })
+    }
+
+    /// The simulator domain (alive for ever, by the type invariant).
+    fn domain(&self) -> NonNull<bindings::irq_domain> {
+        self.raiser.domain
     }
 
     /// The Linux interrupt number of simulated line `hwirq`, if a driver mapped it.
     fn virq(&self, hwirq: u32) -> Option<kernel::ffi::c_uint> {
-        mapped_line(self.domain, hwirq)
+        mapped_line(self.domain(), hwirq)
     }
 
     /// Whether the handler of simulated interrupt `hwirq` is running now
@@ -241,7 +245,7 @@ impl SimIrqDomain {
     /// CPU race the handler as they do on the board.
     pub(super) fn raise(&self, hwirq: u32) {
         if kernel::cpu::nr_cpu_ids() <= 1 {
-            set_line_pending(self.domain, hwirq);
+            set_line_pending(self.domain(), hwirq);
             return;
         }
         // `new` refused domains of more lines than the mask has bits.
