@@ -10,7 +10,7 @@
 #include <linux/mm.h>
 #include <linux/irq.h>
 #include <linux/irq_sim.h>
-#include <linux/irq_work.h>
+#include <linux/smp.h>
 #include <linux/irqdomain.h>
 #include <linux/interrupt.h>
 #include <linux/of.h>

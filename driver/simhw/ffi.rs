@@ -9,7 +9,7 @@
 use core::{
     pin::Pin,
     ptr::NonNull,
-    sync::atomic::{AtomicU32, Ordering},
+    sync::atomic::{AtomicBool, AtomicU32, Ordering},
 };
 
 #[cfg(CONFIG_PM_GENERIC_DOMAINS_OF)]
@@ -178,7 +178,8 @@ impl SimIrqDomain {
         let domain = NonNull::new(kernel::error::from_err_ptr(domain)?).ok_or(ENOMEM)?;
         let raiser = KBox::pin(
             LineRaiser {
-                work: Opaque::zeroed(),
+                call: Opaque::zeroed(),
+                queued: AtomicBool::new(false),
                 lines: AtomicU32::new(0),
                 domain,
             },
@@ -188,9 +189,15 @@ impl SimIrqDomain {
             // SAFETY: created just now, with no line mapped yet.
             unsafe { bindings::irq_domain_remove_sim(domain.as_ptr()) }
         })?;
-        // SAFETY: the work is not queued yet; a zeroed `irq_work` with its function set is
-        // what `init_irq_work` makes.
-        unsafe { (*raiser.work.get()).func = Some(raise_handed_lines) };
+        let info = core::ptr::from_ref::<LineRaiser>(&*raiser)
+            .cast_mut()
+            .cast::<c_void>();
+        // SAFETY: the call is not queued yet; a zeroed call with its function and argument
+        // set is what `INIT_CSD` makes. The argument is the pinned raiser itself.
+        unsafe {
+            (*raiser.call.get()).func = Some(raise_handed_lines);
+            (*raiser.call.get()).info = info;
+        }
         // INVARIANT: created just now, and never removed.
         Ok(Self { raiser })
     }
@@ -236,7 +243,7 @@ impl SimIrqDomain {
 
     /// Raises simulated interrupt `hwirq`, if a driver mapped it; the handler runs from
     /// the simulator's irq_work, in hard-IRQ context. With more than one CPU every raise
-    /// is made on CPU 0, from the board's own irq_work: the simulator's delivery loop
+    /// is made on CPU 0, from the board's own cross-CPU call: the simulator's delivery loop
     /// (`irq_sim_handle_irq`, 7.3) searches its pending lines only upwards from the last
     /// one it handled, so a lower line raised from another CPU meanwhile, or its irq_work
     /// running on two CPUs at once, sends it past the end of its bitmap and into interrupt
@@ -252,38 +259,58 @@ impl SimIrqDomain {
         let Some(line) = 1u32.checked_shl(hwirq) else {
             return;
         };
-        self.raiser.lines.fetch_or(line, Ordering::AcqRel);
-        // SAFETY: the work was initialised in `new` and lives as long as the domain (for
-        // ever). Queueing work that is already queued does nothing: that run takes this
-        // line too, as it reads the lines after it was claimed.
-        let _ = unsafe { bindings::irq_work_queue_on(self.raiser.work.get(), 0) };
+        let raiser = &*self.raiser;
+        // Sequentially consistent with `raise_handed_lines_of`, which clears `queued` before
+        // it takes the lines: a line set after it took them finds `queued` clear and
+        // queues another call.
+        raiser.lines.fetch_or(line, Ordering::SeqCst);
+        if raiser.queued.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        // SAFETY: the call was initialised in `new` and lives as long as the domain (for
+        // ever). Only the raise that set `queued` queues it, and `queued` is cleared only
+        // by the call's function, which runs after the kernel released the call: calls
+        // on it never overlap, as the kernel requires.
+        let queued = unsafe { bindings::smp_call_function_single_async(0, raiser.call.get()) };
+        if queued != 0 {
+            // CPU 0 is offline (the board's kernels unplug no CPU): raise here rather
+            // than lose the line.
+            raise_handed_lines_of(raiser);
+        }
     }
 }
 
 /// Simulated lines to raise on CPU 0 ([`SimIrqDomain::raise`]).
 struct LineRaiser {
-    /// Queued on CPU 0; never freed while queued (the board lives as long as the kernel).
-    /// Without `IRQ_WORK_HARD_IRQ`, so on PREEMPT_RT it runs in a thread, which raises
-    /// the lines as well.
-    work: Opaque<bindings::irq_work>,
+    /// The asynchronous cross-CPU call to CPU 0 (its IPI handler runs
+    /// [`raise_handed_lines`] in hard-IRQ context); never freed while queued (the board
+    /// lives as long as the kernel). The kernel exports this call to modules, not
+    /// `irq_work_queue_on`.
+    call: Opaque<bindings::__call_single_data>,
+    /// Whether `call` is queued and its function has not yet begun to take the lines.
+    queued: AtomicBool,
     /// One bit per line to raise.
     lines: AtomicU32,
     /// The simulator domain; alive for ever (the [`SimIrqDomain`] invariant).
     domain: NonNull<bindings::irq_domain>,
 }
 
-/// The board's irq_work: raises the lines handed to CPU 0.
+/// The board's cross-CPU call: raises the lines handed to CPU 0.
 ///
 /// # Safety
 ///
-/// `work` is the `work` of a [`LineRaiser`] that is never freed.
-unsafe extern "C" fn raise_handed_lines(work: *mut bindings::irq_work) {
-    // SAFETY: by the caller's promise `work` is in a live `LineRaiser`, whose other fields
-    // are only read or changed atomically.
-    let raiser = unsafe {
-        &*kernel::container_of!(work.cast::<Opaque<bindings::irq_work>>(), LineRaiser, work)
-    };
-    let mut lines = raiser.lines.swap(0, Ordering::AcqRel);
+/// `info` is a [`LineRaiser`] that is never freed.
+unsafe extern "C" fn raise_handed_lines(info: *mut c_void) {
+    // SAFETY: by the caller's promise `info` is a live `LineRaiser`, whose other fields are
+    // only read or changed atomically.
+    let raiser = unsafe { &*info.cast::<LineRaiser>() };
+    raise_handed_lines_of(raiser);
+}
+
+/// Raises the lines handed to `raiser`, and lets the next raise queue its call again.
+fn raise_handed_lines_of(raiser: &LineRaiser) {
+    raiser.queued.store(false, Ordering::SeqCst);
+    let mut lines = raiser.lines.swap(0, Ordering::SeqCst);
     while lines != 0 {
         set_line_pending(raiser.domain, lines.trailing_zeros());
         lines &= lines - 1;
