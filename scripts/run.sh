@@ -33,8 +33,8 @@
 #   E2E_LOG=PATH       the console log (default $CACHE/run-ARCH[-short].log)
 #   E2E_SMP=N          vCPUs of the guest (1; 2 races the interrupt handler, the
 #                      issuing threads and the time limits for real: make e2e-arm64
-#                      runs two, README "The end-to-end run"). x86_64 with two vCPUs
-#                      hangs in the wake-up from S3 under TCG: add E2E_SLEEP=pm_test there
+#                      runs two, README "The end-to-end run"). The x86_64 test kernel
+#                      is uniprocessor: the vCPU check below fails it with two
 #   E2E_MATRIX=full    the whole fault matrix and 100 unbind/bind cycles per slot
 #                      (make stress)
 #   RUN_TIMEOUT=S      QEMU's time limit (1500)
