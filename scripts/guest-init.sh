@@ -764,6 +764,7 @@ fault_cell() {
 		sys_write "$inj" "$fault $4 $FAULT_EVERY"
 	fi || {
 		fail "fault $fault: arming it on $host: $WRITE_ERR"
+		sys_write "/sys/block/$d/queue/nomerges" "$merges"
 		return
 	}
 	# The region after the jobs' and the power phase's: 4 MiB on.
