@@ -269,8 +269,9 @@ impl SimIrqDomain {
         }
         // SAFETY: the call was initialised in `new` and lives as long as the domain (for
         // ever). Only the raise that set `queued` queues it, and `queued` is cleared only
-        // by the call's function, which runs after the kernel released the call: calls
-        // on it never overlap, as the kernel requires.
+        // by the call's function, which runs after the kernel released the call, or below
+        // when the kernel refused it (released it too): calls on it never overlap, as the
+        // kernel requires.
         let queued = unsafe { bindings::smp_call_function_single_async(0, raiser.call.get()) };
         if queued != 0 {
             // CPU 0 is offline (the board's kernels unplug no CPU): raise here rather
