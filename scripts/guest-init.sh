@@ -740,6 +740,7 @@ io_error_lines() {
 fault_cell() {
 	local fault=$1 mode=$2 d=$3 host dir window inj out=/tmp/fault-$1-$3 rc=0 hung=0
 	local e0 r0 io0 terse err injected recovered io verify started resets resets0 merges
+	local nomerges=/sys/block/$3/queue/nomerges
 	local limit=$FAULT_LIMIT_S
 	case $fault in
 	busy_stuck) limit=$((FAULT_LIMIT_S + $4 * BUSY_FAULT_S)) ;;
@@ -752,8 +753,8 @@ fault_cell() {
 	e0=$(cat "$dir/errors") r0=$(cat "$dir/recoveries") io0=$(io_error_lines "$d")
 	# RST_n pulses that reset the card (eMMC; "none" on SD and SDIO slots).
 	resets0=$(cat "/sys/kernel/debug/mtk_sd_rust_sim/$window/card_resets")
-	merges=$(cat "/sys/block/$d/queue/nomerges")
-	sys_write "/sys/block/$d/queue/nomerges" 2 || {
+	merges=$(cat "$nomerges")
+	sys_write "$nomerges" 2 || {
 		fail "fault $fault: disabling merges on $d: $WRITE_ERR"
 		return
 	}
@@ -764,7 +765,7 @@ fault_cell() {
 		sys_write "$inj" "$fault $4 $FAULT_EVERY"
 	fi || {
 		fail "fault $fault: arming it on $host: $WRITE_ERR"
-		sys_write "/sys/block/$d/queue/nomerges" "$merges"
+		sys_write "$nomerges" "$merges"
 		return
 	}
 	# The region after the jobs' and the power phase's: 4 MiB on.
@@ -775,7 +776,7 @@ fault_cell() {
 		--verify_state_save=0 --output-format=terse --terse-version=3 >"$out" 2>&1 || rc=$?
 	# Killed at the limit (busybox's and coreutils' timeout exit differently).
 	[ $(($(date +%s) - started)) -ge "$limit" ] && hung=1
-	sys_write "/sys/block/$d/queue/nomerges" "$merges" ||
+	sys_write "$nomerges" "$merges" ||
 		fail "fault $fault: restoring merges on $d: $WRITE_ERR"
 	if [ "$fault" = fail_mmc_request ]; then
 		injected=$(($4 - $(cat "$inj")))
