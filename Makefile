@@ -26,7 +26,8 @@ help:
 	@echo "                two vCPUs"
 	@echo "make e2e-negative  the end-to-end check must fail a corrupted run and edited logs"
 	@echo "make stress     the end-to-end run with the whole fault matrix (every disk, ten"
-	@echo "                faults a cell, lost interrupts) and 100 unbind/bind cycles a slot"
+	@echo "                faults a cell, lost interrupts), 100 unbind/bind cycles a slot"
+	@echo "                and 100 module unload/reload cycles"
 	@echo "make perf       performance kernel under QEMU -icount: fio figures per disk,"
 	@echo "                queue mode and job, as lines, CSV and a chart (asserts no speed)"
 	@echo "make bench      host benchmarks (hsq, cqhci)"
@@ -50,7 +51,8 @@ lint: fmt-check clippy
 
 fmt-check:
 	$(CARGO) fmt --all --check
-	rustfmt --check --edition 2021 --config-path .rustfmt.toml driver/mtk_sd_rust.rs kunit/*.rs
+	rustfmt --check --edition 2021 --config-path .rustfmt.toml driver/mtk_sd_rust.rs \
+		driver/mtk_sd_rust_sim.rs kunit/*.rs
 
 clippy:
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
@@ -89,10 +91,11 @@ e2e:
 e2e-arm64: kernel-arm64
 	E2E_SMP=2 $(SCRIPTS)/run.sh short arm64
 
-# Not part of make test: the short run's boot with the whole fault matrix and a hundred
-# unbind/bind cycles per slot under load (KASAN and lockdep on), its own log.
+# Not part of make test: the short run's boot with the whole fault matrix, a hundred
+# unbind/bind cycles per slot and a hundred module unload/reload cycles under load
+# (KASAN and lockdep on), its own log.
 stress:
-	E2E_MATRIX=full RUN_TIMEOUT=5400 $(SCRIPTS)/run.sh short
+	E2E_MATRIX=full RUN_TIMEOUT=9000 $(SCRIPTS)/run.sh short
 
 # After e2e: its log, edited, and a boot with the corrupt hook must fail the check.
 e2e-negative: e2e

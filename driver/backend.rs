@@ -39,7 +39,7 @@ pub(crate) enum RegisterWindow {
     },
     /// A simulated controller (test kernels), which serves both windows.
     #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
-    Simulated(crate::simhw::Claim),
+    Simulated(crate::kernel_mmc::sim_board::SimulatedWindow),
 }
 
 /// Where a window starts inside the mapping of `reg` index 0.

@@ -10,24 +10,45 @@ use kernel::{
     debugfs::{Dir, Scope},
     prelude::*,
     str::CString,
-    sync::{Arc, SetOnce},
+    sync::{global_lock, Arc},
 };
 
 use crate::host::Msdc;
 
-/// `/sys/kernel/debug/mtk_sd_rust`, shared by every host.
-static ROOT: SetOnce<Dir> = SetOnce::new();
+global_lock! {
+    // SAFETY: `Root::create` initialises the lock when the module loads, before the
+    // driver registers, so before any probe takes it.
+    unsafe(uninit) static ROOT_DIR: Mutex<Option<Dir>> = None;
+}
+
+/// `/sys/kernel/debug/mtk_sd_rust`, shared by every host: created when the module loads,
+/// removed when it goes (once the hosts' directories, which hold it too, are gone), so
+/// that a module loaded again creates it afresh.
+pub(crate) struct Root(());
+
+impl Root {
+    /// Creates the directory. Called once, from the module's initialisation.
+    pub(crate) fn create() -> Self {
+        // SAFETY: the module initialises once, before the driver registers; nothing else
+        // initialises the lock.
+        unsafe { ROOT_DIR.init() };
+        *ROOT_DIR.lock() = Some(Dir::new(c"mtk_sd_rust"));
+        Root(())
+    }
+}
+
+impl Drop for Root {
+    fn drop(&mut self) {
+        *ROOT_DIR.lock() = None;
+    }
+}
 
 /// A host's debugfs directory; it goes away when this is dropped.
 pub(crate) type HostDir = Scope<Arc<Msdc>>;
 
 /// The directory of host `mmc{index}` with `msdc`'s counters.
 pub(crate) fn host_dir(index: i32, msdc: Arc<Msdc>) -> Result<Pin<KBox<HostDir>>> {
-    if ROOT.as_ref().is_none() {
-        // Probes run one after the other; a lost race only drops a second, empty `Dir`.
-        ROOT.populate(Dir::new(c"mtk_sd_rust"));
-    }
-    let root = ROOT.as_ref().ok_or(ENOENT)?;
+    let root = ROOT_DIR.lock().clone().ok_or(ENOENT)?;
     let name = CString::try_from_fmt(fmt!("mmc{}", index))?;
     KBox::pin_init(
         root.scope(Ok::<_, Error>(msdc), &name, |msdc: &Arc<Msdc>, dir| {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The driver's MMC abstraction layer: the only place with raw FFI to the MMC core.
+//! The driver's MMC abstraction layer: the only place with raw FFI to the MMC core (and,
+//! in test kernels, to the simulated board, `sim_board`).
 //!
 //! Linux 7.3's kernel crate has no MMC abstractions, so the build generates
 //! bindings for the MMC headers (`kernel_mmc/bindings_helper.h`) and this module wraps
@@ -32,6 +33,8 @@ mod request;
 mod reset;
 #[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
 pub mod selftest;
+#[cfg(CONFIG_MMC_MTK_RUST_SIM)]
+pub mod sim_board;
 
 #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
 pub use c_engines::{CEngine, CEngineKind, CqhciVendorOps};

@@ -36,9 +36,10 @@ pub mod hsq;
 pub mod msdc;
 
 /// Hardware models (CQHCI block, MSDC controller, eMMC and SD cards) that the KUnit suites
-/// and the simulated board drive the driver against. Test-only: a production configuration
-/// contains no simulation code.
-#[cfg(any(CONFIG_MMC_MTK_RUST_KUNIT_TEST, CONFIG_MMC_MTK_RUST_SIM))]
+/// drive the driver against. Test-only: a production configuration contains no simulation
+/// code. (The simulated board, `mtk_sd_rust_sim.rs`, is a kernel object of its own with its
+/// own copy of the models.)
+#[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
 #[path = "../sim/src/lib.rs"]
 pub mod sim;
 
@@ -49,8 +50,6 @@ mod dt;
 mod host;
 pub mod kernel_mmc;
 mod platform_driver;
-#[cfg(CONFIG_MMC_MTK_RUST_SIM)]
-mod simhw;
 
 #[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
 #[macro_use]
@@ -72,24 +71,22 @@ mod mmc_kunit;
 #[path = "../kunit/soc.rs"]
 mod soc_kunit;
 
-/// The module: the platform driver and, in test kernels, the simulated board it drives.
+/// The module: the platform driver and the debugfs directory its hosts share. The fields
+/// drop in this order when the module is unloaded: the driver's devices are unbound
+/// first, then the directory goes.
 #[pin_data]
 struct MtkSdRustModule {
     #[pin]
     _driver:
         kernel::driver::Registration<kernel_mmc::pm::PlatformDriver<platform_driver::MsdcDriver>>,
+    _debugfs: debugfs::Root,
 }
 
 impl kernel::InPlaceModule for MtkSdRustModule {
     fn init(module: &'static kernel::ThisModule) -> impl PinInit<Self, Error> {
         try_pin_init!(Self {
+            _debugfs: debugfs::Root::create(),
             _driver <- kernel::driver::Registration::new(c"mtk_sd_rust", module),
-            // The board's devices appear once the driver can bind them.
-            _: {
-                #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
-                simhw::install()
-                    .inspect_err(|e| kernel::pr_err!("simulated board not installed: {:?}\n", e))?;
-            },
         }? Error)
     }
 }

@@ -85,7 +85,7 @@ const MAX_REQUEST_BYTES: u32 = 512 * 1024;
 /// and the 65,535 blocks a CQHCI task counts.
 fn request_limit(capacity: u32) -> u32 {
     #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
-    if let Some(bytes) = crate::simhw::request_limit_bytes() {
+    if let Some(bytes) = crate::kernel_mmc::sim_board::request_limit_bytes() {
         return bytes.min(capacity).min(u32::from(u16::MAX) * 512) & !511;
     }
     MAX_REQUEST_BYTES.min(capacity)
@@ -220,8 +220,8 @@ impl Drop for Shutdown {
 }
 
 /// A bound controller. Fields drop in order: the host leaves the MMC core (finishing its
-/// requests), then its debugfs directory goes, the interrupt is freed, the watchdog stopped
-/// and the clocks turned off.
+/// requests), then its debugfs directory goes, the interrupt is freed, the watchdog stopped,
+/// the clocks turned off and the device stops being a wake-up source.
 #[pin_data]
 pub(crate) struct MsdcData<'a> {
     _mmc: kernel_mmc::Registration<MsdcSlot>,
@@ -232,6 +232,8 @@ pub(crate) struct MsdcData<'a> {
     /// The slot, for the power callbacks.
     msdc: Arc<Msdc>,
     clocks: Clocks,
+    /// The device as a wake-up source, on a slot with an SDIO wake-up interrupt.
+    _wakeup: Option<kernel_mmc::pm::WakeupSource>,
 }
 
 impl kernel_mmc::pm::PowerOps for MsdcDriver {
@@ -268,7 +270,7 @@ fn register_window(pdev: &platform::Device<Core<'_>>, soc: &SocData) -> Result<R
         return Err(EINVAL);
     }
     #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
-    if let Some(sim) = crate::simhw::claim(resource.start()) {
+    if let Some(sim) = crate::kernel_mmc::sim_board::SimulatedWindow::claim(resource.start()) {
         dev_info!(dev, "registers at {:#x} are simulated\n", resource.start());
         return Ok(RegisterWindow::Simulated(sim));
     }
@@ -296,12 +298,12 @@ fn register_window(pdev: &platform::Device<Core<'_>>, soc: &SocData) -> Result<R
 /// The SDIO wake-up interrupt ("sdio_wakeup"), as upstream takes it: on a slot with SDIO
 /// interrupts whose device tree keeps the card powered and lets it wake the system, with
 /// the "state_eint" pin state that turns DAT1 into its line; the device becomes a wake-up
-/// source.
+/// source while the driver is bound.
 fn sdio_wake_irq(
     pdev: &platform::Device<Core<'_>>,
     host: &Host,
     pins: &Pins,
-) -> Result<Option<u32>> {
+) -> Result<Option<(u32, kernel_mmc::pm::WakeupSource)>> {
     let wanted = pm_caps::KEEP_POWER | pm_caps::WAKE_SDIO_IRQ;
     if host.caps() & caps::SDIO_IRQ == 0 || host.pm_caps() & wanted != wanted {
         return Ok(None);
@@ -317,10 +319,10 @@ fn sdio_wake_irq(
         );
         return Ok(None);
     }
-    kernel_mmc::pm::init_wakeup(dev)
+    let wakeup = kernel_mmc::pm::WakeupSource::init(dev)
         .inspect_err(|e| dev_err!(dev, "cannot make the device a wake-up source: {:?}\n", e))?;
     dev_dbg!(dev, "SDIO wake-up interrupt {}\n", irq.irq());
-    Ok(Some(irq.irq()))
+    Ok(Some((irq.irq(), wakeup)))
 }
 
 /// Adds the host to the MMC core with the slot's queue engine: the driver's (`queued`),
@@ -366,7 +368,7 @@ mod c_engines {
     /// descriptors), `mmc_hsq` for the software queue. Capabilities, depth and transfer
     /// limits stay as the probe set them for the Rust engine.
     pub(super) fn in_place_of_rust(dev: &Device, queue: QueueChoice) -> QueueChoice {
-        if !crate::simhw::engine_choice::c_engines() {
+        if !crate::kernel_mmc::sim_board::c_engines() {
             return queue;
         }
         let (kind, idle_timer) = match queue {
@@ -500,7 +502,7 @@ impl platform::Driver for MsdcDriver {
             #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
             let queue = c_engines::in_place_of_rust(dev, queue);
             let queued = !matches!(queue, QueueChoice::OneAtATime);
-            let sdio_wake_irq = sdio_wake_irq(pdev, host.host(), &pins)?;
+            let (sdio_wake_irq, wakeup) = sdio_wake_irq(pdev, host.host(), &pins)?.unzip();
             let card_detect = CardDetect::for_slot(
                 host.caps() & caps::NONREMOVABLE != 0,
                 host.host().gpio_card_detect().is_some(),
@@ -564,6 +566,7 @@ impl platform::Driver for MsdcDriver {
                 .inspect_err(|e| dev_warn!(dev, "no debugfs directory: {:?}\n", e))
                 .ok();
             Ok(try_pin_init!(MsdcData {
+                _wakeup: wakeup,
                 clocks,
                 _shutdown: Shutdown(msdc.clone()),
                 msdc,

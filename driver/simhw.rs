@@ -20,7 +20,9 @@
 //! The board is a device tree overlay (`dts/msdc-sim.dtso`) with real MSDC nodes, clocks,
 //! power domains and supplies, so the driver probes them exactly as it probes hardware.
 //! The one difference: when a node's register window belongs to a simulated controller,
-//! [`claim`] hands the driver that controller instead of an MMIO mapping. Interrupts come
+//! [`claim`] hands the driver that controller instead of an MMIO mapping (through the C
+//! functions of [`exports`], so that the driver reaches the board whether it is built in
+//! or loaded as a module; the board itself is always built in). Interrupts come
 //! from the kernel's interrupt simulator, so the driver's handler runs in hard-IRQ
 //! context as with a real interrupt line.
 //!
@@ -61,7 +63,8 @@
 //! first mistake).
 
 #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
-pub(crate) mod engine_choice;
+mod engine_choice;
+mod exports;
 mod faults;
 mod ffi;
 mod sdio_function;
@@ -1289,30 +1292,27 @@ fn serve_clocks_and_power(slots: &'static [Arc<SimulatedMsdc>]) -> Result {
     Ok(())
 }
 
-/// A simulated controller handed to the device probing its window; it is free for the next
-/// probe of that window (after a deferral or an unbind) once this is dropped.
-pub(crate) struct Claim(Arc<SimulatedMsdc>);
-
-impl core::ops::Deref for Claim {
-    type Target = Arc<SimulatedMsdc>;
-
-    fn deref(&self) -> &Arc<SimulatedMsdc> {
-        &self.0
-    }
-}
-
-impl Drop for Claim {
-    fn drop(&mut self) {
-        self.0.claimed.store(false, Ordering::Release);
-    }
-}
-
-/// The simulated controller whose register window starts at `base`, if any and if no other
-/// device holds it.
-pub(crate) fn claim(base: u64) -> Option<Claim> {
+/// Claims the simulated controller whose register window starts at `base`, if any and if
+/// no other device holds it: the index of its slot, which [`slot`] serves until
+/// [`release`]. The probe of that window claims it again after a deferral or an unbind.
+pub(crate) fn claim(base: u64) -> Option<usize> {
     let board = BOARD.as_ref()?;
-    let slot = board.slots.iter().find(|s| s.base == base)?;
-    (!slot.claimed.swap(true, Ordering::AcqRel)).then(|| Claim(slot.clone()))
+    let index = board.slots.iter().position(|s| s.base == base)?;
+    (!board.slots[index].claimed.swap(true, Ordering::AcqRel)).then_some(index)
+}
+
+/// The claimed slot `index`; `None` for an index [`claim`] never handed out or a slot
+/// released since (a driver bug the caller reports).
+pub(crate) fn slot(index: usize) -> Option<&'static Arc<SimulatedMsdc>> {
+    let slot = BOARD.as_ref()?.slots.get(index)?;
+    slot.claimed.load(Ordering::Acquire).then_some(slot)
+}
+
+/// Frees slot `index` for the next probe of its window.
+pub(crate) fn release(index: usize) {
+    if let Some(slot) = BOARD.as_ref().and_then(|board| board.slots.get(index)) {
+        slot.claimed.store(false, Ordering::Release);
+    }
 }
 
 /// The host wake-up cost the board adds to work a woken thread issues ([`HOST_WAKE_NS`]),

@@ -384,6 +384,32 @@ if grep -qE '^e2e: fio-.*target disks' <<<"$text"; then
 		fi
 	done <<<"$removal"
 
+	# The module build (msdc_e2e_driver=module on the kernel command line): loaded in
+	# place of the built-in driver, unloaded while fio runs and loaded again, every
+	# cycle, with every disk back and verified. A run of the built-in driver has no
+	# module line.
+	module=$(grep -E '^e2e: module ' <<<"$text" || true)
+	if grep -qE 'Kernel command line: .*msdc_e2e_driver=module( |$)' <<<"$text"; then
+		module_re='^e2e: module cycles=([0-9]+) disks=([0-9]+) unload_max_ms=[0-9]+'
+		module_re+=' load_max_ms=[0-9]+ passed$'
+		cycles_wanted=3
+		[[ $matrix == full ]] && cycles_wanted=100
+		if ! grep -qE '^guest: module .* loaded in [0-9]+ ms$' <<<"$text"; then
+			echo "e2e-check: the module build was not loaded:" \
+				"$(grep -E '^guest: module ' <<<"$text" || echo 'no "guest: module" line')" >&2
+			failed=1
+		fi
+		if [[ -z $module || $module == *$'\n'* ]] || ! [[ $module =~ $module_re ]] ||
+			((BASH_REMATCH[1] != cycles_wanted || BASH_REMATCH[2] != $(wc -w <<<"$disks"))); then
+			echo "e2e-check: want one passed \"e2e: module\" line of $cycles_wanted cycles on" \
+				"$(wc -w <<<"$disks") disks: ${module:-none}" >&2
+			failed=1
+		fi
+	elif [[ -n $module ]]; then
+		echo "e2e-check: a module line from a run of the built-in driver: $module" >&2
+		failed=1
+	fi
+
 	# The power phase. The run's mode from the guest's "e2e: fio-3.33, mode short, ..."
 	run_mode=$(sed -nE 's/^e2e: fio-[^,]*, mode ([a-z]+), .*/\1/p' <<<"$text" | tail -n 1)
 	pm_min=${PM_MIN_CYCLES[${run_mode:-none}]:-}
@@ -460,6 +486,6 @@ if [[ $failed -ne 0 ]]; then
 	echo "e2e-check: FAIL; log: $LOG" >&2
 	exit 1
 fi
-grep -E '^(e2e: (PASS|fio jobs took|mode |sleep: [a-z]+ returned|power phase took|pm |timing |sdio |fault matrix took|retune |lifecycle |removal )|fault: )' <<<"$text" ||
+grep -E '^(e2e: (PASS|fio jobs took|mode |sleep: [a-z]+ returned|power phase took|pm |timing |sdio |fault matrix took|retune |lifecycle |removal |module )|fault: )' <<<"$text" ||
 	true
 echo "e2e-check: PASS ($(grep -c '^e2e: PASS' <<<"$text") fio jobs); log: $LOG"

@@ -52,6 +52,14 @@ must_fail "a card removal whose disk did not verify after the insertion" "$work/
 sed '/^e2e: result PASS/i simulated controller 0x11f60000: 1 model violation(s), new kind: Example\r' \
 	"$PASSING" >"$work/violation.log"
 must_fail "a log with a model violation" "$work/violation.log" "broke the simulated hardware"
+# The module build's reload cycles (a run of the module build has their line).
+if grep -q '^e2e: module cycles=' "$PASSING"; then
+	sed -E 's/^(e2e: module cycles=)[0-9]+/\11/' "$PASSING" >"$work/module.log"
+	must_fail "a module reload run that stopped after its first cycle" "$work/module.log" \
+		'"e2e: module" line'
+else
+	log "e2e-negative: no module reload cycles in $PASSING (a built-in driver run): not edited"
+fi
 
 # The corrupt hook, booted: the check must reject the run for its failed verify.
 status=0

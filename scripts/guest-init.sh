@@ -38,9 +38,13 @@
 #   msdc_e2e_matrix=full     the whole fault matrix and 100 lifecycle cycles per slot
 #                            (make stress; default short)
 #   msdc_e2e_phases=LIST     debugging: only these of jobs,power,matrix,retune,lifecycle,
-#                            removal
+#                            removal,module
 #                            (comma-separated; scripts/e2e-check.sh wants them all)
 #   msdc_e2e_cycles=N        debugging: unbind/bind cycles per slot instead of 3 (100)
+#   msdc_e2e_driver=module   the driver is the module build at /lib/modules (the
+#                            built-in one blacklisted): loaded first, and the module
+#                            phase unloads and reloads it 3 times (100 in full matrix)
+#   msdc_e2e_module_cycles=N debugging: unload/reload cycles instead
 #   msdc_e2e_target=file     test hook: the same jobs on a file in tmpfs
 #   msdc_e2e_fault=corrupt   test hook: zero 4 KiB in the middle of each job's region
 #                            between writing and verifying
@@ -82,6 +86,20 @@ names() {
 }
 
 echo "guest: kernel $(uname -r)"
+# msdc_e2e_driver=module: the kernel's built-in driver did not start
+# (initcall_blacklist), and the out-of-tree module build, packed at MODULE_KO,
+# serves the board instead; the module phase unloads and reloads it.
+MODULE_KO=/lib/modules/mtk_sd_rust.ko
+DRIVER=$(param msdc_e2e_driver builtin)
+if [ "$DRIVER" = module ]; then
+	t0=$(awk '{ printf "%d", $1 * 1000 }' /proc/uptime)
+	if insmod "$MODULE_KO" 2>/tmp/insmod.err; then
+		echo "guest: module $MODULE_KO loaded in" \
+			"$(($(awk '{ printf "%d", $1 * 1000 }' /proc/uptime) - t0)) ms"
+	else
+		echo "guest: module $MODULE_KO NOT loaded: $(cat /tmp/insmod.err)"
+	fi
+fi
 if [ -d /sys/bus/platform/drivers/mtk_sd_rust ]; then
 	echo "guest: platform driver mtk_sd_rust registered"
 	for p in /sys/bus/platform/drivers/mtk_sd_rust/*; do echo "guest:   ${p##*/}"; done
@@ -1095,6 +1113,136 @@ removal() {
 	for w in $REMOVAL_SLOTS; do removal_slot "$w"; done
 }
 
+# The module build unloaded while fio runs on every disk and loaded again,
+# MODULE_CYCLES times (msdc_e2e_driver=module only). rmmod unbinds every slot (fio's
+# I/O then fails, as with an unbind: expected), and must leave nothing of the driver:
+# no MMC host, no debugfs directory. After insmod every slot's disk must come back on
+# its window, and the SDIO card's function too. A region written before the first
+# cycle must read back intact after the last (the cards keep their data: the board
+# is hardware), and a verified job on every disk must pass. One line,
+# "e2e: module cycles=N disks=N unload_max_ms=N load_max_ms=N passed|FAILED",
+# load_max_ms running until the last disk is back.
+MODULE_CYCLES=3
+
+# How many SDIO functions the core has found.
+sdio_functions() {
+	local f n=0
+	for f in /sys/bus/sdio/devices/*; do [ -e "$f" ] && n=$((n + 1)); done
+	echo "$n"
+}
+
+# The windows of the slots whose disks are $@, one per line.
+disk_windows() {
+	local d
+	for d in "$@"; do host_window "$(disk_host "$d")"; done
+}
+
+# A sequential write (verify=crc32c headers) at 8 MiB of disk $1, or its check
+# with $2 = --verify_only=1; fio's exit status.
+kept_region() {
+	fio --name=kept --filename="/dev/$1" --direct=1 --ioengine=psync --rw=write \
+		--bs=4k --offset=8M --size=256k --verify=crc32c --do_verify=0 \
+		--verify_state_save=0 ${2:+"$2"} >/tmp/kept.out 2>&1
+}
+
+module_cycles() {
+	local i=0 d w t0 t pids p disks windows n sdio sdio_after waited
+	local unload_max=0 load_max=0 result=passed rc
+	[ "$DRIVER" = module ] && [ "$FAULT" = none ] || return
+	[ "$MATRIX" = full ] && MODULE_CYCLES=100
+	MODULE_CYCLES=$(param msdc_e2e_module_cycles "$MODULE_CYCLES")
+	disks=$(whole_disks | tr '\n' ' ')
+	# shellcheck disable=SC2086
+	windows=$(disk_windows $disks | tr '\n' ' ')
+	n=$(echo "$disks" | wc -w)
+	sdio=$(sdio_functions)
+	for d in $disks; do
+		kept_region "$d" || fail "module: the region to keep on $d was not written"
+	done
+	while [ "$i" -lt "$MODULE_CYCLES" ]; do
+		i=$((i + 1))
+		pids=""
+		for d in $disks; do
+			fio --name=module --filename="/dev/$d" --allow_file_create=0 --direct=1 \
+				--thread=1 --ioengine=libaio --iodepth=32 --rw=randrw --bs=4k \
+				--offset=4M --size=512k --time_based=1 --runtime=30 \
+				>"/tmp/module-$d.out" 2>&1 &
+			pids="$pids $!"
+		done
+		sleep 1
+		t0=$(uptime_ms)
+		if ! timeout "$LIFECYCLE_LIMIT_S" rmmod mtk_sd_rust 2>/tmp/rmmod.err; then
+			fail "module: rmmod failed or took over $LIFECYCLE_LIMIT_S s (cycle $i):" \
+				"$(cat /tmp/rmmod.err)"
+			result=FAILED
+			break
+		fi
+		t=$(($(uptime_ms) - t0))
+		[ "$t" -gt "$unload_max" ] && unload_max=$t
+		for p in $pids; do
+			wait_or_kill "$p" "$LIFECYCLE_LIMIT_S" ||
+				{ fail "module: fio still running $LIFECYCLE_LIMIT_S s after rmmod (cycle $i)"; result=FAILED; }
+		done
+		[ "$result" = passed ] || break
+		if [ "$(names /sys/class/mmc_host/*)" != none ] || [ -e /sys/kernel/debug/mtk_sd_rust ]; then
+			fail "module: after rmmod: mmc hosts $(names /sys/class/mmc_host/*)," \
+				"debugfs $(names /sys/kernel/debug/mtk_sd_rust) (cycle $i)"
+			result=FAILED
+			break
+		fi
+		for d in $disks; do no_file_at_node "$d" "module (cycle $i)"; done
+		t0=$(uptime_ms)
+		if ! timeout "$LIFECYCLE_LIMIT_S" insmod "$MODULE_KO" 2>/tmp/insmod.err; then
+			fail "module: insmod failed (cycle $i): $(cat /tmp/insmod.err)"
+			result=FAILED
+			break
+		fi
+		disks=""
+		for w in $windows; do
+			if ! d=$(wait_window_disk "$w" "$LIFECYCLE_LIMIT_S"); then
+				fail "module: no disk came back on $w after insmod (cycle $i, uptime $(uptime_s) s)"
+				lifecycle_diagnostics "$w"
+				result=FAILED
+				break 2
+			fi
+			disks="$disks $d"
+		done
+		waited=0
+		while sdio_after=$(sdio_functions) && [ "$sdio_after" != "$sdio" ] &&
+			[ "$waited" -lt "$LIFECYCLE_LIMIT_S" ]; do
+			sleep 1
+			waited=$((waited + 1))
+		done
+		if [ "$sdio_after" != "$sdio" ]; then
+			fail "module: SDIO functions $sdio_after after insmod, $sdio before (cycle $i)"
+			result=FAILED
+			break
+		fi
+		t=$(($(uptime_ms) - t0))
+		[ "$t" -gt "$load_max" ] && load_max=$t
+	done
+	if [ "$result" = passed ]; then
+		for d in $disks; do
+			if ! kept_region "$d" --verify_only=1; then
+				fail "module: the data written to $d before the cycles did not read back"
+				head -n 10 /tmp/kept.out | sed 's/^/e2e:   /'
+				result=FAILED
+			fi
+			rc=0
+			fio --name=module-verify --filename="/dev/$d" --direct=1 --thread=1 \
+				--ioengine=libaio --iodepth=32 --rw=randrw --bs=4k --offset=4M \
+				--size=512k --verify=crc32c --do_verify=1 --verify_fatal=1 \
+				--verify_state_save=0 >/tmp/module-verify.out 2>&1 || rc=$?
+			if [ "$rc" -ne 0 ]; then
+				result=FAILED
+				head -n 10 /tmp/module-verify.out | sed 's/^/e2e:   /'
+			fi
+		done
+	fi
+	echo "e2e: module cycles=$i disks=$n unload_max_ms=$unload_max" \
+		"load_max_ms=$load_max $result"
+}
+
 # One disk per mode the board runs, then each of its faults.
 fault_matrix() {
 	local d host mode faults count n f seen="" t0
@@ -1138,7 +1286,7 @@ phase() {
 
 e2e() {
 	local t0 targets t jobs_on
-	PHASES=$(param msdc_e2e_phases jobs,power,matrix,retune,lifecycle,removal)
+	PHASES=$(param msdc_e2e_phases jobs,power,matrix,retune,lifecycle,removal,module)
 	case $MODE in
 	short) SIZE=2 PM_IOS=150 ;;
 	full) SIZE=16 PM_IOS=1400 ;;
@@ -1221,6 +1369,8 @@ e2e() {
 		phase retune && [ "$FAULT" = none ] && retune_check $targets
 		phase lifecycle && lifecycle
 		phase removal && removal
+		# Last: a reloaded driver counts from zero, and the cells above read counters.
+		phase module && module_cycles
 	}
 }
 

@@ -12,12 +12,16 @@
 # The cpio is not compressed: fio's libraries make it 80 MiB, which a KASAN
 # kernel under TCG copies in 5 s but takes 16 s to inflate from gzip.
 #
-# usage: scripts/initramfs.sh x86_64|arm64 OUTPUT.cpio
+# usage: scripts/initramfs.sh x86_64|arm64 OUTPUT.cpio [MODULE.ko]
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-ARCH=${1:?usage: initramfs.sh x86_64|arm64 OUTPUT.cpio}
-OUT=${2:?usage: initramfs.sh x86_64|arm64 OUTPUT.cpio}
+ARCH=${1:?usage: initramfs.sh x86_64|arm64 OUTPUT.cpio [MODULE.ko]}
+OUT=${2:?usage: initramfs.sh x86_64|arm64 OUTPUT.cpio [MODULE.ko]}
+# The driver's module build, packed as /lib/modules/mtk_sd_rust.ko (scripts/run.sh's
+# E2E_DRIVER=module).
+KO=${3:-}
+[[ -z $KO || -s $KO ]] || die "no module at $KO"
 STAMP=$OUT.sha256
 
 # Every library fio needs, by the absolute paths the dynamic loader finds them at
@@ -98,7 +102,7 @@ printf '%s\n' "${LIBS[@]}" | grep -q '/libaio\.so' ||
 
 # This script decides the layout, so it is an input too.
 INPUTS=("${BASH_SOURCE[0]}" "$REPO/scripts/guest-init.sh" "$REPO/scripts/guest-perf.sh"
-	"$ROOT$BUSYBOX" "$ROOT$FIO")
+	"$ROOT$BUSYBOX" "$ROOT$FIO" ${KO:+"$KO"})
 for f in "${LIBS[@]}"; do INPUTS+=("$ROOT$f"); done
 # Contents only: the same files from another checkout give the same image.
 hash=$(sha256sum "${INPUTS[@]}" | cut -d' ' -f1 | sha256sum | cut -d' ' -f1)
@@ -120,6 +124,7 @@ install -m 0755 "$REPO/scripts/guest-perf.sh" "$root/perf"
 for f in "$FIO" "${LIBS[@]}"; do
 	install -D -m 0755 "$ROOT$f" "$root$f"
 done
+[[ -z $KO ]] || install -D -m 0644 "$KO" "$root/lib/modules/mtk_sd_rust.ko"
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$tmp"
 chmod 0644 "$tmp"
 # Published by renames, the image first: a run killed midway leaves no stamp that

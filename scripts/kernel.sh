@@ -4,11 +4,13 @@
 # suites enabled, then the same driver sources as an out-of-tree module with clippy.
 # One object tree per architecture serves both, cached outside the checkout.
 #
-# usage: scripts/kernel.sh x86_64|arm64 [builtin|module|all]
+# usage: scripts/kernel.sh x86_64|arm64 [builtin|module|ko|all|perf]
+#   module: the module build and the production build check; ko: the module only
+#   (scripts/run.sh, whose guest loads it)
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-ARCH=${1:?usage: kernel.sh x86_64|arm64 [builtin|module|all|perf]}
+ARCH=${1:?usage: kernel.sh x86_64|arm64 [builtin|module|ko|all|perf]}
 WHAT=${2:-all}
 case $ARCH in x86_64 | arm64) ;; *) die "unknown architecture $ARCH" ;; esac
 
@@ -97,6 +99,7 @@ case $WHAT in
 perf) with_lock "perf-$ARCH" build_builtin ;;
 builtin) with_lock "kunit-$ARCH" build_builtin ;;
 module) with_lock "kunit-$ARCH" build_module && with_lock "kunit-$ARCH" check_production_build ;;
+ko) with_lock "kunit-$ARCH" build_module ;;
 all)
 	with_lock "kunit-$ARCH" build_builtin
 	with_lock "kunit-$ARCH" build_module

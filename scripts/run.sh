@@ -37,6 +37,13 @@
 #                      is uniprocessor: the vCPU check below fails it with two
 #   E2E_MATRIX=full    the whole fault matrix and 100 unbind/bind cycles per slot
 #                      (make stress)
+#   E2E_DRIVER=module  the driver as the out-of-tree module build (scripts/kernel.sh
+#                      ARCH module) in place of the built-in one, which the kernel
+#                      command line keeps from starting (initcall_blacklist): the
+#                      guest loads it, and unloads and reloads it under fio at the
+#                      end. The default on x86_64; arm64 and E2E_KERNEL boots run
+#                      the built-in driver (E2E_DRIVER=builtin), as the arm64 test
+#                      kernel cannot unload modules
 #   RUN_TIMEOUT=S      QEMU's time limit (1500)
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -69,20 +76,46 @@ esac
 INITRAMFS=$CACHE/initramfs-$ARCH.cpio
 mkdir -p "$CACHE"
 
+DRIVER=${E2E_DRIVER:-}
+if [[ -z $DRIVER ]]; then
+	DRIVER=builtin
+	[[ $ARCH != x86_64 || -n ${E2E_KERNEL:-} ]] || DRIVER=module
+fi
+case $DRIVER in
+builtin) ;;
+module) [[ -z ${E2E_KERNEL:-} ]] || die "E2E_DRIVER=module needs the test kernel's own tree, not E2E_KERNEL" ;;
+*) die "E2E_DRIVER is builtin or module, not $DRIVER" ;;
+esac
+
 KERNEL=$(mktemp "$CACHE/run-$ARCH-image.XXXXXX")
-trap 'rm -f "$KERNEL"' EXIT
+MODULE_KO=$KERNEL.ko
+trap 'rm -f "$KERNEL" "$MODULE_KO"' EXIT
 if [[ -n ${E2E_KERNEL:-} ]]; then
 	[[ -f $E2E_KERNEL ]] || die "E2E_KERNEL=$E2E_KERNEL is not a file"
 	cp "$E2E_KERNEL" "$KERNEL"
 else
-	[[ ${E2E_NO_BUILD:-0} == 1 ]] || "$REPO/scripts/kernel.sh" "$ARCH" builtin
+	if [[ ${E2E_NO_BUILD:-0} != 1 ]]; then
+		"$REPO/scripts/kernel.sh" "$ARCH" builtin
+		[[ $DRIVER != module ]] || "$REPO/scripts/kernel.sh" "$ARCH" ko
+	fi
 	OBJ=$(obj_dir "kunit-$ARCH")
 	[[ -f $OBJ/$IMAGE ]] || die "no kernel at $OBJ: run scripts/kernel.sh $ARCH builtin"
 	# A copy taken under the build lock: the boot takes minutes, during which a
 	# build may run and replace the image, and it need not wait for the boot.
 	with_lock "kunit-$ARCH" cp "$OBJ/$IMAGE" "$KERNEL"
+	if [[ $DRIVER == module ]]; then
+		ko=$CACHE/module-$(basename "$OBJ")/driver/mtk_sd_rust.ko
+		# One the kernel does not take fails the guest's insmod, and the check with it.
+		[[ -f $ko ]] || die "no module build at $ko: run scripts/kernel.sh $ARCH ko"
+		with_lock "kunit-$ARCH" cp "$ko" "$MODULE_KO"
+	fi
 fi
-"$REPO/scripts/initramfs.sh" "$ARCH" "$INITRAMFS"
+if [[ $DRIVER == module ]]; then
+	INITRAMFS=$CACHE/initramfs-$ARCH-module.cpio
+	"$REPO/scripts/initramfs.sh" "$ARCH" "$INITRAMFS" "$MODULE_KO"
+else
+	"$REPO/scripts/initramfs.sh" "$ARCH" "$INITRAMFS"
+fi
 
 # kunit.enable=0: the suites are built in but this run is about the disks. Unknown
 # msdc_e2e* parameters are left to /init, which reads them from /proc/cmdline.
@@ -94,6 +127,9 @@ CMDLINE+=" msdc_e2e_target=${E2E_TARGET:-disks}"
 [[ -z ${E2E_MATRIX:-} ]] || CMDLINE+=" msdc_e2e_matrix=$E2E_MATRIX"
 [[ -z ${E2E_SLEEP:-} ]] || CMDLINE+=" msdc_e2e_sleep=$E2E_SLEEP"
 [[ -z ${E2E_CMDLINE:-} ]] || CMDLINE+=" $E2E_CMDLINE"
+# The built-in driver's initcall (the module! macro's __<name>_init) is skipped, so
+# that the module build can register the platform driver; the board starts as ever.
+[[ $DRIVER != module ]] || CMDLINE+=" initcall_blacklist=__mtk_sd_rust_init msdc_e2e_driver=module"
 
 show() {
 	if [[ $MODE == full ]]; then cat; else grep --line-buffered -E '^(guest|e2e|fault):' || true; fi

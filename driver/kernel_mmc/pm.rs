@@ -402,19 +402,48 @@ impl Drop for UsageHold {
     }
 }
 
-/// Makes `dev` able to wake the system, and enables that (`device_init_wakeup(dev,
-/// true)`), for a device whose dedicated wake-up interrupt the platform describes.
-pub fn init_wakeup(dev: &Device) -> Result {
+/// A device made able to wake the system, with that enabled (`device_init_wakeup(dev,
+/// true)`), for a device whose dedicated wake-up interrupt the platform describes; dropping
+/// this undoes both (`device_init_wakeup(dev, false)`), so that the next probe of the
+/// device, after an unbind or a module reload, can register its wake-up source again.
+pub struct WakeupSource {
     #[cfg(CONFIG_PM_SLEEP)]
-    {
-        // SAFETY: `dev` is alive.
-        unsafe { bindings::device_set_wakeup_capable(raw(dev), true) };
-        // SAFETY: as above; the device is wakeup-capable now.
-        to_result(unsafe { bindings::device_wakeup_enable(raw(dev)) })?;
+    dev: ARef<Device>,
+}
+
+impl WakeupSource {
+    /// Makes `dev` a wake-up source, enabled.
+    pub fn init(dev: &Device) -> Result<Self> {
+        #[cfg(CONFIG_PM_SLEEP)]
+        {
+            // SAFETY: `dev` is alive.
+            unsafe { bindings::device_set_wakeup_capable(raw(dev), true) };
+            // SAFETY: as above; the device is wakeup-capable now.
+            if let Err(e) = to_result(unsafe { bindings::device_wakeup_enable(raw(dev)) }) {
+                // SAFETY: as above; the capability set just now is taken back.
+                unsafe { bindings::device_set_wakeup_capable(raw(dev), false) };
+                return Err(e);
+            }
+            Ok(Self { dev: dev.into() })
+        }
+        #[cfg(not(CONFIG_PM_SLEEP))]
+        {
+            let _ = dev;
+            Ok(Self {})
+        }
     }
-    #[cfg(not(CONFIG_PM_SLEEP))]
-    let _ = dev;
-    Ok(())
+}
+
+impl Drop for WakeupSource {
+    fn drop(&mut self) {
+        #[cfg(CONFIG_PM_SLEEP)]
+        // SAFETY: `init` enabled the device's wake-up source and made it capable; the
+        // device is alive (`self.dev` holds it).
+        unsafe {
+            bindings::device_wakeup_disable(raw(&self.dev));
+            bindings::device_set_wakeup_capable(raw(&self.dev), false);
+        }
+    }
 }
 
 /// A dedicated wake-up interrupt of a runtime-suspended device
