@@ -932,20 +932,37 @@ no_file_at_node() {
 	fi
 }
 
+# The job a removal runs under (lifecycle and module phases): 30 s of queued
+# 4 KiB random I/O on 512 KiB at 4 MiB of disk $1, in the background; its output in
+# $2. allow_file_create=0: fio re-opens its file as the disk goes away, and would
+# create a regular file at the vanished node's path, where devtmpfs then cannot put
+# the node of the disk that comes back.
+load_job() {
+	fio --name=load --filename="/dev/$1" --allow_file_create=0 --direct=1 \
+		--thread=1 --ioengine=libaio --iodepth=32 --rw=randrw --bs=4k --offset=4M \
+		--size=512k --time_based=1 --runtime=30 >"$2" 2>&1 &
+}
+
+# A verified job on the region load_job uses, on disk $1 that came back; false (with
+# fio's first lines printed) if it failed.
+verify_after_load() {
+	fio --name=verify-after-load --filename="/dev/$1" --direct=1 --thread=1 \
+		--ioengine=libaio --iodepth=32 --rw=randrw --bs=4k --offset=4M --size=512k \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0 \
+		>/tmp/verify-after-load.out 2>&1 && return 0
+	head -n 10 /tmp/verify-after-load.out | sed 's/^/e2e:   /'
+	return 1
+}
+
 lifecycle_slot() {
 	local window=$1 dev=$1.mmc drv=/sys/bus/platform/drivers/mtk_sd_rust d mode i t0 t
-	local unbind_max=0 bind_max=0 result=passed fio_pid rc
+	local unbind_max=0 bind_max=0 result=passed fio_pid
 	d=$(window_disk "$window") || { fail "lifecycle: no disk on $window"; return; }
 	mode=$(cat "/sys/kernel/debug/mtk_sd_rust/$(disk_host "$d")/mode")
 	i=0
 	while [ "$i" -lt "$LIFECYCLE_CYCLES" ]; do
 		i=$((i + 1))
-		# allow_file_create=0: fio re-opens its file as the disk goes away, and would
-		# create a regular file at the vanished node's path, where devtmpfs then
-		# cannot put the node of the disk that comes back.
-		fio --name=lifecycle --filename="/dev/$d" --allow_file_create=0 --direct=1 \
-			--thread=1 --ioengine=libaio --iodepth=32 --rw=randrw --bs=4k --offset=4M \
-			--size=512k --time_based=1 --runtime=30 >/tmp/lifecycle.out 2>&1 &
+		load_job "$d" /tmp/lifecycle.out
 		fio_pid=$!
 		sleep 1
 		t0=$(uptime_ms)
@@ -979,17 +996,7 @@ lifecycle_slot() {
 		t=$(($(uptime_ms) - t0))
 		[ "$t" -gt "$bind_max" ] && bind_max=$t
 	done
-	if [ "$result" = passed ]; then
-		rc=0
-		fio --name=lifecycle-verify --filename="/dev/$d" --direct=1 --thread=1 \
-			--ioengine=libaio --iodepth=32 --rw=randrw --bs=4k --offset=4M --size=512k \
-			--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0 \
-			>/tmp/lifecycle-verify.out 2>&1 || rc=$?
-		if [ "$rc" -ne 0 ]; then
-			result=FAILED
-			head -n 10 /tmp/lifecycle-verify.out | sed 's/^/e2e:   /'
-		fi
-	fi
+	[ "$result" = passed ] && ! verify_after_load "$d" && result=FAILED
 	echo "e2e: lifecycle $window $mode cycles=$i unbind_max_ms=$unbind_max bind_max_ms=$bind_max $result"
 }
 
@@ -1147,7 +1154,7 @@ kept_region() {
 
 module_cycles() {
 	local i=0 d w t0 t pids p disks windows n sdio sdio_after waited
-	local unload_max=0 load_max=0 result=passed rc
+	local unload_max=0 load_max=0 result=passed
 	[ "$DRIVER" = module ] && [ "$FAULT" = none ] || return
 	[ "$MATRIX" = full ] && MODULE_CYCLES=100
 	MODULE_CYCLES=$(param msdc_e2e_module_cycles "$MODULE_CYCLES")
@@ -1163,10 +1170,7 @@ module_cycles() {
 		i=$((i + 1))
 		pids=""
 		for d in $disks; do
-			fio --name=module --filename="/dev/$d" --allow_file_create=0 --direct=1 \
-				--thread=1 --ioengine=libaio --iodepth=32 --rw=randrw --bs=4k \
-				--offset=4M --size=512k --time_based=1 --runtime=30 \
-				>"/tmp/module-$d.out" 2>&1 &
+			load_job "$d" "/tmp/module-$d.out"
 			pids="$pids $!"
 		done
 		sleep 1
@@ -1228,15 +1232,7 @@ module_cycles() {
 				head -n 10 /tmp/kept.out | sed 's/^/e2e:   /'
 				result=FAILED
 			fi
-			rc=0
-			fio --name=module-verify --filename="/dev/$d" --direct=1 --thread=1 \
-				--ioengine=libaio --iodepth=32 --rw=randrw --bs=4k --offset=4M \
-				--size=512k --verify=crc32c --do_verify=1 --verify_fatal=1 \
-				--verify_state_save=0 >/tmp/module-verify.out 2>&1 || rc=$?
-			if [ "$rc" -ne 0 ]; then
-				result=FAILED
-				head -n 10 /tmp/module-verify.out | sed 's/^/e2e:   /'
-			fi
+			verify_after_load "$d" || result=FAILED
 		done
 	fi
 	echo "e2e: module cycles=$i disks=$n unload_max_ms=$unload_max" \
