@@ -6,6 +6,8 @@
 //! resumes and system sleeps, the last tuning (`tuning`) with the number of tunings and
 //! their probes, and the hardware faults the request engine recorded.
 
+use core::sync::atomic::{AtomicBool, Ordering};
+
 use kernel::{
     debugfs::{Dir, Scope},
     prelude::*,
@@ -16,10 +18,13 @@ use kernel::{
 use crate::host::Msdc;
 
 global_lock! {
-    // SAFETY: `Root::create` initialises the lock when the module loads, before the
-    // driver registers, so before any probe takes it.
+    // SAFETY: `Root::create` initialises the lock, once (`ROOT_CREATED`), when the module
+    // loads, before the driver registers, so before any probe takes it.
     unsafe(uninit) static ROOT_DIR: Mutex<Option<Dir>> = None;
 }
+
+/// Set by the one [`Root::create`] that initialises [`ROOT_DIR`].
+static ROOT_CREATED: AtomicBool = AtomicBool::new(false);
 
 /// `/sys/kernel/debug/mtk_sd_rust`, shared by every host: created when the module loads,
 /// removed when it goes (once the hosts' directories, which hold it too, are gone), so
@@ -27,13 +32,17 @@ global_lock! {
 pub(crate) struct Root(());
 
 impl Root {
-    /// Creates the directory. Called once, from the module's initialisation.
-    pub(crate) fn create() -> Self {
-        // SAFETY: the module initialises once, before the driver registers; nothing else
-        // initialises the lock.
+    /// Creates the directory, from the module's initialisation; a second call fails
+    /// (`EBUSY`).
+    pub(crate) fn create() -> Result<Self> {
+        if ROOT_CREATED.swap(true, Ordering::AcqRel) {
+            return Err(EBUSY);
+        }
+        // SAFETY: only the call that set `ROOT_CREATED` gets here, and it runs before the
+        // driver registers, so before anything takes the lock.
         unsafe { ROOT_DIR.init() };
         *ROOT_DIR.lock() = Some(Dir::new(c"mtk_sd_rust"));
-        Root(())
+        Ok(Root(()))
     }
 }
 

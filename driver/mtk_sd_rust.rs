@@ -85,7 +85,7 @@ struct MtkSdRustModule {
 impl kernel::InPlaceModule for MtkSdRustModule {
     fn init(module: &'static kernel::ThisModule) -> impl PinInit<Self, Error> {
         try_pin_init!(Self {
-            _debugfs: debugfs::Root::create(),
+            _debugfs: debugfs::Root::create()?,
             _driver <- kernel::driver::Registration::new(c"mtk_sd_rust", module),
         }? Error)
     }
