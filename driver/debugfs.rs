@@ -6,50 +6,14 @@
 //! resumes and system sleeps, the last tuning (`tuning`) with the number of tunings and
 //! their probes, and the hardware faults the request engine recorded.
 
-use core::sync::atomic::{AtomicBool, Ordering};
+use kernel::{debugfs::Scope, prelude::*, str::CString, sync::Arc};
 
-use kernel::{
-    debugfs::{Dir, Scope},
-    prelude::*,
-    str::CString,
-    sync::{global_lock, Arc},
-};
-
-use crate::host::Msdc;
-
-global_lock! {
-    // SAFETY: `Root::create` initialises the lock, once (`ROOT_CREATED`), when the module
-    // loads, before the driver registers, so before any probe takes it.
-    unsafe(uninit) static ROOT_DIR: Mutex<Option<Dir>> = None;
-}
-
-/// Set by the one [`Root::create`] that initialises [`ROOT_DIR`].
-static ROOT_CREATED: AtomicBool = AtomicBool::new(false);
+use crate::{host::Msdc, kernel_mmc::ModuleDir};
 
 /// `/sys/kernel/debug/mtk_sd_rust`, shared by every host: created when the module loads,
-/// removed when it goes (once the hosts' directories, which hold it too, are gone), so
-/// that a module loaded again creates it afresh.
-pub(crate) struct Root(());
-
-impl Root {
-    /// Creates the directory, from the module's initialisation; a second call fails
-    /// (`EBUSY`).
-    pub(crate) fn create() -> Result<Self> {
-        if ROOT_CREATED.swap(true, Ordering::AcqRel) {
-            return Err(EBUSY);
-        }
-        // SAFETY: only the call that set `ROOT_CREATED` gets here, and it runs before the
-        // driver registers, so before anything takes the lock.
-        unsafe { ROOT_DIR.init() };
-        *ROOT_DIR.lock() = Some(Dir::new(c"mtk_sd_rust"));
-        Ok(Root(()))
-    }
-}
-
-impl Drop for Root {
-    fn drop(&mut self) {
-        *ROOT_DIR.lock() = None;
-    }
+/// removed when it goes, so that a module loaded again creates it afresh.
+pub(crate) fn create_root() -> Result<ModuleDir> {
+    ModuleDir::create(c"mtk_sd_rust")
 }
 
 /// A host's debugfs directory; it goes away when this is dropped.
@@ -57,7 +21,7 @@ pub(crate) type HostDir = Scope<Arc<Msdc>>;
 
 /// The directory of host `mmc{index}` with `msdc`'s counters.
 pub(crate) fn host_dir(index: i32, msdc: Arc<Msdc>) -> Result<Pin<KBox<HostDir>>> {
-    let root = ROOT_DIR.lock().clone().ok_or(ENOENT)?;
+    let root = ModuleDir::get().ok_or(ENOENT)?;
     let name = CString::try_from_fmt(fmt!("mmc{}", index))?;
     KBox::pin_init(
         root.scope(Ok::<_, Error>(msdc), &name, |msdc: &Arc<Msdc>, dir| {

@@ -79,13 +79,13 @@ struct MtkSdRustModule {
     #[pin]
     _driver:
         kernel::driver::Registration<kernel_mmc::pm::PlatformDriver<platform_driver::MsdcDriver>>,
-    _debugfs: debugfs::Root,
+    _debugfs: kernel_mmc::ModuleDir,
 }
 
 impl kernel::InPlaceModule for MtkSdRustModule {
     fn init(module: &'static kernel::ThisModule) -> impl PinInit<Self, Error> {
         try_pin_init!(Self {
-            _debugfs: debugfs::Root::create()?,
+            _debugfs: debugfs::create_root()?,
             _driver <- kernel::driver::Registration::new(c"mtk_sd_rust", module),
         }? Error)
     }
