@@ -93,9 +93,11 @@ e2e-arm64: kernel-arm64
 
 # Not part of make test: the short run's boot with the whole fault matrix, a hundred
 # unbind/bind cycles per slot and a hundred module unload/reload cycles under load
-# (KASAN and lockdep on), its own log.
+# (KASAN and lockdep on), its own log. Its module cycles took 30-45 s each after the
+# other phases at 77b93c6 (16 s in a module-only boot), about 2 h 20 min in all: the
+# limit leaves room until that slowdown is understood.
 stress:
-	E2E_MATRIX=full RUN_TIMEOUT=9000 $(SCRIPTS)/run.sh short
+	E2E_MATRIX=full RUN_TIMEOUT=12600 $(SCRIPTS)/run.sh short
 
 # After e2e: its log, edited, and a boot with the corrupt hook must fail the check.
 e2e-negative: e2e
