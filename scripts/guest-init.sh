@@ -1128,7 +1128,9 @@ removal() {
 # cycle must read back intact after the last (the cards keep their data: the board
 # is hardware), and a verified job on every disk must pass. One line,
 # "e2e: module cycles=N disks=N unload_max_ms=N load_max_ms=N passed|FAILED",
-# load_max_ms running until the last disk is back.
+# load_max_ms running until the last disk is back. Before it, one line per cycle,
+# "e2e:   module cycle N: unload_ms=N load_ms=N cycle_ms=N slab_kb=N", so that a
+# cycle that slows down, or slab that grows with the cycles, shows where.
 MODULE_CYCLES=3
 
 # How many SDIO functions the core has found.
@@ -1153,7 +1155,7 @@ kept_region() {
 }
 
 module_cycles() {
-	local i=0 d w t0 t pids p disks windows n sdio sdio_after waited
+	local i=0 d w t0 t tc unload pids p disks windows n sdio sdio_after waited
 	local unload_max=0 load_max=0 result=passed
 	[ "$DRIVER" = module ] && [ "$FAULT" = none ] || return
 	[ "$MATRIX" = full ] && MODULE_CYCLES=100
@@ -1168,6 +1170,7 @@ module_cycles() {
 	done
 	while [ "$i" -lt "$MODULE_CYCLES" ]; do
 		i=$((i + 1))
+		tc=$(uptime_ms)
 		pids=""
 		for d in $disks; do
 			load_job "$d" "/tmp/module-$d.out"
@@ -1181,8 +1184,8 @@ module_cycles() {
 			result=FAILED
 			break
 		fi
-		t=$(($(uptime_ms) - t0))
-		[ "$t" -gt "$unload_max" ] && unload_max=$t
+		unload=$(($(uptime_ms) - t0))
+		[ "$unload" -gt "$unload_max" ] && unload_max=$unload
 		for p in $pids; do
 			wait_or_kill "$p" "$LIFECYCLE_LIMIT_S" ||
 				{ fail "module: fio still running $LIFECYCLE_LIMIT_S s after rmmod (cycle $i)"; result=FAILED; }
@@ -1224,6 +1227,8 @@ module_cycles() {
 		fi
 		t=$(($(uptime_ms) - t0))
 		[ "$t" -gt "$load_max" ] && load_max=$t
+		echo "e2e:   module cycle $i: unload_ms=$unload load_ms=$t" \
+			"cycle_ms=$(($(uptime_ms) - tc)) slab_kb=$(awk '/^Slab:/ { print $2 }' /proc/meminfo)"
 	done
 	if [ "$result" = passed ]; then
 		for d in $disks; do
