@@ -1129,8 +1129,8 @@ removal() {
 # is hardware), and a verified job on every disk must pass. One line,
 # "e2e: module cycles=N disks=N unload_max_ms=N load_max_ms=N passed|FAILED",
 # load_max_ms running until the last disk is back. Before it, one line per cycle,
-# "e2e:   module cycle N: unload_ms=N load_ms=N cycle_ms=N slab_kb=N", so that a
-# cycle that slows down, or slab that grows with the cycles, shows where.
+# "e2e:   module cycle N: unload_ms=N load_ms=N cycle_ms=N slab_kb=N" and lockdep's
+# counts, so that a cycle that slows down, or what grows with the cycles, shows.
 MODULE_CYCLES=3
 
 # How many SDIO functions the core has found.
@@ -1152,6 +1152,16 @@ kept_region() {
 	fio --name=kept --filename="/dev/$1" --direct=1 --ioengine=psync --rw=write \
 		--bs=4k --offset=8M --size=256k --verify=crc32c --do_verify=0 \
 		--verify_state_save=0 ${2:+"$2"} >/tmp/kept.out 2>&1
+}
+
+# Lockdep's graph as "lockdep_classes=N lockdep_deps=N lockdep_chains=N" (lock
+# classes, direct dependencies, dependency chains), or nothing without lockdep.
+lockdep_counts() {
+	[ -r /proc/lockdep_stats ] || return 0
+	awk -F: '/^ *lock-classes:/ { c = $2 } /^ *direct dependencies:/ { d = $2 }
+		/^ *dependency chains:/ { h = $2 }
+		END { printf "lockdep_classes=%d lockdep_deps=%d lockdep_chains=%d", c, d, h }' \
+		/proc/lockdep_stats
 }
 
 module_cycles() {
@@ -1228,7 +1238,8 @@ module_cycles() {
 		t=$(($(uptime_ms) - t0))
 		[ "$t" -gt "$load_max" ] && load_max=$t
 		echo "e2e:   module cycle $i: unload_ms=$unload load_ms=$t" \
-			"cycle_ms=$(($(uptime_ms) - tc)) slab_kb=$(awk '/^Slab:/ { print $2 }' /proc/meminfo)"
+			"cycle_ms=$(($(uptime_ms) - tc)) slab_kb=$(awk '/^Slab:/ { print $2 }' /proc/meminfo)" \
+			"$(lockdep_counts)"
 	done
 	if [ "$result" = passed ]; then
 		for d in $disks; do
