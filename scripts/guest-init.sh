@@ -724,17 +724,15 @@ BUSY_FAULT_S=25
 LOST_IRQ_FAULT_S=10
 # On an SD card the faults whose recovery waits by design hold the host: about 20 s
 # for a card stuck busy (the core's 10 s busy polls, then the card's
-# re-initialisation), up to 10 s for a lost interrupt (the driver's 5 s watchdog and
-# the core's recovery). The block layer keeps the host claimed while fio's requests
-# follow one another, and the core's card detect (mmc_rescan, polled every second on
-# a removable slot) waits for it: past the hung-task detector's 60 s the kernel
+# re-initialisation), up to LOST_IRQ_FAULT_S for a lost interrupt. The block layer
+# keeps the host claimed while fio's requests follow one another, and the core's card
+# detect (mmc_rescan, polled every second on a removable slot) waits for it: past the hung-task detector's 60 s the kernel
 # reports that wait. An SD cell injects no more of such faults than fit in
 # SD_HOLD_S (two stuck-busy, four lost interrupts); ten lost interrupts kept the
 # detect work waiting 61 s in make stress at c377c59. That wait is the MMC core's,
 # not what the cell tests.
 SD_HOLD_S=40
 BUSY_SD_HOLD_S=20
-LOST_IRQ_SD_HOLD_S=10
 # The faults of each mode: the CQHCI block's with command queueing, the controller's
 # own commands otherwise; and in every mode the MMC core's own (fail_mmc_request,
 # CONFIG_FAIL_MMC_REQUEST), a data error on a request the host completed.
@@ -1291,7 +1289,7 @@ fault_matrix() {
 			n=$count
 			case $f in
 			busy_stuck) hold=$BUSY_SD_HOLD_S ;;
-			lost_irq) hold=$LOST_IRQ_SD_HOLD_S ;;
+			lost_irq) hold=$LOST_IRQ_FAULT_S ;;
 			*) hold=0 ;;
 			esac
 			[ "$hold" -gt 0 ] && [ "$(cat "/sys/block/$d/device/type")" = SD ] &&
