@@ -722,12 +722,13 @@ FAULT_LIMIT_S=120
 # interrupt the driver's 5 s watchdog and the core's recovery after it.
 BUSY_FAULT_S=25
 LOST_IRQ_FAULT_S=10
-# On an SD card the faults whose recovery waits by design hold the host: about 20 s
-# for a card stuck busy (the core's 10 s busy polls, then the card's
-# re-initialisation), up to LOST_IRQ_FAULT_S for a lost interrupt. The block layer
-# keeps the host claimed while fio's requests follow one another, and the core's card
-# detect (mmc_rescan, polled every second on a removable slot) waits for it: past the hung-task detector's 60 s the kernel
-# reports that wait. An SD cell injects no more of such faults than fit in
+# On an SD card the faults whose recovery waits by design hold the host: about
+# BUSY_SD_HOLD_S for a card stuck busy (the core's 10 s busy polls, then the card's
+# re-initialisation; BUSY_FAULT_S is that with a margin, as a time limit), up to
+# LOST_IRQ_FAULT_S for a lost interrupt. The block layer keeps the host claimed while
+# fio's requests follow one another, and the core's card detect (mmc_rescan, polled
+# every second on a removable slot) waits for it: past the hung-task detector's 60 s
+# the kernel reports that wait. An SD cell injects no more of such faults than fit in
 # SD_HOLD_S (two stuck-busy, four lost interrupts); ten lost interrupts kept the
 # detect work waiting 61 s in make stress at c377c59. That wait is the MMC core's,
 # not what the cell tests.
