@@ -9,7 +9,7 @@
 use kernel::prelude::*;
 
 // The host-testable crates, each included through its own `lib.rs` exactly as Cargo
-// compiles it (`README.md`, "How the crates reach the kernel"). `registers` comes first:
+// compiles it (`docs/build.md`, "How the crates reach the kernel"). `registers` comes first:
 // its `register!` macro is in scope for every module declared after it, the driver's
 // own included.
 

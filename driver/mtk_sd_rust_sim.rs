@@ -12,7 +12,7 @@
 use kernel::prelude::*;
 
 // The models and the register layer they share with the driver, included as the driver
-// crate includes them (`README.md`, "How the crates reach the kernel"): this crate has its
+// crate includes them (`docs/build.md`, "How the crates reach the kernel"): this crate has its
 // own copy. `registers` comes first, for its `register!` macro.
 
 /// Typed registers and descriptor words, and the register access trait.

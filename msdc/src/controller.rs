@@ -597,7 +597,7 @@ impl<R> Controller<R> {
     }
 
     /// Takes the last bounded poll that timed out inside the engine (in the interrupt path,
-    /// where it cannot be returned), for the glue to log. Wired to the glue by issue #14.
+    /// where it cannot be returned), for the glue to log.
     pub fn take_hardware_fault(&mut self) -> Option<HwError> {
         self.hardware_fault.take()
     }
@@ -1006,8 +1006,7 @@ impl<R> Controller<R> {
 
     /// Selects SDIO mode (`SDC_CFG.SDIO` and DAT1 interrupt detection, for slots without
     /// `MMC_CAP2_NO_SDIO`) or plain memory-card mode, which also disables the SDIO interrupt.
-    /// Wired to the slot's capabilities by issue #13. While suspended, programs the saved
-    /// registers, for resume to write.
+    /// While suspended, programs the saved registers, for resume to write.
     pub fn set_sdio_mode(&mut self, r: &impl Io<MsdcBase>, sdio: bool) {
         self.sdio_mode = sdio;
         self.configure(r, |ctrl, r| ctrl.program_sdio_mode(r, sdio));

@@ -4,9 +4,9 @@
 //!
 //! Every module computes register values and descriptor bytes without touching hardware,
 //! so the same code runs in `cargo test`, in KUnit and in the kernel driver, which
-//! includes the modules into its own crate (see `README.md`, "Kernel inclusion"). For that
-//! reason the modules refer to each other through `super::` and this file holds nothing
-//! but the crate attributes and the module list.
+//! includes the modules into its own crate (`docs/build.md`, "How the crates reach the
+//! kernel"). For that reason the modules refer to each other through `super::` and this
+//! file holds nothing but the crate attributes and the module list.
 
 #![cfg_attr(not(CONFIG_RUST), no_std)]
 #![forbid(unsafe_code)]

@@ -48,7 +48,7 @@
 //! ```
 //!
 //! The kernel driver includes this file as its module `registers` (see the repository's
-//! `README.md`, "How the crates reach the kernel"), so the macro reaches its support items
+//! `docs/build.md`, "How the crates reach the kernel"), so the macro reaches its support items
 //! through `$crate::registers`, a path that exists both in this crate and in the kernel crate.
 
 #![cfg_attr(not(CONFIG_RUST), no_std)]
