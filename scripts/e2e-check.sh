@@ -287,15 +287,20 @@ if grep -qE '^e2e: fio-.*target disks' <<<"$text"; then
 		failed=1
 	fi
 
+	# usage: job_passed DISK JOB WHAT: the guest reported fio job JOB on DISK passed;
+	# otherwise says so, naming it WHAT, with the guest's result for it.
+	job_passed() {
+		grep -qE "^e2e: PASS $1 $2 " <<<"$text" && return
+		echo "e2e-check: $1: $3 $2 did not pass:" \
+			"$(grep -E "^e2e: FAIL $1 $2 " <<<"$text" || echo "no result")" >&2
+		failed=1
+	}
+
 	# The jobs phase: each disk's five verified jobs, one request at a time and queued.
 	if wants jobs; then
 		for d in $disks; do
 			for job in randwrite-4k seqwrite-512k q-randrw-4k q-seqwrite-512k q-randrw-4k-x4; do
-				if ! grep -qE "^e2e: PASS $d $job " <<<"$text"; then
-					echo "e2e-check: $d: fio job $job did not pass:" \
-						"$(grep -E "^e2e: FAIL $d $job " <<<"$text" || echo "no result")" >&2
-					failed=1
-				fi
+				job_passed "$d" "$job" "fio job"
 			done
 		done
 	fi
@@ -498,11 +503,7 @@ if grep -qE '^e2e: fio-.*target disks' <<<"$text"; then
 			fi
 		fi
 		for job in pm-runtime-4k pm-sleep-4k; do
-			if ! grep -qE "^e2e: PASS $d $job " <<<"$text"; then
-				echo "e2e-check: $d: the power phase's fio job $job did not pass:" \
-					"$(grep -E "^e2e: FAIL $d $job " <<<"$text" || echo "no result")" >&2
-				failed=1
-			fi
+			job_passed "$d" "$job" "the power phase's fio job"
 		done
 	done
 	if wants power && ! grep -qE '^e2e: sleep: [a-z]+ returned after ' <<<"$text"; then
