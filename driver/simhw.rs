@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The simulated test board (`CONFIG_MMC_MTK_RUST_SIM`, never in production kernels):
-//! five MSDC controllers modelled at register level by `sim`, their storage in memory, one
-//! for each way the MMC core may queue requests:
+//! six MSDC controllers modelled at register level by `sim`, their storage in memory. The
+//! first five serve a memory card each, one for each way the MMC core may queue requests:
 //!
 //! * the CQHCI block and an eMMC card that supports command queueing: CQHCI;
 //! * no CQHCI block, the same kind of eMMC, a slot that never holds SDIO: HSQ;
@@ -12,6 +12,9 @@
 //!   one request at a time;
 //! * no CQHCI block and an SD card in a slot that may hold SDIO: one request at a time
 //!   (the core probes for SDIO first; the SD card does not answer CMD5).
+//!
+//! The sixth holds an SDIO card with one function, which the board's test function
+//! driver moves data and interrupts through.
 //!
 //! The first three cards have 64 MiB; the two eMMC among them have two boot partitions.
 //! The last two have 16 MiB, enough for the end-to-end test's jobs, and the eMMC among
@@ -26,11 +29,12 @@
 //! from the kernel's interrupt simulator, so the driver's handler runs in hard-IRQ
 //! context as with a real interrupt line.
 //!
-//! Each slot's two clocks ("source" for the card clock divider, "hclk" for the registers)
-//! are gate clocks of the common clock framework, and each slot has a generic PM domain;
-//! the board serves both through the overlay's provider nodes, so the driver gates and
-//! powers the controller with the kernel's clock and runtime PM calls and knows nothing of
-//! the simulation. The gates and the domain switch the model's clocks and power: a slot
+//! Each slot's seven clocks ("source" for the card clock divider, "hclk" for the
+//! registers, and the gates "source_cg", "sys_cg", "pclk_cg", "axi_cg" and "ahb_cg" of
+//! the binding) are gate clocks of the common clock framework, and each slot has a
+//! generic PM domain; the board serves both through the overlay's provider nodes, so the
+//! driver gates and powers the controller with the kernel's clock and runtime PM calls
+//! and knows nothing of the simulation. The gates and the domain switch the model's clocks and power: a slot
 //! starts unpowered with its clocks stopped, power-off resets the model's registers and
 //! forgets the work it had pending, and a register access without power or clocks is a
 //! violation the model records.
