@@ -125,7 +125,9 @@ fi
 
 # kunit.enable=0: the suites are built in but this run is about the disks. Unknown
 # msdc_e2e* parameters are left to /init, which reads them from /proc/cmdline.
-CMDLINE="console=$CONSOLE kunit.enable=0 panic=-1 rdinit=/init msdc_e2e=$MODE"
+# printk.devkmsg=on: the guest prints its lines through /dev/kmsg (guest-init.sh),
+# without the rate limit user space gets by default.
+CMDLINE="console=$CONSOLE kunit.enable=0 panic=-1 rdinit=/init printk.devkmsg=on msdc_e2e=$MODE"
 CMDLINE+=" msdc_e2e_disks=${E2E_DISKS:-5} msdc_e2e_wait=${E2E_WAIT:-60}"
 CMDLINE+=" msdc_e2e_target=${E2E_TARGET:-disks}"
 [[ -z ${E2E_SIZE:-} ]] || CMDLINE+=" msdc_e2e_size=$E2E_SIZE"
