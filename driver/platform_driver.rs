@@ -77,6 +77,7 @@ compatibles![
 const AUTOSUSPEND_DELAY_MS: i32 = 50;
 
 /// Largest request the DMA descriptors describe (upstream's limit as well).
+/// TODO[MAX-REQ] (`docs/todo.md`).
 const MAX_REQUEST_BYTES: u32 = 512 * 1024;
 
 /// The largest request the host takes: upstream's 512 KiB, within what its descriptors

@@ -490,7 +490,8 @@ struct SimState {
     /// what the next run starts, a thread issued.
     thread_issue: bool,
     /// Raises of the line so far (counted with more than one CPU: the next run raises the
-    /// line again while the handler has not seen them, [`SimulatedMsdc::raise`])...
+    /// line again while the handler has not seen them, [`SimulatedMsdc::raise`]; why
+    /// interrupts were lost without it is TODO[LOST-IRQ-UP])...
     raises: u32,
     /// ...and the count when the slot's handler last read the interrupt status.
     raises_seen: u32,
@@ -629,7 +630,8 @@ impl_has_hr_timer! {
 /// idle governor picks for the gaps of a MicroSD card's I/O (its `min-residency-us` of
 /// 580 fits them). The woken thread runs on a CPU other than the one that took the
 /// interrupt, which an idle wait put in that state; the guest's one vCPU has no idle
-/// states, so the board adds the latency ([`host_wake_ns`]).
+/// states, so the board adds the latency ([`host_wake_ns`]). A model input, not a measured
+/// cost: TODO[PERF-MODEL] (`docs/todo.md`).
 const HOST_WAKE_NS: u64 = 95_000;
 
 /// Simulated work shorter than this raises its interrupt at once (timer overhead). A run

@@ -740,7 +740,7 @@ pm_line() {
 # request one block at a time (MQRQ_XFER_SINGLE_BLOCK, which 7.3 never clears from the
 # tag's request data) on one budget of retries for the whole request, so a merged
 # request of more than FAULT_EVERY blocks could take two faults and be failed by
-# design. A 4 KiB request is at most 8 block transfers.
+# design (TODO[MERGED-RETRY]). A 4 KiB request is at most 8 block transfers.
 MATRIX=$(param msdc_e2e_matrix short)
 # msdc_e2e_faults=<fault>,... (for debugging one fault): only those faults' cells run,
 # which fails the check on its count of cells.
@@ -866,6 +866,7 @@ fault_cell() {
 	fi
 	echo "fault: $fault $mode injected=${injected:-0} recovered=$recovered io_errors=$io" \
 		"verify_failures=$verify hung=$hung"
+	# The card resets outside the stuck-busy cells are TODO[HS400-RESET].
 	echo "fault:   $fault $mode on $d ($host): fio exit=$rc error=${err:-none}," \
 		"driver errors +$(($(cat "$dir/errors") - e0)) recoveries +$(($(cat "$dir/recoveries") - r0))" \
 		"card resets +$resets"
@@ -1175,7 +1176,8 @@ removal() {
 # "e2e: module cycles=N disks=N unload_max_ms=N load_max_ms=N passed|FAILED",
 # load_max_ms running until the last disk is back. Before it, one line per cycle,
 # "e2e:   module cycle N: unload_ms=N load_ms=N cycle_ms=N slab_kb=N" and lockdep's
-# counts, so that a cycle that slows down, or what grows with the cycles, shows.
+# counts, so that a cycle that slows down, or what grows with the cycles, shows
+# (TODO[MODULE-SLOWDOWN]).
 # Two cycles: the second unloads what the first reload bound (100 in the full matrix).
 MODULE_CYCLES=2
 

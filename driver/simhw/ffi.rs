@@ -249,7 +249,7 @@ impl SimIrqDomain {
     /// running on two CPUs at once, sends it past the end of its bitmap and into interrupt
     /// descriptor 0. Made on one CPU its bitmap changes only between its runs. A GIC
     /// routes a SoC's MSDC interrupts to one CPU too, so the issuing threads on the other
-    /// CPU race the handler as they do on the board.
+    /// CPU race the handler as they do on the board. TODO[IRQ-SIM-SMP] (`docs/todo.md`).
     pub(super) fn raise(&self, hwirq: u32) {
         if kernel::cpu::nr_cpu_ids() <= 1 {
             set_line_pending(self.domain(), hwirq);

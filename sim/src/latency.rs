@@ -206,7 +206,8 @@ impl Latency {
     ///   a 4 KiB read's data takes 16.4 µs.
     /// * `read_access_ns` 182 µs: Samsung gives no QD1 figure, so QD1 is assumed at 5 000
     ///   IOPS, the middle of what third-party measurements of HS400 eMMC report: 200 µs per
-    ///   read = access + 16.4 µs + CMD23 and CMD18 (1.7 µs).
+    ///   read = access + 16.4 µs + CMD23 and CMD18 (1.7 µs). An assumption:
+    ///   TODO[PERF-MODEL] (`docs/todo.md`).
     /// * `queue_units` 2: at QD32 the units overlap their accesses and the bus (≈ 20 µs a
     ///   task with CMD44, CMD45, CMD13 and CMD46) is not the limit, so IOPS = U / access
     ///   and U = 11 000 × 182 µs = 2.0.
@@ -245,6 +246,8 @@ impl Latency {
     /// * 1 / 1 643 = 608.6 µs = access + 8 × `read_block_ns` + 1.7 µs + host.
     /// * Both together: `read_block_ns` 5 928 ns, `read_access_ns` 418.7 µs.
     /// * Writes, erase and power-up as [`Latency::SD`] (not measured).
+    ///
+    /// A fit to one measured host side: TODO[PERF-MODEL] (`docs/todo.md`).
     pub const SD_A2_SDR104: Latency = Latency {
         read_access_ns: 418_700,
         read_block_ns: 5_928,
