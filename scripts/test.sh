@@ -57,9 +57,13 @@ step() {
 	return "$status"
 }
 
-# Set-up's outcome, once it is known: 0 if it passed.
+# Set-up's outcome, once it is known: 0 if it passed, 1 if it failed or its lane
+# ended without a word.
 setup_passed() {
-	while [[ ! -s $TIMES/setup ]]; do sleep 2; done
+	while [[ ! -s $TIMES/setup ]]; do
+		kill -0 "$SETUP_PID" 2>/dev/null || [[ -s $TIMES/setup ]] || return 1
+		sleep 2
+	done
 	[[ $(cut -d' ' -f3 "$TIMES/setup") -eq 0 ]]
 }
 
@@ -76,8 +80,10 @@ run_lane() {
 }
 
 start=$SECONDS
-pids=()
-for lane in setup "${ORDER[@]}"; do
+run_lane setup &
+SETUP_PID=$!
+pids=("$SETUP_PID")
+for lane in "${ORDER[@]}"; do
 	run_lane "$lane" &
 	pids+=($!)
 done
