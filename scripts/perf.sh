@@ -29,14 +29,15 @@ OUT=${PERF_OUT:-$CACHE/perf}
 mkdir -p "$OUT"
 INITRAMFS=$CACHE/initramfs-x86_64.cpio
 
+# The kernel (scripts/kernel.sh's target and object tree) and QEMU's clock.
 if [[ $MODE == full ]]; then
-	FLAVOUR=perf
+	BUILD=perf FLAVOUR=perf
 	ICOUNT=(-icount shift=0,sleep=off)
 else
-	FLAVOUR=kunit
+	BUILD=builtin FLAVOUR=kunit
 	ICOUNT=()
 fi
-[[ ${E2E_NO_BUILD:-0} == 1 ]] || "$REPO/scripts/kernel.sh" x86_64 "$([[ $FLAVOUR == perf ]] && echo perf || echo builtin)"
+[[ ${E2E_NO_BUILD:-0} == 1 ]] || "$REPO/scripts/kernel.sh" x86_64 "$BUILD"
 OBJ=$(obj_dir "$FLAVOUR-x86_64")
 [[ -f $OBJ/arch/x86/boot/bzImage ]] || die "no kernel at $OBJ: run scripts/kernel.sh x86_64"
 KERNEL=$(mktemp "$CACHE/perf-bzImage.XXXXXX")
