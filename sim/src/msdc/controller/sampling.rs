@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Tuning: the board's sample windows, and the delay lines and edges (pad tune or top
+//! registers, the data strobe in HS400) that decide whether the host reads a response, read
+//! data or a CRC status right once the bus runs faster than [`RELAXED_CLOCK_HZ`].
+
+use super::super::regs::{
+    ClockMode, EMMC50_CFG0, EMMC50_PAD_DS_TUNE, EMMC_TOP_CMD, EMMC_TOP_CONTROL, MSDC_IOCON,
+    MSDC_PAD_TUNE, MSDC_PAD_TUNE0, MSDC_PATCH_BIT, PAD_DS_TUNE, PAD_TUNE2_CELLS, PAD_TUNE_CELLS,
+};
+use super::MsdcModel;
+
+/// The fastest bus clock at which every sample delay and edge works: the legacy and
+/// high-speed timings (up to 52 MHz, DDR52 included) have the margin; above it (HS200,
+/// SDR104, SDR50, HS400) the board's [`SampleWindows`] decide.
+pub const RELAXED_CLOCK_HZ: u32 = 52_000_000;
+
+/// Cells of a response or read data delay line: two cascaded cells of 0..31, 0..62 in all.
+pub const DELAY_CELLS: u32 = 64;
+
+/// Cells of the data strobe's `DLY1` delay.
+pub const STROBE_CELLS: u32 = 32;
+
+/// The board's sampling windows: which sample delays, on which clock edge, read a line
+/// correctly once the bus runs faster than [`RELAXED_CLOCK_HZ`]. Bit `d` of a window is set
+/// when an effective delay of `d` cells samples correctly; the effective delay is the sum
+/// of the delay cells the pad tune (or top) registers enable (see the module
+/// documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SampleWindows {
+    /// The response on CMD, by edge ([`SampleWindows::RISING`], [`SampleWindows::FALLING`],
+    /// selected by `MSDC_IOCON.RSPL`).
+    pub cmd: [u64; 2],
+    /// Read data and the write CRC status on DAT, by edge (`MSDC_IOCON.DSPL` and `W_DSPL`,
+    /// or `PATCH_BIT.RD_DAT_SEL` and `PATCH_BIT2.CFGCRCSTSEDGE` on new-RX SoCs).
+    pub data: [u64; 2],
+    /// HS400: the data strobe's `DLY1` settings (0..31) at which the strobe latches the
+    /// read data and CRC status (and, with enhanced strobe, the response).
+    pub strobe: u32,
+}
+
+impl SampleWindows {
+    /// The index of the rising edge's window.
+    pub const RISING: usize = 0;
+    /// The index of the falling edge's window.
+    pub const FALLING: usize = 1;
+
+    /// Every delay on either edge works: a board without timing trouble.
+    pub const ALL: Self = Self {
+        cmd: [u64::MAX; 2],
+        data: [u64::MAX; 2],
+        strobe: u32::MAX,
+    };
+
+    /// A window of `len` delay cells from `start`, wrapping past the last of the
+    /// [`DELAY_CELLS`] back to 0 (a `len` of 64 or more is every cell).
+    pub const fn span(start: u32, len: u32) -> u64 {
+        wrapping_span(start, len, DELAY_CELLS)
+    }
+
+    /// A strobe window of `len` `DLY1` settings from `start`, wrapping past 31.
+    pub const fn strobe_span(start: u32, len: u32) -> u32 {
+        // At most STROBE_CELLS bits: nothing is cut.
+        wrapping_span(start, len, STROBE_CELLS) as u32
+    }
+}
+
+/// `len` consecutive bits from `start` in a ring of `cells` bits (at most 64).
+const fn wrapping_span(start: u32, len: u32, cells: u32) -> u64 {
+    let mut window = 0u64;
+    let mut i = 0;
+    while i < len && i < cells {
+        window |= 1 << ((start % cells + i) % cells);
+        i += 1;
+    }
+    window
+}
+
+impl Default for SampleWindows {
+    /// [`SampleWindows::ALL`].
+    fn default() -> Self {
+        Self::ALL
+    }
+}
+
+/// Where the SoC's pad tune register is (`pad_tune_reg` of mtk-sd.c's per-SoC data), used
+/// for the delays when the controller has no top window; the second cells are at `+4`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PadTuneLayout {
+    /// `MSDC_PAD_TUNE` at 0xEC (MT8173, MT8135, MT6795, MT7620), second cells at 0xF0.
+    PadTune,
+    /// `MSDC_PAD_TUNE0` at 0xF0 (MT8183 family, MT2701, MT2712, MT7622 and the rest),
+    /// second cells at 0xF4.
+    #[default]
+    PadTune0,
+}
+
+impl PadTuneLayout {
+    /// The offset of the register with the first delay cells.
+    pub const fn offset(self) -> usize {
+        match self {
+            Self::PadTune => MSDC_PAD_TUNE::OFFSET,
+            Self::PadTune0 => MSDC_PAD_TUNE0::OFFSET,
+        }
+    }
+
+    /// The offset of the register with the second delay cells.
+    pub const fn second_offset(self) -> usize {
+        self.offset() + SECOND_CELLS
+    }
+}
+
+/// How far the second delay cells' register is from the first's (mtk-sd.c's fixed offset).
+const SECOND_CELLS: usize = 4;
+
+/// What the samplers need to get right at the current bus timing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Timing {
+    /// At or below [`RELAXED_CLOCK_HZ`]: every delay and edge works.
+    Relaxed,
+    /// Above it without HS400: the cmd and data windows.
+    Fast,
+    /// HS400 (`CKMOD` 3) above it: the cmd window and the strobe.
+    Hs400,
+}
+
+impl MsdcModel {
+    /// Changes the board's sampling windows from now on (a board whose timing drifts, so
+    /// that the delays software tuned stop working and the host must re-tune).
+    pub fn set_sampling(&mut self, windows: SampleWindows) {
+        self.config.sampling = windows;
+    }
+
+    /// The bus timing the samplers face.
+    fn timing(&self) -> Timing {
+        if self.bus_clock_hz() <= RELAXED_CLOCK_HZ {
+            Timing::Relaxed
+        } else if self.clock_setting(self.cfg).mode == ClockMode::Hs400 {
+            Timing::Hs400
+        } else {
+            Timing::Fast
+        }
+    }
+
+    /// The effective response delay: the enabled cells of the top window's `EMMC_TOP_CMD`,
+    /// or of the pad tune register and the one after it.
+    fn cmd_delay(&self) -> u32 {
+        if self.config.top_region {
+            let clock_tune = EMMC_TOP_CONTROL::from_raw(self.top_value(EMMC_TOP_CONTROL::OFFSET))
+                .pad_rxdly_sel();
+            let r = EMMC_TOP_CMD::from_raw(self.top_value(EMMC_TOP_CMD::OFFSET));
+            cascade(
+                (r.pad_cmd_rd_rxdly_sel() || clock_tune, r.pad_cmd_rxdly()),
+                (r.pad_cmd_rd_rxdly2_sel(), r.pad_cmd_rxdly2()),
+            )
+        } else {
+            let (first, second) = self.pad_tune_cells();
+            cascade(
+                (first.cmd_sel() || first.rxdlysel(), first.cmdrdly()),
+                (second.cmd2_sel(), second.cmdrdly2()),
+            )
+        }
+    }
+
+    /// The effective read data (and CRC status) delay, as [`MsdcModel::cmd_delay`] for the
+    /// data lines (`EMMC_TOP_CONTROL`, or `DATRRDLY`/`DATRRDLY2`).
+    fn data_delay(&self) -> u32 {
+        if self.config.top_region {
+            let r = EMMC_TOP_CONTROL::from_raw(self.top_value(EMMC_TOP_CONTROL::OFFSET));
+            cascade(
+                (
+                    r.pad_dat_rd_rxdly_sel() || r.pad_rxdly_sel(),
+                    r.pad_dat_rd_rxdly(),
+                ),
+                (r.pad_dat_rd_rxdly2_sel(), r.pad_dat_rd_rxdly2()),
+            )
+        } else {
+            let (first, second) = self.pad_tune_cells();
+            cascade(
+                (first.rd_sel() || first.rxdlysel(), first.datrrdly()),
+                (second.rd2_sel(), second.datrrdly2()),
+            )
+        }
+    }
+
+    /// The pad tune register and the one after it, decoded.
+    fn pad_tune_cells(&self) -> (PAD_TUNE_CELLS, PAD_TUNE2_CELLS) {
+        let layout = self.config.pad_tune;
+        (
+            PAD_TUNE_CELLS::from_raw(self.plain_value(layout.offset())),
+            PAD_TUNE2_CELLS::from_raw(self.plain_value(layout.second_offset())),
+        )
+    }
+
+    /// The data strobe's `DLY1` setting, 0 while `DLY_SEL` bypasses the cells.
+    fn strobe_delay(&self) -> u32 {
+        if self.config.top_region {
+            let r = EMMC50_PAD_DS_TUNE::from_raw(self.top_value(EMMC50_PAD_DS_TUNE::OFFSET));
+            if r.pad_ds_dly_sel() {
+                r.pad_ds_dly1()
+            } else {
+                0
+            }
+        } else {
+            let r = PAD_DS_TUNE::from_raw(self.plain_value(PAD_DS_TUNE::OFFSET));
+            if r.dly_sel() {
+                r.dly1()
+            } else {
+                0
+            }
+        }
+    }
+
+    fn strobe_latches(&self) -> bool {
+        bit_set(u64::from(self.config.sampling.strobe), self.strobe_delay())
+    }
+
+    /// Whether the host reads the response right at the current timing, delay and edge.
+    pub(super) fn response_sampled(&self) -> bool {
+        let w = &self.config.sampling;
+        match self.timing() {
+            Timing::Relaxed => true,
+            Timing::Hs400
+                if EMMC50_CFG0::from_raw(self.plain_value(EMMC50_CFG0::OFFSET)).cmd_resp_sel() =>
+            {
+                self.strobe_latches()
+            }
+            Timing::Fast | Timing::Hs400 => {
+                let edge = MSDC_IOCON::from_raw(self.plain_value(MSDC_IOCON::OFFSET)).rspl();
+                bit_set(w.cmd[usize::from(edge)], self.cmd_delay())
+            }
+        }
+    }
+
+    /// Whether the host reads the data (`write == false`) or the write CRC status right.
+    pub(super) fn data_sampled(&self, write: bool) -> bool {
+        let w = &self.config.sampling;
+        match self.timing() {
+            Timing::Relaxed => true,
+            // The card drives the strobe with its read data and its CRC status.
+            Timing::Hs400 => self.strobe_latches(),
+            Timing::Fast => {
+                let falling = if self.config.new_rx {
+                    if write {
+                        self.patch_bit2().cfgcrcstsedge()
+                    } else {
+                        MSDC_PATCH_BIT::from_raw(self.plain_value(MSDC_PATCH_BIT::OFFSET))
+                            .rd_dat_sel()
+                    }
+                } else {
+                    let iocon = MSDC_IOCON::from_raw(self.plain_value(MSDC_IOCON::OFFSET));
+                    if write {
+                        iocon.w_dspl()
+                    } else {
+                        iocon.dspl()
+                    }
+                };
+                bit_set(w.data[usize::from(falling)], self.data_delay())
+            }
+        }
+    }
+
+    pub(super) fn sampling_error(&mut self) {
+        self.sampling_errors = self.sampling_errors.saturating_add(1);
+    }
+
+    /// How many CRC errors (RSPCRCERR, ACMDCRCERR, DATCRCERR) came from a sample outside
+    /// the board's windows ([`ModelConfig::sampling`](super::ModelConfig::sampling)):
+    /// expected while software tunes, so counted here rather than as violations.
+    pub fn sampling_errors(&self) -> u32 {
+        self.sampling_errors
+    }
+}
+
+/// The delay of two cascaded cells, each counted when its select bit is set.
+fn cascade(first: (bool, u32), second: (bool, u32)) -> u32 {
+    let cell = |(on, cells): (bool, u32)| if on { cells } else { 0 };
+    cell(first) + cell(second)
+}
+
+/// Whether bit `delay` of `window` is set (none past the window's width).
+fn bit_set(window: u64, delay: u32) -> bool {
+    window.checked_shr(delay).is_some_and(|w| w & 1 == 1)
+}
