@@ -151,6 +151,9 @@ struct State {
     /// The watchdog timer is running or its work is queued: it will look at whatever is in
     /// flight then.
     watchdog_armed: bool,
+    /// The slot is going away ([`Msdc::shutdown`]): the watchdog is never armed again, not
+    /// even by a work item that was already queued.
+    watchdog_stopped: bool,
     /// Keeps the controller running while the SDIO card's interrupt is enabled and
     /// nothing else would tell a runtime-suspended controller of it.
     sdio_irq_hold: Option<kernel_mmc::pm::UsageHold>,
@@ -289,6 +292,7 @@ impl Msdc {
                     queue,
                     watchdog: None,
                     watchdog_armed: false,
+                    watchdog_stopped: false,
                     sdio_irq_hold: None,
                     sdio_wake: None,
                     removed: false,
@@ -605,7 +609,7 @@ impl Msdc {
     fn arm_watchdog(self: &Arc<Self>, delay: Delta) {
         let expired = {
             let mut state = self.state.lock();
-            if state.watchdog_armed {
+            if state.watchdog_armed || state.watchdog_stopped {
                 return;
             }
             state.watchdog_armed = true;
@@ -666,15 +670,19 @@ impl Msdc {
         }
     }
 
-    /// Stops the watchdog for good (the slot is going away).
+    /// Stops the watchdog for good (the slot is going away): neither its timer nor its
+    /// work runs after this returns, so neither can outlive the module.
     pub(crate) fn shutdown(&self) {
         let watchdog = {
             let mut state = self.state.lock();
-            // Nothing re-arms it from here on.
-            state.watchdog_armed = true;
+            state.watchdog_stopped = true;
             state.watchdog.take()
         };
+        // Cancels the timer, waiting for a callback that is running.
         drop(watchdog);
+        // A timer that had already fired queued the work: let it finish. It cannot arm the
+        // timer again.
+        kernel_mmc::flush_work::<Msdc, WATCHDOG_WORK>(self);
     }
 }
 

@@ -57,6 +57,22 @@ pub fn default_workqueue() -> &'static kernel::workqueue::Queue {
     unsafe { kernel::workqueue::Queue::from_raw(kernel::bindings::system_dfl_wq) }
 }
 
+/// Waits until `item`'s work item `ID` has finished if it is queued or running
+/// (`flush_work`), and tells whether it was.
+///
+/// A flush, not a cancel: the work's own run takes back the pointer that enqueueing
+/// handed over, so nothing leaks. Must not be called from that work item itself.
+pub fn flush_work<T, const ID: u64>(item: &T) -> bool
+where
+    T: kernel::workqueue::HasWork<T, ID>,
+{
+    // SAFETY: `item` is a live `T`, so the pointer is valid for `raw_get_work`.
+    let work = unsafe { T::raw_get_work(core::ptr::from_ref(item).cast_mut()) };
+    // SAFETY: `work` points at the initialised `Work` inside the live `item`; flushing it
+    // only waits for its queued or running instance.
+    unsafe { kernel::bindings::flush_work(kernel::workqueue::Work::<T, ID>::raw_get(work)) }
+}
+
 /// Power management capabilities (`MMC_PM_*`), as in [`Host::pm_caps`].
 pub mod pm_caps {
     use super::bindings as b;
