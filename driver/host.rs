@@ -884,11 +884,24 @@ impl HostOps for MsdcSlot {
                 "SDIO interrupt enabled: the controller stays on\n"
             );
         }
-        let mut state = msdc.state.lock();
-        match wake {
-            Some(wake) => state.sdio_wake = Some(wake),
-            None => state.sdio_irq_hold = Some(kernel_mmc::pm::UsageHold::take(&msdc.dev)),
-        }
+        let hold = match wake {
+            Some(_) => None,
+            None => Some(kernel_mmc::pm::UsageHold::take(&msdc.dev)),
+        };
+        // Checked and set in one lock section: a source another enable installed since the
+        // check above stays, and ours is released outside the lock (freeing a wake-up
+        // interrupt sleeps).
+        let surplus = {
+            let mut state = msdc.state.lock();
+            if state.sdio_wake.is_some() || state.sdio_irq_hold.is_some() {
+                Some((wake, hold))
+            } else {
+                state.sdio_wake = wake;
+                state.sdio_irq_hold = hold;
+                None
+            }
+        };
+        drop(surplus);
     }
 
     fn ack_sdio_irq(&self, _host: &Host) {
