@@ -180,10 +180,17 @@ impl Msdc {
             };
             match sq.waiting.get(usize::from(tag)) {
                 Some(None) => {}
-                _ => {
+                Some(Some(_)) => {
                     return Err(Refused {
                         request,
                         error: EBUSY,
+                    })
+                }
+                // A tag the core can never hand out: a requeue would meet it again.
+                None => {
+                    return Err(Refused {
+                        request,
+                        error: EINVAL,
                     })
                 }
             }
