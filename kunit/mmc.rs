@@ -10,9 +10,13 @@ mod tests {
         caps, pm, pulse_optional_reset, vdd, Host, HostAllocation, HostOps, HostSettings, Ios,
         PinState, Pins, PowerMode, Registration, Request, TransferLimits,
     };
+    use crate::platform_driver::MsdcDriver;
     use kernel::{
         device::{Bound, Device},
-        error::{code::ENOMEDIUM, Error, Result},
+        error::{
+            code::{EAGAIN, ENOMEDIUM},
+            Error, Result,
+        },
         faux,
         prelude::{vtable, CStr},
     };
@@ -49,6 +53,17 @@ mod tests {
         fn get_cd(&self, _host: &Host) -> bool {
             false
         }
+    }
+
+    /// A runtime resume with no driver bound cannot turn the clocks on: it must fail, so that
+    /// the PM core does not record the device active over gated clocks.
+    #[test]
+    fn runtime_resume_without_driver_data_fails() -> Result {
+        on_faux_device(c"mtk_sd_rust_rpm", |dev| {
+            let answer = pm::PlatformDriver::<MsdcDriver>::runtime_resume_answer(dev);
+            assert_eq!(answer, EAGAIN.to_errno());
+            Ok(())
+        })
     }
 
     #[test]

@@ -125,6 +125,17 @@ unsafe impl<T: PowerOps> RegistrationOps for PlatformDriver<T> {
     }
 }
 
+#[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
+impl<T: PowerOps> PlatformDriver<T> {
+    /// What the runtime resume callback answers for `dev`, for the KUnit suites: a device
+    /// without this driver's data (a faux device, say) shows the unbound answer.
+    pub fn runtime_resume_answer(dev: &Device<Bound>) -> c_int {
+        // `Device` is a `#[repr(transparent)]` wrapper of the C `struct device`, which is
+        // alive and bound for as long as `dev` is.
+        Self::runtime_resume_callback(core::ptr::from_ref(dev).cast_mut().cast())
+    }
+}
+
 impl<T: PowerOps> PlatformDriver<T> {
     /// `SYSTEM_SLEEP_PM_OPS` and `RUNTIME_PM_OPS` of upstream drivers: hibernation's
     /// freeze/thaw/poweroff/restore take the system sleep path as well.
@@ -175,7 +186,9 @@ impl<T: PowerOps> PlatformDriver<T> {
         // SAFETY: the PM core calls this for a live device of this driver.
         match unsafe { Self::data(dev) } {
             Some(data) => from_result(|| T::runtime_resume(data).map(|()| 0)),
-            None => 0,
+            // Nothing bound can turn the clocks on: the device stays suspended rather than
+            // being recorded active over gated clocks. `EAGAIN` leaves runtime PM usable.
+            None => EAGAIN.to_errno(),
         }
     }
 
