@@ -1426,6 +1426,15 @@ pub(crate) fn raise_sdio_card_interrupt(causes: u8) -> bool {
     true
 }
 
+/// Whether the SDIO slot's wake-up line is enabled at the interrupt core, which the PM
+/// core does once the controller's runtime-suspend callback has returned.
+pub(crate) fn sdio_wake_line_armed() -> bool {
+    sdio_slot().is_some_and(|slot| {
+        slot.wake_hwirq
+            .is_some_and(|line| board_irqs().is_some_and(|irqs| !irqs.line_disabled(line)))
+    })
+}
+
 /// Times the SDIO slot's wake-up line fired.
 pub(crate) fn sdio_wakeups() -> u64 {
     sdio_slot().map_or(0, |slot| slot.wakeups.load(Ordering::Relaxed))

@@ -56,8 +56,6 @@ const WAKEUPS: usize = 3;
 /// How long the controller may take to runtime-suspend once the host is released (its
 /// autosuspend delay is 50 ms), in polls of [`POLL_MS`].
 const SUSPEND_POLLS: u32 = 2000;
-/// How long after the controller went to sleep the card raises its interrupt, in ms.
-const SETTLE_MS: i64 = 20;
 /// The cause bit the test raises the interrupt with.
 const CAUSE: u8 = 1 << 0;
 /// How long an interrupt may take to be handled, in polls of [`POLL_MS`].
@@ -257,11 +255,15 @@ fn wakeups(data: &Function) {
             data.failed("waiting for the controller to suspend", ETIMEDOUT);
             return;
         }
-        // The card's event comes a while after the controller went to sleep: by then the
-        // PM core has armed the wake-up interrupt, which it does once the suspend callback
-        // returned (the simulated line is edge-triggered and drops a raise before that,
-        // where a board's level-triggered GPIO interrupt would fire on arming).
-        fsleep(Delta::from_millis(SETTLE_MS));
+        // The card's event comes once the PM core has armed the wake-up interrupt, which
+        // it does after the suspend callback returned. The simulated line is an event that
+        // a line not yet armed drops, where a board's level-triggered GPIO interrupt would
+        // fire on arming (TODO[WAKE-LINE]); so the test waits for the arming itself, not
+        // for a delay that a loaded host can outlast.
+        if !wait_polls(SUSPEND_POLLS, super::sdio_wake_line_armed) {
+            data.failed("waiting for the wake-up interrupt to be armed", ETIMEDOUT);
+            return;
+        }
         if !super::raise_sdio_card_interrupt(CAUSE) {
             data.failed("raising the card's interrupt", ENODEV);
             return;
@@ -269,9 +271,14 @@ fn wakeups(data: &Function) {
         if !wait_for(|| data.results.irqs.load(Ordering::Acquire) > before) {
             pr_err!(
                 "sdio {}: an interrupt raised while the controller slept was not handled \
-                 within 1 s ({} wake-up(s) of the line so far, controller {})\n",
+                 within 1 s ({} wake-up(s) of the line so far, line {}, controller {})\n",
                 data.name(),
                 super::sdio_wakeups(),
+                if super::sdio_wake_line_armed() {
+                    "armed"
+                } else {
+                    "disarmed"
+                },
                 if super::sdio_controller_asleep() {
                     "still asleep"
                 } else {
