@@ -60,8 +60,8 @@ lint: fmt-check clippy
 
 fmt-check:
 	$(CARGO) fmt --all --check
-	rustfmt --check --edition 2021 --config-path .rustfmt.toml driver/mtk_sd_rust.rs \
-		driver/mtk_sd_rust_sim.rs kunit/*.rs
+	rustfmt --check --edition 2021 --config-path .rustfmt.toml \
+		drivers/mmc/host/mtk_sd_rust/mtk_sd_rust.rs simboard/mtk_sd_rust_sim.rs kunit/*.rs
 
 clippy:
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings

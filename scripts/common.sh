@@ -84,7 +84,7 @@ KERNEL_PROBLEMS+='|PM domain .* will not be powered off'
 # "timeout error, dev ..."; fs/buffer.c), the MMC block driver's recovery or reset
 # failed (core/block.c, core/core.c), a card stayed busy (core/mmc_ops.c), a
 # tuning failed (core/core.c), and the driver's own give-ups: a request its watchdog
-# aborted, a hardware wait that ran out (driver/host.rs). scripts/e2e-check.sh fails
+# aborted, a hardware wait that ran out (drivers/mmc/host/mtk_sd_rust/host.rs). scripts/e2e-check.sh fails
 # on them except in a fault cell that expects them.
 DATA_LOSS=' error, dev mmcblk|Buffer I/O error on dev|: recovery failed!|Card stuck being busy'
 DATA_LOSS+='|tuning execution failed|tried to (HW|SW) reset card, got error|mmc_erase: .*error'

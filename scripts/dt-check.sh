@@ -8,7 +8,7 @@
 #
 #   dts/*.dts   boards: the kernel's SoC .dtsi and our fragment (dts/*.dtsi),
 #               through cpp with the kernel's include paths, then dtc
-#   dts/*.dtso  overlays: dtc alone, as driver/Kbuild builds the simulated
+#   dts/*.dtso  overlays: dtc alone, as simboard/Kbuild builds the simulated
 #               board's, then applied with fdtoverlay onto a bare root
 #
 # Every enabled MSDC node (named mmc@ or with a "mediatek,*-mmc" compatible)
@@ -124,7 +124,7 @@ compile_base() {
 	dtc -q -@ -I dts -O dtb -o "$WORK/base.dtb" "$WORK/base.dts"
 }
 
-# Overlays as driver/Kbuild builds the simulated board's: dtc alone, no cpp.
+# Overlays as simboard/Kbuild builds the simulated board's: dtc alone, no cpp.
 compile_overlay() {
 	local src=$1 out=$2
 	dtc_kernel "$src" "$out.dtbo" -@ &&

@@ -5,7 +5,7 @@
 # warning, crash, lockdep, KASAN/UBSAN, RCU or hung-task problem anywhere in it,
 # no I/O error, failed recovery or driver give-up (DATA_LOSS), and no simulated
 # controller reported a model violation. On the disks of the
-# simulated board (driver/simhw.rs) it also wants what the board has: three eMMC
+# simulated board (simboard/board.rs) it also wants what the board has: three eMMC
 # cards, two SD cards and an SDIO card, each at the fastest timing its slot's device
 # tree allows, tuned where the timing needs it (one "e2e: timing" line per card);
 # one "e2e: sdio" line: the SDIO card moved at least SDIO_MIN_BYTES with CMD53,
@@ -90,7 +90,7 @@ if [[ -n $losses ]]; then
 	failed=1
 fi
 
-# driver/simhw.rs reports the first protocol violation of each kind, per model.
+# simboard/board.rs reports the first protocol violation of each kind, per model.
 violations=$(grep -nE 'simulated controller 0x[0-9a-f]+: [0-9]+ (CQHCI )?model violation' \
 	<<<"$text" || true)
 if [[ -n $violations ]]; then

@@ -5,7 +5,7 @@
 # driver's state, runs the end-to-end fio test on the MMC disks, prints lines that
 # scripts/e2e-check.sh parses, and reboots (ending QEMU).
 #
-# On each disk (five on the simulated board, driver/simhw.rs): two jobs one
+# On each disk (five on the simulated board, simboard/board.rs): two jobs one
 # request at a time (psync), then three queued jobs (libaio, 32 requests in
 # flight, O_DIRECT), each writing its region and reading it back with every
 # block's crc32c checked; then one line per disk with how the driver queued
@@ -716,7 +716,7 @@ pm_line() {
 
 # The fault matrix (after the statistics, whose error counts it would change): on one
 # disk per queue mode, a verified queued fio job while the board injects a fault
-# (mtk_sd_rust_sim/<window>/inject, driver/simhw/faults.rs) FAULT_COUNT times
+# (mtk_sd_rust_sim/<window>/inject, simboard/board/faults.rs) FAULT_COUNT times
 # (CQE_FAULT_COUNT on the CQHCI disk), and one
 # line per cell, "fault: <fault> <mode> injected=N recovered=N io_errors=N
 # verify_failures=N hung=N": the faults that reached the hardware, those after which

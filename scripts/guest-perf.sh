@@ -45,7 +45,7 @@ fail() {
 }
 
 # The register window of each measured simulated slot, by the board's layout
-# (driver/simhw.rs); its platform device is <window>.mmc.
+# (simboard/board.rs); its platform device is <window>.mmc.
 slot_window() {
 	case $1 in
 	emmc-cq) echo 1011f60000 ;;
@@ -54,7 +54,7 @@ slot_window() {
 	esac
 }
 
-# The card profile of each simulated disk (sim/README.md, "Card profiles": the
+# The card profile of each simulated disk (models/README.md, "Card profiles": the
 # eMMC 5.1 of Latency::EMMC_HS400_CQ, the MicroSD A2 card of Latency::SD_A2_SDR104).
 profile_of() {
 	case $1 in

@@ -56,7 +56,7 @@ build_module() {
 	}
 	# Clippy findings are warnings that -Dwarnings turned into errors above; an
 	# unreadable module would mean the build silently produced nothing.
-	local ko=$out/driver/mtk_sd_rust.ko
+	local ko=$out/drivers/mmc/host/mtk_sd_rust/mtk_sd_rust.ko
 	[[ -s $ko ]] || die "no module produced at $ko"
 	modinfo_alias=$("$LLVM_READELF" -p .modinfo "$ko" 2>/dev/null | grep -c 'alias=of:' || true)
 	[[ $modinfo_alias -ge 14 ]] ||
@@ -69,22 +69,22 @@ build_module() {
 # (no dead code once the suites are gone) and carry no simulation code.
 check_production_build() {
 	local out=$CACHE/module-$(basename "$OBJ") prod=$CACHE/production-$(basename "$OBJ")
-	local cmdfile=$out/driver/.mtk_sd_rust.o.cmd cfgs=$OBJ/include/generated/rustc_cfg
+	local cmdfile=$out/drivers/mmc/host/mtk_sd_rust/.mtk_sd_rust.o.cmd cfgs=$OBJ/include/generated/rustc_cfg
 	[[ -f $cmdfile ]] || die "no $cmdfile: build the module first"
 	mkdir -p "$prod"
 	grep -v -e 'CONFIG_MMC_MTK_RUST_KUNIT_TEST' -e 'CONFIG_MMC_MTK_RUST_SIM' \
 		-e 'CONFIG_MMC_MTK_RUST_C_ENGINES' "$cfgs" >"$prod/rustc_cfg"
 	local cmd
-	cmd=$(sed -n 's/^savedcmd_driver\/mtk_sd_rust.o := //p' "$cmdfile")
+	cmd=$(sed -n 's/^savedcmd_drivers\/mmc\/host\/mtk_sd_rust\/mtk_sd_rust.o := //p' "$cmdfile")
 	cmd=${cmd%%;*}
 	cmd=${cmd//@$cfgs/@$prod/rustc_cfg}
 	cmd=$(sed -E "s#--out-dir [^ ]+#--out-dir $prod#; s#--emit=dep-info=[^ ]+#--emit=dep-info=$prod/mtk_sd_rust.d#; s#--emit=obj=[^ ]+#--emit=obj=$prod/mtk_sd_rust.o#" <<<"$cmd")
 	[[ $cmd == *"$prod/rustc_cfg"* && $cmd == *"--emit=obj=$prod/"* ]] ||
 		die "could not derive the production rustc command from $cmdfile"
 	log "kernel $ARCH: driver without KUnit suites (production configuration)"
-	(cd "$out" && RUSTC_BOOTSTRAP=1 MTK_SD_RUST_MMC_BINDINGS="$out/driver/mmc_bindings_generated.rs" \
+	(cd "$out" && RUSTC_BOOTSTRAP=1 MTK_SD_RUST_MMC_BINDINGS="$out/drivers/mmc/host/mtk_sd_rust/mmc_bindings_generated.rs" \
 		bash -c "$cmd") || die "the driver does not build without its KUnit suites ($ARCH)"
-	if llvm-nm-19 "$prod/mtk_sd_rust.o" | grep -qE '(sim|simhw|scenarios)[0-9]'; then
+	if llvm-nm-19 "$prod/mtk_sd_rust.o" | grep -qE '(models|simboard|scenarios)[0-9]'; then
 		die "simulation or scenario code is linked into the production driver ($ARCH)"
 	fi
 }

@@ -25,7 +25,7 @@ LOG=$OBJ.kunit.log
 TIMEOUT=${KUNIT_TIMEOUT:-900}
 BOOTS=${KUNIT_BOOTS:-1}
 [[ $BOOTS =~ ^[1-9][0-9]*$ ]] || die "KUNIT_BOOTS=$BOOTS is not a count of boots"
-# The board's initcall (the module! macro's __<name>_init of driver/mtk_sd_rust_sim.rs).
+# The board's initcall (the module! macro's __<name>_init of simboard/mtk_sd_rust_sim.rs).
 BOARD_INITCALL=__mtk_sd_rust_sim_init
 
 [[ ${E2E_NO_BUILD:-0} == 1 ]] || "$REPO/scripts/kernel.sh" "$ARCH" builtin

@@ -110,7 +110,7 @@ else
 	# build may run and replace the image, and it need not wait for the boot.
 	with_lock "kunit-$ARCH" cp "$OBJ/$IMAGE" "$KERNEL"
 	if [[ $DRIVER == module ]]; then
-		ko=$CACHE/module-$(basename "$OBJ")/driver/mtk_sd_rust.ko
+		ko=$CACHE/module-$(basename "$OBJ")/drivers/mmc/host/mtk_sd_rust/mtk_sd_rust.ko
 		# One the kernel does not take fails the guest's insmod, and the check with it.
 		[[ -f $ko ]] || die "no module build at $ko: run scripts/kernel.sh $ARCH ko"
 		with_lock "kunit-$ARCH" cp "$ko" "$MODULE_KO"

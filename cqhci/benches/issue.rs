@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Benchmark of the engine's hot paths: preparing and issuing one data task (1, 16 and 128
 //! segments) and handling one completion interrupt, over memory-backed registers on a
-//! `sim::bus::Bus`.
+//! `models::bus::Bus`.
 //!
 //! Prints nanoseconds per operation; nothing is asserted about the figures.
 
@@ -13,7 +13,7 @@ use cqhci::{
     CardInfo, Config, Cqhci, CqhciBlock, DataTask, DescriptorMemory, Direction, DmaWidth,
     Interrupts, Segment, Tag, TaskDescriptorSize, TaskFlags,
 };
-use sim::bus::{Bus, RegisterFile, Serves};
+use models::bus::{Bus, RegisterFile, Serves};
 
 /// Registers kept in memory: writes to CQIS and CQTCN clear bits like the hardware.
 struct Regs([u32; 24]);

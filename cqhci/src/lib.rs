@@ -22,8 +22,8 @@ pub mod desc;
 pub mod engine;
 pub mod host;
 pub mod regs;
-// Test code: the engine-against-model scenarios, which need `sim`. The kernel has `sim` in
-// KUnit builds only; on the host `sim` depends on this crate, so `tests/scenarios.rs`
+// Test code: the engine-against-model scenarios, which need `models`. The kernel has `models` in
+// KUnit builds only; on the host `models` depends on this crate, so `tests/scenarios.rs`
 // compiles the module instead (see the module's documentation).
 #[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
 pub mod scenarios;

@@ -1,23 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Engine-against-model scenarios for the CQHCI engine: the list that both `cargo test`
 //! (`tests/scenarios.rs`) and the KUnit suite `mtk_sd_rust_cqhci` run, each scenario a
-//! function that drives the engine against `sim`'s CQHCI model and card on the rig of
+//! function that drives the engine against the `models` crate's CQHCI model and card on the rig of
 //! `scenarios/rig.rs` and returns `Err` naming the first expectation that failed instead of
 //! panicking.
 //!
 //! Test code only: the kernel compiles this module into KUnit builds alone (which always
-//! include `sim`, as `crate::sim`). On the host the library cannot hold it, because `sim`
+//! include `models`, as `crate::models`). On the host the library cannot hold it, because `models`
 //! depends on this crate; `tests/scenarios.rs` compiles it with the same paths the kernel
-//! gives it (`super::engine`, `crate::sim`, `crate::registers`).
+//! gives it (`super::engine`, `crate::models`, `crate::registers`).
 
 use super::completion::{CompletionStatus, IdleState, TaskError, TimeoutVerdict};
 use super::desc::{Direction, DmaWidth, TaskDescriptorSize, TaskFlags};
 use super::engine::{Coalescing, Config, Finished, Step, Ticket, Warnings};
 use super::regs::{CQCFG, CQSSC2, CQTDLBAU};
+use crate::models::cqhci::controller::{CqhciModel, Fault, ModelConfig};
+use crate::models::emmc::card::ReadyOrder;
+use crate::models::emmc::command::Command;
 use crate::registers::Io;
-use crate::sim::cqhci::controller::{CqhciModel, Fault, ModelConfig};
-use crate::sim::emmc::card::ReadyOrder;
-use crate::sim::emmc::command::Command;
 
 // Explicit, so the file is found whichever file includes this one (`lib.rs`, or the host's
 // test through `#[path]`).

@@ -18,8 +18,8 @@ use cqhci::{
     IdleState, RegisterDump, Segment, Step, Tag, TaskDescriptorSize, TaskError, TaskFlags,
     TimeoutVerdict, TransferDescriptor, TransferList, Wait, WaitCondition, Warnings,
 };
+use models::bus::{Bus, RegisterFile, Serves};
 use registers::Io;
-use sim::bus::{Bus, RegisterFile, Serves};
 
 /// A custom transfer-descriptor hook.
 type CustomHook = fn(Segment, bool, &mut TransferList<'_>) -> Option<Result<(), Error>>;

@@ -6,10 +6,10 @@ use cqhci::{
     CardInfo, CompletionStatus, Config, Cqhci, DataTask, DescriptorMemory, Direction, DmaWidth,
     Segment, Tag, TaskDescriptorSize, TaskFlags,
 };
-use sim::bus::Bus;
-use sim::cqhci::{CqhciModel, ModelConfig};
-use sim::emmc::{Card, ReadyOrder};
-use sim::{BusFault, BusMemory, Ram};
+use models::bus::Bus;
+use models::cqhci::{CqhciModel, ModelConfig};
+use models::emmc::{Card, ReadyOrder};
+use models::{BusFault, BusMemory, Ram};
 
 struct Regions<'a>([Ram<'a>; 3]);
 

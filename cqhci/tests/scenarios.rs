@@ -2,17 +2,17 @@
 //! Runs the shared engine-against-model scenarios of `src/scenarios.rs` under `cargo test`,
 //! one test each, as the KUnit suite `mtk_sd_rust_cqhci` runs them in the kernel.
 //!
-//! The scenarios drive the engine against `sim`'s model, and `sim` depends on this crate, so
+//! The scenarios drive the engine against the `models` crate's model, and `models` depends on this crate, so
 //! the library cannot hold them on the host. They are compiled here instead, where both crates
 //! are reachable under the paths the kernel gives them: the engine's modules as `super::…`,
-//! the models as `crate::sim` and the register layer as `crate::registers`.
+//! the models as `crate::models` and the register layer as `crate::registers`.
 
 use cqhci::{completion, desc, engine, host, regs};
 #[expect(
     clippy::single_component_path_imports,
-    reason = "the scenarios name the crates `crate::registers` and `crate::sim`, as in the kernel"
+    reason = "the scenarios name the crates `crate::registers` and `crate::models`, as in the kernel"
 )]
-use {registers, sim};
+use {models, registers};
 
 #[path = "../src/scenarios.rs"]
 pub mod scenarios;

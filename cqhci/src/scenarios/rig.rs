@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The rig the CQHCI scenarios run on: the engine, `sim`'s CQHCI model on a register bus with
+//! The rig the CQHCI scenarios run on: the engine, the `models` crate's CQHCI model on a register bus with
 //! MediaTek-like vendor hooks, an eMMC card model, and the memory the controller reaches by
 //! DMA (the descriptor areas and a data window checked against a pattern).
 //!
@@ -20,12 +20,12 @@ use super::super::engine::{
 use super::super::host::{CqhciHost, Segment};
 use super::super::regs::{CqhciBlock, Tag, CQCFG};
 use super::{ensure, Outcome, ScenarioError};
+use crate::models::bus::Bus;
+use crate::models::cqhci::controller::{CqhciModel, Fault, HostErrorKind, ModelConfig};
+use crate::models::emmc::card::{Card, ReadyOrder, SECTOR_SIZE};
+use crate::models::emmc::command::Command;
+use crate::models::memory::{BusFault, BusMemory, Ram};
 use crate::registers::Io;
-use crate::sim::bus::Bus;
-use crate::sim::cqhci::controller::{CqhciModel, Fault, HostErrorKind, ModelConfig};
-use crate::sim::emmc::card::{Card, ReadyOrder, SECTOR_SIZE};
-use crate::sim::emmc::command::Command;
-use crate::sim::memory::{BusFault, BusMemory, Ram};
 
 /// The card's relative address.
 pub(super) const RCA: u16 = 0x0002;

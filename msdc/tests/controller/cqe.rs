@@ -15,6 +15,11 @@ use cqhci::{
     DirectCommand, Direction, HostError, Segment, Step, TaskError, TaskFlags, TaskMask, Ticket,
     TimeoutVerdict,
 };
+use models::cqhci::Fault as CqFault;
+use models::emmc::{Card, CardConfig, CardState, ReadyOrder, PARTITION_UNIT};
+use models::latency::{Latency, ResponseLength};
+use models::msdc::regs as model;
+use models::msdc::Violation;
 use msdc::clock::Timing;
 use msdc::controller::{CardDetect, HostSetup, HwError, Progress};
 use msdc::cqe::{
@@ -23,11 +28,6 @@ use msdc::cqe::{
 use msdc::dma::DmaAddressing;
 use msdc::soc;
 use registers::Io;
-use sim::cqhci::Fault as CqFault;
-use sim::emmc::{Card, CardConfig, CardState, ReadyOrder, PARTITION_UNIT};
-use sim::latency::{Latency, ResponseLength};
-use sim::msdc::regs as model;
-use sim::msdc::Violation;
 
 use crate::emmc::emmc_init;
 use crate::rig::{
@@ -59,7 +59,7 @@ const fn partition_access(partition: u32) -> u32 {
     3 << 24 | 179 << 16 | partition << 8
 }
 
-/// The simulated board's runs (`driver/simhw.rs`: `STEPS_PER_RUN`).
+/// The simulated board's runs (`simboard/board.rs`: `STEPS_PER_RUN`).
 const BOARD: BoardRuns = BoardRuns { steps: 8 };
 /// The bus the eMMC runs at after `emmc_init`: 50 MHz, eight lines, single data rate.
 const BUS_HZ: u32 = 50_000_000;
@@ -86,8 +86,8 @@ const MSDC_INT: usize = model::MSDC_INT::OFFSET;
 const MSDC_INTEN: usize = model::MSDC_INTEN::OFFSET;
 const MSDC_PATCH_BIT1: usize = model::MSDC_PATCH_BIT1::OFFSET;
 const SDC_CFG: usize = model::SDC_CFG::OFFSET;
-const CQCFG: usize = model::CQHCI_BASE + sim::cqhci::regs::CQCFG::OFFSET;
-const CQSSC1_AT: usize = model::CQHCI_BASE + sim::cqhci::regs::CQSSC1::OFFSET;
+const CQCFG: usize = model::CQHCI_BASE + models::cqhci::regs::CQCFG::OFFSET;
+const CQSSC1_AT: usize = model::CQHCI_BASE + models::cqhci::regs::CQSSC1::OFFSET;
 
 /// `SDC_CFG` timeout counters at the 50 MHz high-speed clock (20 ns), by upstream's
 /// `msdc_timeout_cal`: 1 s is 5e7 clocks, 48 units of 2^20, so DTOC 47; 20 s is 1e9 clocks,

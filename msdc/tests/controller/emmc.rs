@@ -4,9 +4,9 @@
 //! with auto-CMD23, with a software CMD23 and open-ended with CMD12.
 
 use mmc_request::{Request, RequestResult};
+use models::emmc::{Card, CardState, ReadyOrder};
 use msdc::clock::Timing;
 use msdc::controller::HostSetup;
-use sim::emmc::{Card, CardState, ReadyOrder};
 
 use crate::rig::{
     block_request, command, filled, flags, legacy_config, modern_config, patterned,

@@ -5,13 +5,13 @@
 //! controller must carry on with the next request.
 
 use mmc_request::{CommandResult, DataResult, ErrorKind, RequestResult};
+use models::emmc::CardState;
+use models::msdc::controller::BUSY_STUCK_NS;
+use models::msdc::Fault;
+use models::sd::BLOCK_SIZE;
 use msdc::clock::Timing;
 use msdc::controller::{Progress, StartError};
 use msdc::regs::InterruptSet;
-use sim::emmc::CardState;
-use sim::msdc::controller::BUSY_STUCK_NS;
-use sim::msdc::Fault;
-use sim::sd::BLOCK_SIZE;
 
 use crate::emmc::{emmc_host, emmc_init, emmc_rig};
 use crate::rig::{
@@ -33,7 +33,7 @@ fn assert_ok(result: &RequestResult) {
 }
 
 /// The controller still works: a status command and a block read.
-fn still_usable(host: &mut Host<'_, sim::sd::SdCard<'_>>) {
+fn still_usable(host: &mut Host<'_, models::sd::SdCard<'_>>) {
     let status = host.ok(13, rca_arg(), flags::R1 | flags::AC)[0];
     assert_eq!(card_state(status), 4, "card back in tran");
     let result = host.run(&block_request(false, 1, 1, false), &[(0x3000, 512)]);

@@ -5,6 +5,7 @@
 //! SDIO interrupts, refused requests, and hardware that never finishes a self-clearing bit.
 
 use mmc_request::{Data, ErrorKind, Request};
+use models::sd::BLOCK_SIZE;
 use msdc::clock::{ClockError, Timing};
 use msdc::command::CommandError;
 use msdc::controller::{
@@ -12,7 +13,6 @@ use msdc::controller::{
 };
 use msdc::dma::DmaError;
 use msdc::soc::{self, SocData};
-use sim::sd::BLOCK_SIZE;
 
 use crate::rig::{
     block_request, command, flags, legacy_config, modern_config, read_data, request, Host, Rig,
@@ -65,7 +65,10 @@ const PATCH_BIT1_COMMON: u32 = 1 | (1 << 3) | (1 << 14) | (0xFF << 16) | (0xFF <
 #[test]
 fn legacy_initialisation() {
     let config = legacy_config();
-    let rig = Rig::new(&config, sim::sd::SdCard::new(&mut [], Default::default()));
+    let rig = Rig::new(
+        &config,
+        models::sd::SdCard::new(&mut [], Default::default()),
+    );
     let mut ctrl = Controller::<()>::new(config);
     ctrl.init_hardware(&rig).unwrap();
     // MODE, clock gated (CKPDN clear), DMA (PIO clear), 400 kHz = 200 MHz / (4 * 125),
@@ -95,7 +98,10 @@ fn legacy_initialisation() {
 #[test]
 fn modern_initialisation() {
     let config = modern_config();
-    let rig = Rig::new(&config, sim::sd::SdCard::new(&mut [], Default::default()));
+    let rig = Rig::new(
+        &config,
+        models::sd::SdCard::new(&mut [], Default::default()),
+    );
     rig.fifo_cfg.set((1 << 24) | (1 << 25) | 1);
     let mut ctrl = Controller::<()>::new(config);
     ctrl.init_hardware(&rig).unwrap();
@@ -119,7 +125,10 @@ fn modern_initialisation() {
         soc: &soc::MT8196,
         ..config
     };
-    let rig = Rig::new(&config, sim::sd::SdCard::new(&mut [], Default::default()));
+    let rig = Rig::new(
+        &config,
+        models::sd::SdCard::new(&mut [], Default::default()),
+    );
     let mut ctrl = Controller::<()>::new(config);
     ctrl.init_hardware(&rig).unwrap();
     assert_eq!(rig.peek(MSDC_PATCH_BIT1), PATCH_BIT1_COMMON | (1 << 8));
@@ -130,7 +139,7 @@ fn modern_initialisation() {
     );
     assert_eq!(rig.peek(SDC_ADV_CFG0), 1 << 31);
     assert_eq!(rig.peek(0x68), 1, "MSDC_NEW_RX_CFG");
-    let top = sim::msdc::regs::TOP_BASE;
+    let top = models::msdc::regs::TOP_BASE;
     // Data tuning: PAD_DAT_RD_RXDLY_SEL 13 and PAD_CMD_RD_RXDLY_SEL 11 (32-cell step).
     assert_eq!(rig.peek(top), (1 << 15) | (1 << 13), "EMMC_TOP_CONTROL");
     assert_eq!(rig.peek(top + 0x04), 1 << 11, "EMMC_TOP_CMD");
@@ -146,7 +155,10 @@ fn modern_initialisation() {
         soc: &NO_ENHANCED_RX,
         ..modern_config()
     };
-    let rig = Rig::new(&config, sim::sd::SdCard::new(&mut [], Default::default()));
+    let rig = Rig::new(
+        &config,
+        models::sd::SdCard::new(&mut [], Default::default()),
+    );
     Controller::<()>::new(config).init_hardware(&rig).unwrap();
     assert_eq!(
         rig.peek(MSDC_PATCH_BIT2),
@@ -169,7 +181,10 @@ fn patch_values_wider_than_their_fields_fail_initialisation() {
         }))
     };
     for (stop_dly_sel, pop_en_cnt, max) in [(16, 0, 15), (3, 16, 15)] {
-        let rig = Rig::new(&config, sim::sd::SdCard::new(&mut [], Default::default()));
+        let rig = Rig::new(
+            &config,
+            models::sd::SdCard::new(&mut [], Default::default()),
+        );
         let soc = soc_with(stop_dly_sel, pop_en_cnt);
         let result = Controller::<()>::new(HostSetup { soc, ..config }).init_hardware(&rig);
         assert_eq!(
@@ -185,7 +200,10 @@ fn patch_values_wider_than_their_fields_fail_initialisation() {
         assert_eq!(rig.peek(MSDC_PATCH_BIT1) & PATCH_BIT1_COMMON, 0);
     }
     // The largest values fit.
-    let rig = Rig::new(&config, sim::sd::SdCard::new(&mut [], Default::default()));
+    let rig = Rig::new(
+        &config,
+        models::sd::SdCard::new(&mut [], Default::default()),
+    );
     let soc = soc_with(15, 15);
     Controller::<()>::new(HostSetup { soc, ..config })
         .init_hardware(&rig)
@@ -202,7 +220,7 @@ fn initialisation_without_a_source_clock_fails() {
     };
     let rig = Rig::new(
         &legacy_config(),
-        sim::sd::SdCard::new(&mut [], Default::default()),
+        models::sd::SdCard::new(&mut [], Default::default()),
     );
     assert_eq!(
         Controller::<()>::new(config).init_hardware(&rig),
@@ -622,7 +640,7 @@ fn reset_bit_that_never_clears() {
     // An error while the reset hangs: the request still completes, the fault is reported,
     // and the next start retries the reset first.
     rig.misbehave.pin_reset.set(false);
-    rig.model().inject(sim::msdc::Fault::CommandTimeout);
+    rig.model().inject(models::msdc::Fault::CommandTimeout);
     host.start(&request(command(13, rca_arg(), flags::R1 | flags::AC)), &[])
         .unwrap();
     rig.misbehave.pin_reset.set(true);

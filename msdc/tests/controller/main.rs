@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The legacy request engine (`msdc::controller`) driving the `sim` MSDC controller model
+//! The legacy request engine (`msdc::controller`) driving the `models` MSDC controller model
 //! with an SD or eMMC card model behind it: initialisation, transfers, every injected fault,
 //! request timeouts, stray interrupts, card detect, SDIO interrupts, runtime suspend and
 //! resume, and hardware whose self-clearing bits never clear. Register values in the

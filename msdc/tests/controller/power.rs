@@ -10,19 +10,19 @@ use std::cell::RefCell;
 
 use cqhci::regs::CQSSC1;
 use cqhci::CqhciHost;
+use models::emmc::Card;
+use models::msdc::regs::{
+    EMMC50_CFG0, EMMC50_CFG3, MSDC_CFG, MSDC_DMA_CFG, MSDC_INT, MSDC_INTEN, MSDC_IOCON,
+    MSDC_PAD_TUNE, MSDC_PAD_TUNE0, MSDC_PATCH_BIT, MSDC_PATCH_BIT1, MSDC_PATCH_BIT2, MSDC_PS,
+    PAD_CMD_TUNE, PAD_DS_TUNE, SDC_ADV_CFG0, SDC_CFG, SDC_STS,
+};
+use models::msdc::{CardSlot, MsdcModel};
+use models::sd::{SdCard, BLOCK_SIZE};
 use msdc::clock::Timing;
 use msdc::controller::{CardDetect, HwError, Progress, StartError, SuspendError, POLL_LIMIT};
 use msdc::regs::MsdcBase;
 use msdc::soc::{self, PadTuneRegister};
 use registers::{Io, PollLimit, Window};
-use sim::emmc::Card;
-use sim::msdc::regs::{
-    EMMC50_CFG0, EMMC50_CFG3, MSDC_CFG, MSDC_DMA_CFG, MSDC_INT, MSDC_INTEN, MSDC_IOCON,
-    MSDC_PAD_TUNE, MSDC_PAD_TUNE0, MSDC_PATCH_BIT, MSDC_PATCH_BIT1, MSDC_PATCH_BIT2, MSDC_PS,
-    PAD_CMD_TUNE, PAD_DS_TUNE, SDC_ADV_CFG0, SDC_CFG, SDC_STS,
-};
-use sim::msdc::{CardSlot, MsdcModel};
-use sim::sd::{SdCard, BLOCK_SIZE};
 
 use crate::emmc::{emmc_host, emmc_rig};
 use crate::rig::{
@@ -43,7 +43,7 @@ const SDC_CFG_BUSWIDTH: u32 = 3 << 16;
 /// `SDC_ADV_CFG0` DAT1 interrupt detection (SDIO mode), bit 19.
 const ADV_DAT1_IRQ_TRIGGER: u32 = 1 << 19;
 /// The model's register, at mtk-sd.c's offset; the bench keeps it (see `rig.rs`).
-const SDC_FIFO_CFG: usize = sim::msdc::regs::SDC_FIFO_CFG::OFFSET;
+const SDC_FIFO_CFG: usize = models::msdc::regs::SDC_FIFO_CFG::OFFSET;
 
 /// Every configuration register a power-off resets, by the model's names and offsets: both
 /// pad tune registers (a SoC has one of them; the other stays at zero).

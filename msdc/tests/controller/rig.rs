@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The test bench: the `sim` MSDC model with a card behind an [`Io`]`<`[`MsdcBase`]`>`
+//! The test bench: the `models` MSDC model with a card behind an [`Io`]`<`[`MsdcBase`]`>`
 //! implementation, and a minimal glue ([`Host`]) that drives the [`Controller`] the way the
 //! kernel driver does, interrupt by interrupt.
 //!
@@ -16,7 +16,7 @@
 //! doorbell it was just given.
 //!
 //! A bench built with [`Rig::board`] runs the model as the simulated board in the test
-//! kernel does (`driver/simhw.rs`): a run of at most [`BoardRuns::steps`] steps after each
+//! kernel does (`simboard/board.rs`): a run of at most [`BoardRuns::steps`] steps after each
 //! register write, a halt or CLEAR ALL TASKS carried out when the CQHCI block is read, and
 //! nothing else until the board's timer expires ([`Rig::expire`]), which resumes a run that
 //! stopped at its step limit (a model that waits charges the wait to its steps, so it is
@@ -26,6 +26,10 @@ use std::cell::{Cell, RefCell, RefMut};
 
 use cqhci::regs::CqhciBlock;
 use mmc_request::{Command, CommandResult, Data, Direction, Request, RequestResult, Segment};
+use models::bus::{Bus, RegisterFile, Serves};
+use models::msdc::regs::{self, DataType};
+use models::msdc::{CardSlot, Fault, ModelConfig, MsdcModel, Violation};
+use models::Ram;
 use msdc::clock::{DividerWidth, Timing};
 use msdc::controller::{
     Controller, DmaChain, HostSetup, PadState, Progress, SignalVoltage, StartError,
@@ -35,10 +39,6 @@ use msdc::regs::{MsdcBase, MsdcTop};
 use msdc::soc;
 use msdc::tuning::BoardTuning;
 use registers::{Io, PollLimit, Window};
-use sim::bus::{Bus, RegisterFile, Serves};
-use sim::msdc::regs::{self, DataType};
-use sim::msdc::{CardSlot, Fault, ModelConfig, MsdcModel, Violation};
-use sim::Ram;
 
 use crate::common::{self, data};
 pub(crate) use crate::common::{command, flags, request};
@@ -148,7 +148,7 @@ pub(crate) struct Misbehaviour {
     pub(crate) fault_on_data_command: Cell<Option<Fault>>,
 }
 
-/// How a [`Rig::board`] bench runs its model: as `driver/simhw.rs` does.
+/// How a [`Rig::board`] bench runs its model: as `simboard/board.rs` does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct BoardRuns {
     /// Steps a run may take (the board's `STEPS_PER_RUN`).
@@ -218,7 +218,8 @@ impl<C: CardSlot> Rig<C> {
     /// A bench for `config` whose controller has a MediaTek CQHCI block, with `card` in the
     /// slot.
     pub(crate) fn with_cqhci(config: &HostSetup, card: C) -> Self {
-        let model = MsdcModel::with_cqhci(model_config(config), sim::cqhci::ModelConfig::MEDIATEK);
+        let model =
+            MsdcModel::with_cqhci(model_config(config), models::cqhci::ModelConfig::MEDIATEK);
         let mut rig = Self::build(config, model, card, true);
         rig.ram = RefCell::new(vec![0; CQHCI_RAM_LEN]);
         rig
@@ -390,7 +391,7 @@ impl<C: CardSlot> Rig<C> {
     }
 
     /// The board's bookkeeping after a run that took `ran` of `limit` steps: the timer is
-    /// armed for a run that used them all (`driver/simhw.rs` resumes it when the run's
+    /// armed for a run that used them all (`simboard/board.rs` resumes it when the run's
     /// simulated time is up).
     fn account(&self, model: &mut MsdcModel, ran: u32, limit: u32) {
         let mut stats = self.board_stats.get();
@@ -408,7 +409,7 @@ impl<C: CardSlot> Rig<C> {
     }
 
     /// The board's read of the CQHCI block: a pending halt or CLEAR ALL TASKS is carried
-    /// out first (`SimState::settle_cqhci_control` in `driver/simhw.rs`).
+    /// out first (`SimState::settle_cqhci_control` in `simboard/board.rs`).
     fn settle_cqhci_control(&self) {
         let mut model = self.model.borrow_mut();
         let pending = model.cqhci().is_some_and(|c| c.control_pending());

@@ -4,10 +4,10 @@
 //! block transfers with software CMD23, open-ended transfers with CMD12, scatter lists.
 
 use mmc_request::{Request, RequestResult};
+use models::emmc::CardState;
+use models::sd::{SdCard, SdConfig, BLOCK_SIZE, DEFAULT_RCA};
 use msdc::clock::Timing;
 use msdc::controller::{Controller, HostSetup, PadState, SignalVoltage, UnsupportedVoltage};
-use sim::emmc::CardState;
-use sim::sd::{SdCard, SdConfig, BLOCK_SIZE, DEFAULT_RCA};
 
 use crate::rig::{
     block_request, command, filled, flags, legacy_config, modern_config, patterned, read_data,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Tuning (`msdc::tuning` through the controller) against the `sim` model: the probe
+//! Tuning (`msdc::tuning` through the controller) against the `models` model: the probe
 //! sequences of each plan (tune-together, response then data with the internal delay,
 //! HS400 command tuning, the HS400 strobe sweep), the registers they leave on SoCs with the
 //! top region and with the pad tune register, the edge registers of the new receive path,
@@ -12,6 +12,10 @@
 //! registers are decoded here from mtk-sd.c's bit definitions, not by the code under test.
 
 use mmc_request::Request;
+use models::emmc::Card;
+use models::msdc::regs::TOP_BASE;
+use models::msdc::{CardSlot, Fault};
+use models::sd::{SdCard, BLOCK_SIZE};
 use msdc::clock::Timing;
 use msdc::controller::{Controller, HostSetup};
 use msdc::soc::{self, PadTuneRegister, SocData};
@@ -19,10 +23,6 @@ use msdc::tuning::{
     BoardTuning, SampleEdge, TunedPoint, TuningError, TuningKind, TuningProbe, TuningReport,
     TuningStep,
 };
-use sim::emmc::Card;
-use sim::msdc::regs::TOP_BASE;
-use sim::msdc::{CardSlot, Fault};
-use sim::sd::{SdCard, BLOCK_SIZE};
 
 use crate::emmc::emmc_rig;
 use crate::rig::{block_request, flags, modern_config, Host, Rig};

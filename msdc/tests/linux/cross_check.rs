@@ -2,19 +2,19 @@
 
 //! Cross-checks the request engine against the independently written MSDC, SD card and eMMC
 //! models: register values come from the engine (`msdc::controller`), behaviour from
-//! `sim::msdc`, `sim::sd` and `sim::emmc`. An SD card at UHS SDR104, scatter lists, faults,
+//! `models::msdc`, `models::sd` and `models::emmc`. An SD card at UHS SDR104, scatter lists, faults,
 //! descriptor checksums, bus width and clock mismatches, 32- and 36-bit DMA, and the clock
 //! settings of both divider layouts.
 
 use mmc_request::{Direction, ErrorKind, Request, RequestResult};
+use models::emmc::{Card, CardState, ReadyOrder};
+use models::msdc::{CardSlot, Fault, Violation};
+use models::sd::{SdCard, SdConfig, ACMD41_BUSY_POLLS, BLOCK_SIZE, DEFAULT_RCA};
 use msdc::clock::Timing;
 use msdc::command::{Command, DataTransfer, ResponseType};
 use msdc::controller::HostSetup;
 use msdc::regs::{InterruptSet, MSDC_DMA_CTRL, MSDC_INT, SDC_ACMD_RESP, SDC_ARG, SDC_BLK_NUM};
 use registers::Io;
-use sim::emmc::{Card, CardState, ReadyOrder};
-use sim::msdc::{CardSlot, Fault, Violation};
-use sim::sd::{SdCard, SdConfig, ACMD41_BUSY_POLLS, BLOCK_SIZE, DEFAULT_RCA};
 
 use crate::replay::Phase;
 use crate::rig::flags::{AC, BC, BCR, NONE, R1, R1B, R2, R3};

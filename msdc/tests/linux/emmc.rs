@@ -9,8 +9,8 @@
 //! open-ended transfers, reliable writes, cache flush, discard, trim and erase). Each step
 //! decodes the card's answers the way `mmc_decode_csd`/`mmc_decode_ext_csd` do.
 
+use models::emmc::{Card, CardConfig, CardState, PARTITION_UNIT};
 use msdc::clock::Timing;
-use sim::emmc::{Card, CardConfig, CardState, PARTITION_UNIT};
 
 use crate::replay::{open_ended, rw, unstuff_bits, Phase};
 use crate::rig::flags::{AC, BC, BCR, NONE, R1, R1B, R2, R3};

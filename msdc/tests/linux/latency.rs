@@ -2,13 +2,13 @@
 
 //! The time the MSDC model charges for the requests the engine runs: commands, data phases
 //! and card busy work at the clock and bus width the engine programmed. (The latency model's
-//! arithmetic on its own is tested in `sim`.)
+//! arithmetic on its own is tested in `models`.)
 
+use models::emmc::{Card, Command, ReadyOrder};
+use models::latency::{Latency, ResponseLength};
+use models::msdc::{CardSlot, ModelConfig, MsdcModel};
+use models::sd::{SdCard, SdConfig, BLOCK_SIZE, DEFAULT_RCA};
 use msdc::clock::Timing;
-use sim::emmc::{Card, Command, ReadyOrder};
-use sim::latency::{Latency, ResponseLength};
-use sim::msdc::{CardSlot, ModelConfig, MsdcModel};
-use sim::sd::{SdCard, SdConfig, BLOCK_SIZE, DEFAULT_RCA};
 
 use crate::replay::rw;
 use crate::rig::flags::{AC, BC, BCR, NONE, R1, R1B, R2, R3};

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! What the Linux 7.3 MMC core sends to eMMC and SD cards, replayed through the legacy request
-//! engine (`msdc::controller`) the way the kernel glue drives it, against the `sim` MSDC model
+//! engine (`msdc::controller`) the way the kernel glue drives it, against the `models` MSDC model
 //! and card models: card initialisation and the block layer's requests as the core builds
 //! them, the engine cross-checked against the models (faults, DMA descriptors, clocks), and
 //! the time the model charges for it all.

@@ -7,7 +7,7 @@
 //! interrupt handler, the result.
 
 use mmc_request::{ErrorKind, Request, RequestResult};
-use sim::msdc::CardSlot;
+use models::msdc::CardSlot;
 
 use crate::rig::{block_request, command, flags, set_block_count, stop_command, Host, Rig};
 

@@ -9,9 +9,9 @@
 //! registers are decoded the way `mmc_decode_csd`, `mmc_decode_scr`, `mmc_read_ssr` and
 //! `mmc_read_switch` do.
 
+use models::emmc::CardState;
+use models::sd::{SdCard, SdConfig, BLOCK_SIZE};
 use msdc::clock::Timing;
-use sim::emmc::CardState;
-use sim::sd::{SdCard, SdConfig, BLOCK_SIZE};
 
 use crate::replay::{open_ended, rw, unstuff_bits};
 use crate::rig::flags::{AC, BC, BCR, NONE, R1, R1B, R2, R3};

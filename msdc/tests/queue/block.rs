@@ -15,7 +15,7 @@
 use std::collections::VecDeque;
 
 use mmc_request::{Direction, ErrorKind};
-use sim::msdc::CardSlot;
+use models::msdc::CardSlot;
 
 use crate::board::{buffer_at, Board, BUFFERS, BUFFER_LEN};
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The bench the queue harnesses run on: the `sim` MSDC model (with or without its CQHCI
+//! The bench the queue harnesses run on: the `models` MSDC model (with or without its CQHCI
 //! block), a card and RAM behind the register layer's [`Io`], with a clock the harness
 //! holds.
 //!
@@ -17,16 +17,16 @@ use std::cell::{RefCell, RefMut};
 
 use cqhci::regs::CqhciBlock;
 use mmc_request::Segment;
+use models::bus::{Bus, RegisterFile, Serves};
+use models::msdc::regs::CQHCI_BASE;
+use models::msdc::{CardSlot, ModelConfig, MsdcModel, Violation};
+use models::Ram;
 use msdc::clock::DividerWidth;
 use msdc::controller::HostSetup;
 use msdc::dma::{self, DmaAddressing, MAX_SEGMENTS};
 use msdc::regs::MsdcBase;
 use msdc::soc::SocData;
 use registers::{Io, PollLimit, Window};
-use sim::bus::{Bus, RegisterFile, Serves};
-use sim::msdc::regs::CQHCI_BASE;
-use sim::msdc::{CardSlot, ModelConfig, MsdcModel, Violation};
-use sim::Ram;
 
 /// The MSDC GPD/BD descriptor area, as large as the glue allocates.
 pub(crate) const AREA_AT: usize = 0;
@@ -89,7 +89,8 @@ impl<C: CardSlot> Board<C> {
 
     /// A controller for `setup` with MediaTek's CQHCI block, `card` in the slot.
     pub(crate) fn with_cqhci(setup: HostSetup, card: C) -> Self {
-        let model = MsdcModel::with_cqhci(model_config(&setup), sim::cqhci::ModelConfig::MEDIATEK);
+        let model =
+            MsdcModel::with_cqhci(model_config(&setup), models::cqhci::ModelConfig::MEDIATEK);
         Self::build(setup, model, card)
     }
 
@@ -218,7 +219,7 @@ impl<C: CardSlot> Serves<CqhciBlock> for Port<'_, C> {
 
 /// The top window, where the model serves it for SoCs with `needs_top_base`.
 impl<C: CardSlot> Serves<msdc::regs::MsdcTop> for Port<'_, C> {
-    const BASE: usize = sim::msdc::regs::TOP_BASE;
+    const BASE: usize = models::msdc::regs::TOP_BASE;
 }
 
 impl<C: CardSlot, W: Window> Io<W> for Board<C>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The CQHCI engine as the kernel glue drives it (`driver/host/hardware_queue.rs`,
-//! `driver/host/cqe_ops.rs` and the interrupt handler of `driver/host.rs`), on the bench,
+//! The CQHCI engine as the kernel glue drives it (`drivers/mmc/host/mtk_sd_rust/host/hardware_queue.rs`,
+//! `drivers/mmc/host/mtk_sd_rust/host/cqe_ops.rs` and the interrupt handler of `drivers/mmc/host/mtk_sd_rust/host.rs`), on the bench,
 //! with the MMC core's side around it: the block layer's tasks and their completion
 //! (`mmc_blk_cqe_complete_rq`), the recovery notifier, `mmc_cqe_recovery`, and the core's
 //! own commands, before which it halts the queue (`cqe_off`).
@@ -21,10 +21,10 @@ use cqhci::{
     DirectCommand, Finished, Segment as TaskSegment, Step, TaskError, TaskFlags, Wait,
 };
 use mmc_request::{Direction, ErrorKind, Request, Segment};
+use models::msdc::CardSlot;
 use msdc::controller::Progress;
 use msdc::cqe::{send_status_idle_timer, CqeEvent, CqeHooks, ENGINE_CONFIG, SEND_STATUS_IDLE_NS};
 use registers::Io;
-use sim::msdc::CardSlot;
 
 use crate::block::{Attempt, BlockLayer, Work};
 use crate::board::{Board, CQ_AT, CQ_LEN};

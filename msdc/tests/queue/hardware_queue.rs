@@ -7,11 +7,11 @@
 
 use cqhci::{CompletionStatus, TaskError};
 use mmc_request::Direction;
+use models::cqhci::Fault;
+use models::emmc::{Card, ReadyOrder};
 use msdc::controller::HostSetup;
 use msdc::dma::DmaAddressing;
 use msdc::soc;
-use sim::cqhci::Fault;
-use sim::emmc::{Card, ReadyOrder};
 
 use crate::block::{initial_storage, Work, REGION_SECTORS};
 use crate::board::{setup, Board};
@@ -75,7 +75,7 @@ fn tasks(first: usize, data_jobs: usize) -> Vec<Work> {
 
 /// Runs 31 data tasks and a flush, all issued before the hardware runs, then reads back
 /// what they wrote; checks that the engine held all 32 at once.
-fn run_full_queue<C: sim::msdc::CardSlot>(
+fn run_full_queue<C: models::msdc::CardSlot>(
     harness: &mut CqeHarness<'_, C>,
 ) -> std::ops::Range<usize> {
     let jobs = harness.block.add(tasks(0, DATA_JOBS));

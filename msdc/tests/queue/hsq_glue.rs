@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The host software queue as the kernel glue drives it (`driver/host/software_queue.rs`
-//! and the request paths of `driver/host.rs`), on the bench, with the MMC core's side
+//! The host software queue as the kernel glue drives it (`drivers/mmc/host/mtk_sd_rust/host/software_queue.rs`
+//! and the request paths of `drivers/mmc/host/mtk_sd_rust/host.rs`), on the bench, with the MMC core's side
 //! around it: the block layer's `cqe_request`s, `mmc_blk_hsq_req_done` and the core's
 //! recovery work.
 //!
@@ -19,8 +19,8 @@
 
 use hsq::{Actions, DataDirection, Hsq, HsqError, RequestShape, NORMAL_DEPTH, PERFORMANCE_DEPTH};
 use mmc_request::{Direction, ErrorKind, Request, RequestResult, Segment};
+use models::msdc::{CardSlot, Fault};
 use msdc::controller::Progress;
-use sim::msdc::{CardSlot, Fault};
 
 use crate::block::{Attempt, BlockLayer, Work};
 use crate::board::Board;

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The legacy side of a slot, as `driver/host.rs` has it: one [`Controller`] whose token
+//! The legacy side of a slot, as `drivers/mmc/host/mtk_sd_rust/host.rs` has it: one [`Controller`] whose token
 //! says who a request on the bus belongs to ([`Owner`]), the descriptor area, and the MMC
 //! core's own commands through the core's `request` path ([`CoreHost`]): card bring-up, the
 //! status polls and stops of recovery.
 
 use mmc_request::{CommandResult, Direction, Request, RequestResult, Segment};
+use models::msdc::CardSlot;
 use msdc::clock::Timing;
 use msdc::controller::{Controller, DmaChain, StartError};
-use sim::msdc::CardSlot;
 
 use crate::board::{Board, AREA_AT, AREA_LEN, SCRATCH_AT, SCRATCH_LEN};
 use crate::common::flags::{AC, ADTC, BC, BCR, NONE, R1, R1B, R2, R3};

@@ -8,12 +8,12 @@
 
 use hsq::{NORMAL_DEPTH, PERFORMANCE_DEPTH};
 use mmc_request::{Direction, ErrorKind};
+use models::emmc::{Card, ReadyOrder};
+use models::msdc::{CardSlot, Fault};
+use models::sd::{SdCard, SdConfig};
 use msdc::controller::HostSetup;
 use msdc::dma::DmaAddressing;
 use msdc::soc;
-use sim::emmc::{Card, ReadyOrder};
-use sim::msdc::{CardSlot, Fault};
-use sim::sd::{SdCard, SdConfig};
 
 use crate::block::{initial_storage, Attempt, Work, REGION_SECTORS};
 use crate::board::{setup, Board};

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The simulated board's register windows (test kernels, `CONFIG_MMC_MTK_RUST_SIM`). The
+//! board is a kernel object of its own, built into the kernel (`mtk_sd_rust_sim`); the
+//! driver, built in or loaded as a module, reaches it through the C functions the board
+//! exports (`simboard/board/exports.rs`), declared here once.
+
+// The board's functions, exported by `simboard/mtk_sd_rust_sim_exports.c`. Each takes any
+// value: a slot that is not claimed reads as all ones and takes no writes.
+extern "C" {
+    fn mtk_sd_rust_sim_claim(base: u64) -> i32;
+    fn mtk_sd_rust_sim_release(slot: u32);
+    fn mtk_sd_rust_sim_read(slot: u32, offset: u32) -> u32;
+    fn mtk_sd_rust_sim_write(slot: u32, offset: u32, value: u32);
+    fn mtk_sd_rust_sim_request_limit_bytes() -> u32;
+    #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+    fn mtk_sd_rust_sim_c_engines() -> bool;
+}
+
+/// A simulated controller's register space, held by the device that probed its window:
+/// the base window, the CQHCI block inside it and, after them, the top window. The next
+/// probe of the window may claim it once this is dropped.
+pub struct SimulatedWindow {
+    slot: u32,
+}
+
+impl SimulatedWindow {
+    /// The simulated controller whose register window starts at `base`, if the board has
+    /// one there and no other device holds it.
+    pub fn claim(base: u64) -> Option<Self> {
+        // SAFETY: the board's function takes any address and returns -1 or a slot index.
+        let slot = unsafe { mtk_sd_rust_sim_claim(base) };
+        u32::try_from(slot).ok().map(|slot| Self { slot })
+    }
+
+    /// The 32-bit register at byte `offset`.
+    pub fn read(&self, offset: usize) -> u32 {
+        let Ok(offset) = u32::try_from(offset) else {
+            return u32::MAX;
+        };
+        // SAFETY: any slot and offset are accepted; this slot is claimed by `self`.
+        unsafe { mtk_sd_rust_sim_read(self.slot, offset) }
+    }
+
+    /// Writes the 32-bit register at byte `offset`.
+    pub fn write(&self, offset: usize, value: u32) {
+        if let Ok(offset) = u32::try_from(offset) {
+            // SAFETY: any slot, offset and value are accepted; this slot is claimed by `self`.
+            unsafe { mtk_sd_rust_sim_write(self.slot, offset, value) }
+        }
+    }
+}
+
+impl Drop for SimulatedWindow {
+    fn drop(&mut self) {
+        // SAFETY: any slot is accepted; `self` claimed this one and gives it up once.
+        unsafe { mtk_sd_rust_sim_release(self.slot) }
+    }
+}
+
+/// The request size limit `make perf`'s transfer size sweep sets on the simulated board
+/// (`mtk_sd_rust_sim.max_request_kib=`), in bytes, if any.
+pub fn request_limit_bytes() -> Option<u32> {
+    // SAFETY: the board's function takes no arguments and only reads the command line.
+    let bytes = unsafe { mtk_sd_rust_sim_request_limit_bytes() };
+    (bytes != 0).then_some(bytes)
+}
+
+/// Whether the board asks for the kernel's C queue engines in place of the driver's
+/// (`mtk_sd_rust_sim.engine=c`).
+#[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
+pub fn c_engines() -> bool {
+    // SAFETY: the board's function takes no arguments and only reads the command line.
+    unsafe { mtk_sd_rust_sim_c_engines() }
+}
