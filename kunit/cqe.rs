@@ -10,8 +10,8 @@
 mod tests {
     use crate::kernel_mmc::{
         selftest::{self, FakeRequest, DATA_BYTES},
-        CqeOps, Host, HostAllocation, HostOps, Ios, QueueCard, QueuedRequest, Refused,
-        Registration, Request, RequestId,
+        wait_for_dropped_requests, CqeOps, Host, HostAllocation, HostOps, Ios, QueueCard,
+        QueuedRequest, Refused, Registration, Request, RequestId,
     };
     use crate::mmc_request::ErrorKind;
     use kernel::{
@@ -297,9 +297,12 @@ mod tests {
     #[test]
     fn a_failed_or_dropped_request_completes_once() -> Result {
         with_slot(c"mtk_sd_rust_cqe_drop", Behaviour::Discard, |host| {
-            // Dropped at once: a data task, which has no command to fail.
+            // Dropped at once: a data task, which has no command to fail. Not completed
+            // inside the drop, which may hold a driver lock, but from a work item.
             let mut task = FakeRequest::data_task(6, 0x6000)?;
-            assert_eq!(queue(host, &mut task), (0, 1));
+            assert_eq!(queue(host, &mut task), (0, 0));
+            wait_for_dropped_requests();
+            assert_eq!(task.done_calls(), 1);
             assert_eq!(task.data_error(), Some(EIO.to_errno()));
 
             // Failed: another data task.
@@ -314,7 +317,15 @@ mod tests {
             assert_eq!(queue(host, &mut flush), (0, 0));
             let kept = host.data().take_kept();
             assert!(kept.is_some());
-            drop(kept);
+            {
+                // As a driver would, under its lock: the core's completion must not run
+                // while it is held (on an HSQ host it takes the same lock again).
+                let guard = host.data().state.lock();
+                drop(kept);
+                assert_eq!(flush.done_calls(), 0);
+                drop(guard);
+            }
+            wait_for_dropped_requests();
             assert_eq!(flush.done_calls(), 1);
             assert_eq!(flush.cmd_error(), Some(EIO.to_errno()));
             Ok(())
@@ -357,6 +368,7 @@ mod tests {
             assert_eq!(timed_out, host.data().seen().queued);
             assert!(timed_out != queued);
             drop(host.data().take_kept());
+            wait_for_dropped_requests();
             assert_eq!(next.done_calls(), 1);
             Ok(())
         })

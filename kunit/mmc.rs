@@ -19,6 +19,7 @@ mod tests {
         },
         faux,
         prelude::{vtable, CStr},
+        sync::aref::ARef,
     };
 
     /// Runs `test` with a bound faux device named `name` as the host's parent.
@@ -102,6 +103,48 @@ mod tests {
             assert!(POWER_OFF_CALLS.load(Ordering::Relaxed) > offs);
             // With no card detected the core never sent a command.
             assert_eq!(REQUESTS.load(Ordering::Relaxed), 0);
+            Ok(())
+        })
+    }
+
+    /// A slot whose card-detect interrupt fires after the core removed the host and before
+    /// the driver silenced its hardware: `removed()` raises it, as the interrupt handler
+    /// would in that window.
+    struct DetectOnRemoval;
+
+    #[vtable]
+    impl HostOps for DetectOnRemoval {
+        fn request(&self, _host: &Host, request: Request) {
+            request.fail(ENOMEDIUM);
+        }
+
+        fn set_ios(&self, _host: &Host, _ios: &Ios) {}
+
+        fn removed(&self, host: &Host) {
+            // A delay the test cannot outlast: only a cancel empties the queue in time.
+            host.detect_change(10_000);
+        }
+    }
+
+    #[test]
+    fn removal_cancels_a_card_detect_raised_while_removing() -> Result {
+        on_faux_device(c"mtk_sd_rust_kunit_cd", |parent| {
+            let settings = HostSettings {
+                min_frequency: 400_000,
+                max_frequency: 50_000_000,
+                ocr_avail: vdd::VDD_32_33 | vdd::VDD_33_34,
+                caps: 0,
+                caps2: 0,
+                queue_depth: 0,
+            };
+            let registration =
+                Registration::new(parent, &settings, Ok::<_, Error>(DetectOnRemoval))?;
+            // Keeps the host's memory for the check below.
+            let host: ARef<Host> = registration.host().into();
+            drop(registration);
+            // Still queued, the work would run on a freed host once its delay expired: the
+            // host's release (`mmc_free_host`) cancels it, which removal relies on.
+            assert!(!host.detect_work_busy());
             Ok(())
         })
     }

@@ -145,6 +145,15 @@ impl Host {
         unsafe { bindings::mmc_detect_change(self.as_raw(), msecs_to_jiffies(delay_ms)) };
     }
 
+    /// Whether the core's card-detect work is queued or running (KUnit).
+    #[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
+    pub fn detect_work_busy(&self) -> bool {
+        let raw = self.as_raw();
+        // SAFETY: by the type invariant the host is alive and its work item initialised;
+        // `work_busy` only reads the item's state.
+        unsafe { kernel::bindings::work_busy(ptr::addr_of_mut!((*raw).detect.work).cast()) != 0 }
+    }
+
     /// Tells the core an SDIO card raised its interrupt; the core runs the handlers.
     pub fn signal_sdio_irq(&self) {
         // SAFETY: by the type invariant the host is alive; callable from hard-IRQ context.
@@ -399,6 +408,9 @@ impl HostAllocation {
 
 impl Drop for HostAllocation {
     fn drop(&mut self) {
+        // Requests the driver dropped uncompleted are failed from work items that complete
+        // them on this host: let them finish while it is still allocated.
+        super::request::wait_for_dropped_requests();
         // SAFETY: by the type invariant the host came from `mmc_alloc_host()`, is not
         // registered (a `Registration` removes it first) and is released once, here.
         unsafe { bindings::mmc_free_host(self.host.as_ptr()) };
@@ -553,8 +565,11 @@ impl<T: HostOps> Drop for Registration<T> {
     fn drop(&mut self) {
         // SAFETY: by the type invariant the host is registered; after this call the core
         // makes no more calls into `data`, which silences the hardware before the fields
-        // drop (host, then data).
+        // drop (data, then host).
         unsafe { bindings::mmc_remove_host(self.host.host.as_ptr()) };
+        // An event the driver raised between the removal and `removed()` may have queued
+        // the core's card-detect or SDIO interrupt work again: harmless, the work finds the
+        // host removed, and `mmc_free_host()` cancels both before the host can go.
         self.data.removed(self.host.host());
     }
 }

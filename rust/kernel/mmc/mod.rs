@@ -46,6 +46,8 @@ pub use ios::{Ios, PowerMode};
 pub use module_dir::ModuleDir;
 pub use ops::{HostOps, TuningBus, TuningCard, TuningExchange};
 pub use pins::{PinState, Pins};
+#[cfg(CONFIG_MMC_MTK_RUST_KUNIT_TEST)]
+pub(crate) use request::wait_for_dropped_requests;
 pub use request::{PreparedData, Request};
 pub use reset::pulse_optional_reset;
 

@@ -4,8 +4,9 @@
 //! commands and data, the DMA mapping of its scatter list, and its completion.
 //!
 //! A [`Request`] is completed exactly once: [`Request::complete`] and [`Request::fail`]
-//! consume it, and dropping one that was never completed fails it with `-EIO`, so no path
-//! can leave the MMC core waiting for a request the driver forgot.
+//! consume it, and dropping one that was never completed fails it with `-EIO` from a work
+//! item, so no path can leave the MMC core waiting for a request the driver forgot, and no
+//! driver lock held at the drop is held when the core's completion runs.
 
 use core::ptr::NonNull;
 
@@ -528,10 +529,100 @@ impl Request {
 }
 
 impl Drop for Request {
-    /// A request dropped without being completed fails with `-EIO`: the core never waits
-    /// for a request the driver lost track of.
+    /// A request dropped without being completed fails with `-EIO`, so the core never waits
+    /// for a request the driver lost track of; but not here: a drop may run under a driver
+    /// lock that the core's completion takes again (an HSQ host's error recovery does). The
+    /// failure is handed to a work item, which completes it in process context, no driver
+    /// lock held.
     fn drop(&mut self) {
-        kernel::pr_warn!("a request was dropped uncompleted; failing it\n");
-        self.end(Ending::Failed(EIO.to_errno()));
+        kernel::pr_warn!("a request was dropped uncompleted; failing it from a work item\n");
+        deferred::fail(self);
     }
 }
+
+/// The failures of dropped requests, run from the kernel's default work queue.
+mod deferred {
+    use core::{
+        mem::ManuallyDrop,
+        sync::atomic::{AtomicUsize, Ordering},
+    };
+
+    use kernel::{
+        new_work,
+        prelude::*,
+        time::{delay::fsleep, Delta},
+        workqueue::{impl_has_work, Work, WorkItem},
+    };
+
+    use super::{Ending, Request};
+
+    /// Failures queued and not yet run. Their work items run the module's code: host
+    /// removal waits until none is left ([`wait_for_all`]).
+    static PENDING: AtomicUsize = AtomicUsize::new(0);
+
+    /// A dropped request on its way back to the core.
+    #[pin_data]
+    struct Failure {
+        /// Ended and handed back exactly once, by `run`; never dropped.
+        request: ManuallyDrop<Request>,
+        #[pin]
+        work: Work<Failure>,
+    }
+
+    impl_has_work! {
+        impl HasWork<Self> for Failure { self.work }
+    }
+
+    impl WorkItem for Failure {
+        type Pointer = Pin<KBox<Failure>>;
+
+        fn run(mut this: Pin<KBox<Failure>>) {
+            // SAFETY: `request` is not structurally pinned; nothing moves out of the box.
+            let failure = unsafe { this.as_mut().get_unchecked_mut() };
+            failure.request.end(Ending::Failed(EIO.to_errno()));
+            PENDING.fetch_sub(1, Ordering::Release);
+        }
+    }
+
+    /// Takes over `dropped` (left without its DMA mapping) and fails it from a work item;
+    /// in place if no memory is left for one, which is only right with no driver lock
+    /// held, but the alternative is a request the core waits for for ever.
+    pub(super) fn fail(dropped: &mut Request) {
+        let (host, request, route) = (dropped.host, dropped.request, dropped.route);
+        let mapping = dropped.mapping.take();
+        PENDING.fetch_add(1, Ordering::Relaxed);
+        // On an allocation failure the initialiser, and the mapping it holds, is dropped:
+        // the buffers are unmapped before the core sees them either way.
+        let failure = KBox::pin_init(
+            pin_init!(Failure {
+                request: ManuallyDrop::new(Request { host, request, route, mapping }),
+                work <- new_work!("mmc::Request::drop"),
+            }),
+            GFP_ATOMIC,
+        );
+        match failure {
+            // A new item is never queued already: the enqueue cannot fail.
+            Ok(failure) => super::super::default_workqueue().enqueue(failure),
+            Err(_) => {
+                kernel::pr_err!("no memory to defer a dropped request; failing it here\n");
+                let mut request = ManuallyDrop::new(Request {
+                    host,
+                    request,
+                    route,
+                    mapping: None,
+                });
+                request.end(Ending::Failed(EIO.to_errno()));
+                PENDING.fetch_sub(1, Ordering::Release);
+            }
+        }
+    }
+
+    /// Waits until every queued failure has run. Process context only.
+    pub(crate) fn wait_for_all() {
+        while PENDING.load(Ordering::Acquire) != 0 {
+            fsleep(Delta::from_millis(1));
+        }
+    }
+}
+
+pub(crate) use deferred::wait_for_all as wait_for_dropped_requests;
