@@ -7,8 +7,8 @@ mod tests {
     use core::sync::atomic::{AtomicU32, Ordering};
 
     use crate::kernel_mmc::{
-        caps, pm, pulse_optional_reset, vdd, Host, HostAllocation, HostOps, HostSettings, Ios,
-        PinState, Pins, PowerMode, Registration, Request, TransferLimits,
+        caps, pm, pulse_optional_reset, selftest::CARDLESS_SETTINGS, Host, HostAllocation, HostOps,
+        Ios, PinState, Pins, PowerMode, Registration, Request, TransferLimits,
     };
     use crate::platform_driver::MsdcDriver;
     use kernel::{
@@ -82,18 +82,11 @@ mod tests {
     #[test]
     fn registration_powers_the_slot_up_then_off() -> Result {
         on_faux_device(c"mtk_sd_rust_kunit_slot", |parent| {
-            let settings = HostSettings {
-                min_frequency: 400_000,
-                max_frequency: 50_000_000,
-                ocr_avail: vdd::VDD_32_33 | vdd::VDD_33_34,
-                caps: 0,
-                caps2: 0,
-                queue_depth: 0,
-            };
             let ons = POWER_ON_CALLS.load(Ordering::Relaxed);
             let offs = POWER_OFF_CALLS.load(Ordering::Relaxed);
             {
-                let host = Registration::new(parent, &settings, Ok::<_, Error>(EmptySlot))?;
+                let host =
+                    Registration::new(parent, &CARDLESS_SETTINGS, Ok::<_, Error>(EmptySlot))?;
                 assert!(host.index() >= 0);
                 // mmc_add_host() powers the slot up before scanning it.
                 assert!(POWER_ON_CALLS.load(Ordering::Relaxed) > ons);
@@ -129,16 +122,8 @@ mod tests {
     #[test]
     fn removal_cancels_a_card_detect_raised_while_removing() -> Result {
         on_faux_device(c"mtk_sd_rust_kunit_cd", |parent| {
-            let settings = HostSettings {
-                min_frequency: 400_000,
-                max_frequency: 50_000_000,
-                ocr_avail: vdd::VDD_32_33 | vdd::VDD_33_34,
-                caps: 0,
-                caps2: 0,
-                queue_depth: 0,
-            };
             let registration =
-                Registration::new(parent, &settings, Ok::<_, Error>(DetectOnRemoval))?;
+                Registration::new(parent, &CARDLESS_SETTINGS, Ok::<_, Error>(DetectOnRemoval))?;
             // Keeps the host's memory for the check below.
             let host: ARef<Host> = registration.host().into();
             drop(registration);
