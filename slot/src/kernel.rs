@@ -184,9 +184,10 @@ pub trait SlotKernel {
     /// Wakes whoever sleeps until the queue is idle or recovery starts.
     fn wake_idle_waiters(&self);
 
-    /// Publishes the software queue's depth (`mmc_host::hsq_depth`). Called with the lock
-    /// held.
-    fn publish_queue_depth(&self, depth: u8);
+    /// The software queue dispatches its request under `tag` with `depth`: publish the
+    /// depth (`mmc_host::hsq_depth`) before the request goes to the controller (or waits
+    /// for it). Called with the lock held.
+    fn dispatching(&self, tag: u8, depth: u8);
 
     /// Signals the SDIO card's interrupt to the core.
     fn signal_sdio_irq(&self);

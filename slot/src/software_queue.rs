@@ -171,8 +171,8 @@ pub fn run<K: SlotKernel + ?Sized>(kernel: &K, mut actions: Actions<u8>) {
             let Some(queue) = slot.software_queue.take() else {
                 return Issue::<K>::Nothing;
             };
-            kernel.publish_queue_depth(dispatch.depth());
             let tag = dispatch.request();
+            kernel.dispatching(tag, dispatch.depth());
             if !slot.controller.is_idle() {
                 // Retried when the request outside the queue completes.
                 if let Err(e) = queue.engine.host_busy(dispatch) {

@@ -175,7 +175,7 @@ impl SlotKernel for Arc<Msdc> {
         self.idle.notify_all();
     }
 
-    fn publish_queue_depth(&self, depth: u8) {
+    fn dispatching(&self, _tag: u8, depth: u8) {
         self.host.set_hsq_depth(depth);
         self.counters
             .queue_depth
