@@ -16,15 +16,15 @@
 use std::cell::{Cell, Ref, RefCell, RefMut};
 
 use hsq::{HsqError, RequestShape, NORMAL_DEPTH, PERFORMANCE_DEPTH};
-use mmc_request::{Data, Direction, ErrorKind, Request, RequestResult, Segment};
+use mmc_request::{Direction, ErrorKind, RequestResult};
 use models::msdc::{CardSlot, Fault};
-use slot::{Owner, QueuedSlotRequest, Refusal, SlotRequest};
+use slot::{Owner, QueuedSlotRequest};
 
 use crate::block::{Attempt, BlockLayer, Work};
 use crate::board::Board;
 use crate::common::block_request;
 use crate::common::flags::{AC, R1};
-use crate::slot::{ready_for_data, CardKind, CoreHost, QueueSide, Slot};
+use crate::slot::{ready_for_data, BenchRequest, CardKind, CoreHost, QueueSide, Slot};
 
 /// The block-layer tags of the software queue.
 const TAGS: std::ops::Range<u8> = 0..hsq::SLOT_COUNT as u8;
@@ -37,36 +37,11 @@ const CMD_ERRORS: u32 =
     (1 << 31) | (1 << 30) | (1 << 29) | (1 << 26) | (1 << 21) | (1 << 20) | (1 << 19);
 
 /// A request the software queue holds under its tag: an `mmc_request` of the block layer.
-pub(crate) struct Issue {
-    attempt: Attempt,
-    request: Request,
-    segments: Vec<Segment>,
-    for_mmc_card: bool,
-}
-
-impl SlotRequest for Issue {
-    type Error = Refusal;
-
-    fn spec(&self) -> Option<Request> {
-        Some(self.request)
-    }
-
-    fn data(&self) -> Option<Data> {
-        self.request.data
-    }
-
-    fn for_mmc_card(&self) -> bool {
-        self.for_mmc_card
-    }
-
-    fn map_data(&mut self) -> Result<impl Iterator<Item = Segment> + '_, Refusal> {
-        Ok(self.segments.iter().copied())
-    }
-}
+pub(crate) type Issue = BenchRequest<Attempt>;
 
 impl QueuedSlotRequest for Issue {
     fn tag(&self) -> i32 {
-        i32::from(self.attempt.tag)
+        i32::from(self.id.tag)
     }
 }
 
@@ -173,26 +148,24 @@ impl<'b, C: CardSlot> QueueSide<'b, C> for HsqCore {
     /// work, any other ends its job.
     fn complete_queued(&self, slot: &Slot<'b, C, Self>, issue: Issue, result: &RequestResult) {
         let error = result.first_error();
-        self.block
-            .borrow_mut()
-            .host_completed(&issue.attempt, error);
+        self.block.borrow_mut().host_completed(&issue.id, error);
         self.log
             .borrow_mut()
-            .push(Event::Completed(issue.attempt, error));
+            .push(Event::Completed(issue.id, error));
         if failed(result) {
             assert!(
                 self.recovery.get().is_none(),
                 "a second failure before recovery"
             );
-            self.recovery.set(Some((issue.attempt, *result)));
+            self.recovery.set(Some((issue.id, *result)));
             self.log.borrow_mut().push(Event::RecoveryStart);
             assert!(slot::software_queue::recovery_start(slot));
             return;
         }
         let mut block = self.block.borrow_mut();
         let bytes = result.data.map(|data| data.bytes_xfered);
-        assert_eq!(bytes, Some(block.work(issue.attempt.job).bytes()));
-        block.end_ok(slot.board, &issue.attempt);
+        assert_eq!(bytes, Some(block.work(issue.id.job).bytes()));
+        block.end_ok(slot.board, &issue.id);
     }
 }
 
@@ -299,7 +272,7 @@ impl<'b, C: CardSlot> HsqHarness<'b, C> {
                 let attempt = block.start(self.slot.board, tag);
                 self.issue(&block, attempt)
             };
-            let attempt = issue.attempt;
+            let attempt = issue.id;
             let four_kib_write = self.block().work(attempt.job).is_four_kib_write();
             core.queued.borrow_mut()[usize::from(attempt.tag)] = Some(Queued {
                 attempt,
@@ -328,7 +301,7 @@ impl<'b, C: CardSlot> HsqHarness<'b, C> {
         };
         let emmc = self.core().kind == CardKind::Emmc;
         Issue {
-            attempt,
+            id: attempt,
             request: block_request(direction, lba, blocks, emmc),
             segments: self.slot.board.segments(attempt.tag, work.bytes()),
             for_mmc_card: emmc,
@@ -421,10 +394,6 @@ impl<'b, C: CardSlot> CoreHost<'b> for HsqHarness<'b, C> {
 
     fn slot(&self) -> &Slot<'b, C, HsqCore> {
         &self.slot
-    }
-
-    fn start_core(&mut self, request: &Request, segments: &[Segment]) -> u32 {
-        self.slot.start_core(request, segments)
     }
 
     /// The interrupt handler (`Msdc::handle_interrupt`); false if the line is low.

@@ -53,16 +53,16 @@ pub(crate) enum CardKind {
     Sd,
 }
 
-/// A request of the core's `request` callback, numbered by the bench.
-pub(crate) struct CoreRequest {
-    serial: u32,
-    request: Request,
-    segments: Vec<Segment>,
+/// A request on the bench as the slot logic takes it, known to the harness by `id`.
+pub(crate) struct BenchRequest<Id> {
+    pub(crate) id: Id,
+    pub(crate) request: Request,
+    pub(crate) segments: Vec<Segment>,
     /// The core has an eMMC attached.
-    for_mmc_card: bool,
+    pub(crate) for_mmc_card: bool,
 }
 
-impl SlotRequest for CoreRequest {
+impl<Id> SlotRequest for BenchRequest<Id> {
     type Error = Refusal;
 
     fn spec(&self) -> Option<Request> {
@@ -81,6 +81,9 @@ impl SlotRequest for CoreRequest {
         Ok(self.segments.iter().copied())
     }
 }
+
+/// A request of the core's `request` callback, numbered by the bench.
+pub(crate) type CoreRequest = BenchRequest<u32>;
 
 /// What a slot's queue adds to the slot: the requests it queues and the MMC core's side of
 /// their dispatch and completion.
@@ -245,7 +248,7 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
         slot::start_request(
             self,
             CoreRequest {
-                serial,
+                id: serial,
                 request: *request,
                 segments: segments.to_vec(),
                 for_mmc_card: self.mmc_card.get(),
@@ -351,7 +354,7 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> SlotKernel for Slot<'b, C, S> {
 
     fn complete(&self, request: CoreRequest, result: &RequestResult) {
         self.core_on_bus.set(false);
-        self.core_done.borrow_mut().push((request.serial, *result));
+        self.core_done.borrow_mut().push((request.id, *result));
     }
 
     fn complete_queued(&self, request: S::Queued, result: &RequestResult) {
@@ -395,7 +398,9 @@ pub(crate) trait CoreHost<'b> {
     fn slot(&self) -> &Slot<'b, Self::Card, Self::Side>;
 
     /// Starts one request of the core through the host's `request` callback; its number.
-    fn start_core(&mut self, request: &Request, segments: &[Segment]) -> u32;
+    fn start_core(&mut self, request: &Request, segments: &[Segment]) -> u32 {
+        self.slot().start_core(request, segments)
+    }
 
     /// The interrupt handler; false if the line is low.
     fn interrupt(&mut self) -> bool;
