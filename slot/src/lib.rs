@@ -22,6 +22,8 @@
 // The crates below this one are crates of their own on the host and modules of the kernel
 // crate in the kernel: `crate::<name>` names each in both builds.
 #[cfg(not(CONFIG_RUST))]
+extern crate cqhci;
+#[cfg(not(CONFIG_RUST))]
 extern crate hsq;
 #[cfg(not(CONFIG_RUST))]
 extern crate mmc_request;
@@ -30,6 +32,7 @@ extern crate msdc;
 #[cfg(not(CONFIG_RUST))]
 extern crate registers;
 
+pub mod command_queue;
 pub mod kernel;
 pub mod request;
 pub mod software_queue;

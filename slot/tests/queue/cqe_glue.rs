@@ -15,17 +15,19 @@
 
 use cqhci::regs::{Tag, CQCAP, CQCRDCT, CQSSC1};
 use cqhci::{
-    CardInfo, CompletionStatus, Completions, Cqhci, DataTask, DcmdResponse, DescriptorMemory,
-    DirectCommand, Finished, Segment as TaskSegment, Step, TaskError, TaskFlags, Wait,
+    CardInfo, CompletionStatus, Completions, Cqhci, DescriptorMemory, Finished,
+    Segment as TaskSegment, Step, Wait,
 };
-use mmc_request::{Direction, ErrorKind, Request, Segment};
+use mmc_request::{ErrorKind, Request, Segment};
 use models::msdc::CardSlot;
 use msdc::cqe::{send_status_idle_timer, CqeEvent, CqeHooks, ENGINE_CONFIG, SEND_STATUS_IDLE_NS};
 use registers::Io;
+use slot::command_queue;
 
 use crate::block::{Attempt, BlockLayer, Work};
 use crate::board::{Board, CQ_AT, CQ_LEN};
-use crate::common::flags::{AC, R1B_NO_CRC};
+use crate::common::flags::{AC, R1B, R1B_NO_CRC};
+use crate::common::{command, data};
 use crate::slot::{
     bring_up_emmc, ready_for_data, switch_arg, CardKind, CoreHost, NoQueue, Slot, CMD_RETRIES,
     EMMC_RCA,
@@ -46,15 +48,6 @@ const DISCARD_QUEUE: u32 = 1;
 const CQE_RETRIES: u32 = 2;
 /// Ticks after which the harness calls a run stuck.
 const MAX_TICKS: usize = 100_000;
-
-/// The request error of a task that ended with `error` (`hardware_queue::task_error`).
-fn task_error(error: TaskError) -> ErrorKind {
-    match error {
-        TaskError::Crc => ErrorKind::BadCrc,
-        TaskError::Timeout => ErrorKind::TimedOut,
-        TaskError::Io => ErrorKind::DmaFault,
-    }
-}
 
 /// A task of the engine, from its doorbell to its completion.
 struct Task {
@@ -272,16 +265,7 @@ impl<'b, C: CardSlot> CqeHarness<'b, C> {
                 lba,
                 blocks,
             } => {
-                let task = DataTask {
-                    direction: match direction {
-                        Direction::Read => cqhci::Direction::Read,
-                        Direction::Write => cqhci::Direction::Write,
-                    },
-                    block_count: u16::try_from(blocks).expect("blocks"),
-                    block_address: lba,
-                    flags: TaskFlags::default(),
-                    context: 0,
-                };
+                let task = command_queue::data_task(&data(direction, 512, blocks), lba, 0);
                 let tag = Tag::new(u32::from(attempt.tag)).expect("tag");
                 let mapped = board.segments(attempt.tag, work.bytes());
                 self.with_memory(|engine, hooks, mem| {
@@ -293,11 +277,9 @@ impl<'b, C: CardSlot> CqeHarness<'b, C> {
                 })
             }
             Work::Flush => {
-                let flush = DirectCommand {
-                    opcode: 6,
-                    argument: switch_arg(EXT_CSD_FLUSH_CACHE, 1),
-                    response: DcmdResponse::ShortBusy,
-                };
+                // `mmc_blk_cqe_issue_flush`: SWITCH, R1B.
+                let flush = command(6, switch_arg(EXT_CSD_FLUSH_CACHE, 1), R1B | AC);
+                let flush = command_queue::direct_command(&flush)?;
                 self.with_memory(|engine, hooks, mem| engine.issue_dcmd(board, hooks, mem, &flush))
             }
         }?;
@@ -342,12 +324,13 @@ impl<'b, C: CardSlot> CqeHarness<'b, C> {
             } else {
                 0
             };
-            let work = self.block.work(task.attempt.job);
-            let (bytes, error) = match completion.status {
-                CompletionStatus::Done => (work.bytes(), None),
-                CompletionStatus::Requeue => (0, None),
-                CompletionStatus::Failed(e) => (0, Some(task_error(e))),
+            let task_data = match self.block.work(task.attempt.job) {
+                Work::Data {
+                    direction, blocks, ..
+                } => Some(data(direction, 512, blocks)),
+                Work::Flush => None,
             };
+            let (bytes, error) = command_queue::task_ending(completion.status, task_data);
             self.statuses.push((task.attempt, completion.status));
             self.complete_task(task.attempt, bytes, error, response);
         }
