@@ -124,8 +124,8 @@ pub struct SlotView<'a, K: SlotKernel + ?Sized> {
 
 /// What the slot logic needs of the kernel.
 ///
-/// Every method but [`SlotKernel::with_slot`] is called with the lock released, unless its
-/// documentation says otherwise.
+/// The methods that say "any context" may be called with the lock held, so they must not
+/// take it; the others are called with the lock released and may take it.
 pub trait SlotKernel {
     /// The controller's registers.
     type Regs: Io<MsdcBase>;
@@ -146,23 +146,23 @@ pub trait SlotKernel {
     /// Runs `f` with the slot's lock held.
     fn with_slot<T>(&self, f: impl FnOnce(SlotView<'_, Self>) -> T) -> T;
 
-    /// Now.
+    /// Now. Any context.
     fn now(&self) -> Self::Instant;
 
     /// The error a request refused for `refusal` fails with (logged where it is worth it).
+    /// Any context.
     fn refusal_error(&self, refusal: Refusal) -> Self::Error;
 
-    /// A bounded hardware wait that ran out in the engine: log and count it. Called with
-    /// the lock held.
+    /// A bounded hardware wait that ran out in the engine: log and count it. Any context.
     fn hardware_fault(&self, fault: HwError);
 
-    /// A software queue call went wrong: log it.
+    /// A software queue call went wrong: log it. Any context.
     fn queue_fault(&self, fault: QueueFault);
 
     /// A request went to the controller: make sure the watchdog looks at it.
     fn arm_watchdog(&self);
 
-    /// A request was accepted (counted).
+    /// A request was accepted (counted). Any context.
     fn request_issued(&self);
 
     /// A request that ran ended with `result` (counted and logged).
@@ -186,7 +186,7 @@ pub trait SlotKernel {
 
     /// The software queue dispatches its request under `tag` with `depth`: publish the
     /// depth (`mmc_host::hsq_depth`) before the request goes to the controller (or waits
-    /// for it). Called with the lock held.
+    /// for it). Any context.
     fn dispatching(&self, tag: u8, depth: u8);
 
     /// Signals the SDIO card's interrupt to the core.
