@@ -149,6 +149,9 @@ pub trait SlotKernel {
     /// Now. Any context.
     fn now(&self) -> Self::Instant;
 
+    /// The nanoseconds since `since`. Any context.
+    fn elapsed_ns(&self, since: &Self::Instant) -> u64;
+
     /// The error a request refused for `refusal` fails with (logged where it is worth it).
     /// Any context.
     fn refusal_error(&self, refusal: Refusal) -> Self::Error;
@@ -159,8 +162,12 @@ pub trait SlotKernel {
     /// A software queue call went wrong: log it. Any context.
     fn queue_fault(&self, fault: QueueFault);
 
-    /// A request went to the controller: make sure the watchdog looks at it.
+    /// A request went to the controller: make sure the watchdog looks at it within
+    /// [`REQUEST_TIMEOUT_MS`](super::watchdog::REQUEST_TIMEOUT_MS).
     fn arm_watchdog(&self);
+
+    /// The watchdog aborted the request of command `opcode`, which ran too long: log it.
+    fn request_timed_out(&self, opcode: u32);
 
     /// A request was accepted (counted). Any context.
     fn request_issued(&self);

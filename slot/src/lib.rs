@@ -36,6 +36,7 @@ pub mod command_queue;
 pub mod kernel;
 pub mod request;
 pub mod software_queue;
+pub mod watchdog;
 
 pub use kernel::{
     DescriptorArea, InFlight, Owner, QueueFault, QueuedSlotRequest, Refusal, SlotKernel, SlotOwner,

@@ -157,6 +157,7 @@ impl<'b, C: CardSlot> QueueSide<'b, C> for HsqCore {
                 self.recovery.get().is_none(),
                 "a second failure before recovery"
             );
+            self.recovering.set(true);
             self.recovery.set(Some((issue.id, *result)));
             self.log.borrow_mut().push(Event::RecoveryStart);
             assert!(slot::software_queue::recovery_start(slot));

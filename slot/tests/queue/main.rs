@@ -20,3 +20,4 @@ mod hardware_queue;
 mod hsq_harness;
 mod slot;
 mod software_queue;
+mod watchdog;

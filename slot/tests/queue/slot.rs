@@ -181,6 +181,10 @@ pub(crate) struct Slot<'b, C: CardSlot, S: QueueSide<'b, C>> {
     core_done: RefCell<Vec<(u32, RequestResult)>>,
     /// Hardware faults the request engine recorded.
     hardware_faults: Cell<u32>,
+    /// The kernel's clock for the watchdog, in ns: it moves only when a test moves it.
+    clock_ns: Cell<u64>,
+    /// The commands of the requests the watchdog aborted.
+    timed_out: RefCell<Vec<u32>>,
     /// The queue's side.
     pub(crate) side: S,
 }
@@ -203,6 +207,8 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
             core_on_bus: Cell::new(false),
             core_done: RefCell::new(Vec::new()),
             hardware_faults: Cell::new(0),
+            clock_ns: Cell::new(0),
+            timed_out: RefCell::new(Vec::new()),
             side,
         }
     }
@@ -222,6 +228,16 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
         RefMut::map(self.lock(), |engines| {
             engines.software_queue.as_mut().expect("a software queue")
         })
+    }
+
+    /// Lets `ns` pass on the watchdog's clock.
+    pub(crate) fn advance_clock(&self, ns: u64) {
+        self.clock_ns.set(self.clock_ns.get() + ns);
+    }
+
+    /// The commands of the requests the watchdog aborted so far.
+    pub(crate) fn timed_out(&self) -> Vec<u32> {
+        self.timed_out.borrow().clone()
     }
 
     /// A request of the core's is on the bus.
@@ -315,8 +331,8 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> SlotKernel for Slot<'b, C, S> {
     type Queued = S::Queued;
     type Descriptors = Descriptors<'b, C>;
     type Error = Refusal;
-    /// The bench has no watchdog: every request ends by the models' interrupts.
-    type Instant = ();
+    /// The watchdog's clock, in ns.
+    type Instant = u64;
 
     fn regs(&self) -> &Board<C> {
         self.board
@@ -332,7 +348,13 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> SlotKernel for Slot<'b, C, S> {
         })
     }
 
-    fn now(&self) {}
+    fn now(&self) -> u64 {
+        self.clock_ns.get()
+    }
+
+    fn elapsed_ns(&self, since: &u64) -> u64 {
+        self.clock_ns.get() - since
+    }
 
     fn refusal_error(&self, refusal: Refusal) -> Refusal {
         refusal
@@ -346,7 +368,12 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> SlotKernel for Slot<'b, C, S> {
         panic!("software queue: {fault:?}");
     }
 
+    // The tests run the watchdog's check themselves, when they move its clock.
     fn arm_watchdog(&self) {}
+
+    fn request_timed_out(&self, opcode: u32) {
+        self.timed_out.borrow_mut().push(opcode);
+    }
 
     fn request_issued(&self) {}
 

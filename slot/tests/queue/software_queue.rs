@@ -24,7 +24,7 @@ use crate::slot::{ready_for_data, CardKind, CoreHost, EMMC_RCA};
 
 /// Jobs of a full run, and of a run around one failure.
 const JOBS: usize = 64;
-const FAULT_JOBS: usize = 24;
+pub(crate) const FAULT_JOBS: usize = 24;
 /// Card size: a region per job, and one per read-back job.
 const SECTORS: u32 = 2 * JOBS as u32 * REGION_SECTORS;
 
@@ -55,7 +55,7 @@ fn sd_setup() -> HostSetup {
 }
 
 /// Runs `f` on a harness with an eMMC, then checks the card holds what was written.
-fn with_emmc(f: impl FnOnce(&mut HsqHarness<'_, Card<'_>>)) {
+pub(crate) fn with_emmc(f: impl FnOnce(&mut HsqHarness<'_, Card<'_>>)) {
     let mut storage = initial_storage(SECTORS);
     let block = block_layer(&storage);
     let board = Board::new(
@@ -78,7 +78,7 @@ fn with_sd(f: impl FnOnce(&mut HsqHarness<'_, SdCard<'_>>)) {
 }
 
 /// `n` jobs of the mix, each in its own region; the first is job `first`.
-fn mixed(first: usize, n: usize) -> Vec<Work> {
+pub(crate) fn mixed(first: usize, n: usize) -> Vec<Work> {
     (first..first + n)
         .map(|job| {
             let (direction, blocks) = MIX[job % MIX.len()];

@@ -66,8 +66,6 @@ use crate::{
     slot,
 };
 
-/// How long a request may take before the driver gives up on the hardware.
-pub(crate) const REQUEST_TIMEOUT_MS: i64 = 5_000;
 /// How long the controller waits for a busy card before a command (the bound of its polls).
 const BUSY_WAIT_US: u32 = POLL_LIMIT * POLL_INTERVAL_US;
 /// Debounce between a card-detect interrupt and the core's rescan.
@@ -493,49 +491,12 @@ impl Msdc {
     }
 
     /// The watchdog's work, in process context: abort the request in flight if it ran too
-    /// long, otherwise look again when it would.
+    /// long, otherwise look again when it would (`slot::watchdog`).
     fn watchdog_check(self: &Arc<Self>) {
-        let limit = Delta::from_millis(REQUEST_TIMEOUT_MS);
-        let (aborted, next) = {
-            let mut guard = self.state.lock();
-            let state = &mut *guard;
-            state.watchdog_armed = false;
-            let elapsed = state
-                .controller
-                .in_flight()
-                .map(|in_flight| in_flight.started.elapsed());
-            match elapsed {
-                Some(elapsed) if elapsed >= limit => {
-                    let aborted = state.controller.abort(&self.regs);
-                    self.note_hardware_fault(&mut state.controller);
-                    (aborted, None)
-                }
-                Some(elapsed) => (None, Some(limit - elapsed)),
-                None => (None, None),
-            }
-        };
-        if let Some((in_flight, result)) = aborted {
-            dev_err!(
-                self.dev,
-                "CMD{} did not complete in {} ms; controller reset\n",
-                in_flight.opcode,
-                REQUEST_TIMEOUT_MS
-            );
-            slot::finish(self, in_flight, &result);
-        }
-        let next = next.or_else(|| {
-            let state = self.state.lock();
-            state.controller.in_flight().map(|in_flight| {
-                let elapsed = in_flight.started.elapsed();
-                if elapsed >= limit {
-                    Delta::from_millis(1)
-                } else {
-                    limit - elapsed
-                }
-            })
-        });
-        if let Some(delay) = next {
-            self.arm_watchdog(delay);
+        // The timer has fired: from here on a new request arms it again.
+        self.state.lock().watchdog_armed = false;
+        if let Some(ns) = slot::watchdog::check(self) {
+            self.arm_watchdog(Delta::from_nanos(i64::try_from(ns).unwrap_or(i64::MAX)));
         }
     }
 

@@ -11,14 +11,15 @@ use kernel::{
     time::{Delta, Instant, Monotonic},
 };
 
-use super::{counters::result_errors, software_queue::hsq_errno, Msdc, Queue, REQUEST_TIMEOUT_MS};
+use super::{counters::result_errors, software_queue::hsq_errno, Msdc, Queue};
 use crate::{
     backend::RegisterWindow,
     kernel_mmc::{DescriptorMemory, QueuedRequest, Request},
     mmc_request::{Data, RequestResult, Segment},
     msdc::controller::HwError,
     slot::{
-        DescriptorArea, QueueFault, QueuedSlotRequest, Refusal, SlotKernel, SlotRequest, SlotView,
+        watchdog, DescriptorArea, QueueFault, QueuedSlotRequest, Refusal, SlotKernel, SlotRequest,
+        SlotView,
     },
 };
 
@@ -105,6 +106,10 @@ impl SlotKernel for Arc<Msdc> {
         Instant::now()
     }
 
+    fn elapsed_ns(&self, since: &Instant<Monotonic>) -> u64 {
+        u64::try_from(since.elapsed().as_nanos()).unwrap_or(0)
+    }
+
     fn refusal_error(&self, refusal: Refusal) -> Error {
         match refusal {
             Refusal::Start { opcode, error } => self.start_failed(opcode, error),
@@ -134,7 +139,19 @@ impl SlotKernel for Arc<Msdc> {
     }
 
     fn arm_watchdog(&self) {
-        Msdc::arm_watchdog(self, Delta::from_millis(REQUEST_TIMEOUT_MS));
+        Msdc::arm_watchdog(
+            self,
+            Delta::from_millis(i64::from(watchdog::REQUEST_TIMEOUT_MS)),
+        );
+    }
+
+    fn request_timed_out(&self, opcode: u32) {
+        dev_err!(
+            self.dev,
+            "CMD{} did not complete in {} ms; controller reset\n",
+            opcode,
+            watchdog::REQUEST_TIMEOUT_MS
+        );
     }
 
     fn request_issued(&self) {
