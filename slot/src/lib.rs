@@ -4,13 +4,15 @@
 //! lock, written once for the kernel and the host tests.
 //!
 //! A slot runs the core's requests one at a time ([`start_request`]) or through the host
-//! software queue ([`software_queue`]); either way a request goes to the
-//! [`Controller`] and comes back through [`finish`]. The order of those steps (the lock
+//! software queue ([`software_queue`]); either way a request goes to the request engine
+//! (`msdc::controller::Controller`) and comes back through [`finish`], or through the
+//! [`watchdog`]'s abort when its interrupt never comes. The order of those steps (the lock
 //! taken and released, a request completed with the lock free, the next dispatch chosen
 //! after the core saw the completion) lives here. What it needs of the kernel (its lock,
-//! completing a request to the MMC core, the watchdog, counters and the log) is the
-//! [`SlotKernel`] trait: the driver implements it over the MMC abstraction layer, the host
-//! tests over the models.
+//! completing a request to the MMC core, the watchdog's timer, counters and the log) is
+//! the [`SlotKernel`] trait: the driver implements it over the MMC abstraction layer, the
+//! host tests over the models. Of the CQHCI command queue, [`command_queue`] holds only
+//! what a request becomes as a task and what a completed task hands back.
 //!
 //! Request ownership stays with the types: a request is in exactly one place (with its
 //! caller, in the software queue's table, or on the controller as the token of
@@ -33,13 +35,13 @@ extern crate msdc;
 extern crate registers;
 
 pub mod command_queue;
-pub mod kernel;
 pub mod request;
+pub mod services;
 pub mod software_queue;
 pub mod watchdog;
 
-pub use kernel::{
+pub use request::{finish, note_hardware_fault, recheck_sdio_irq, start_request};
+pub use services::{
     DescriptorArea, InFlight, Owner, QueueFault, QueuedSlotRequest, Refusal, SlotKernel, SlotOwner,
     SlotRequest, SlotView,
 };
-pub use request::{finish, note_hardware_fault, recheck_sdio_irq, start_request};

@@ -6,7 +6,7 @@
 use crate::mmc_request::{RequestResult, Segment};
 use crate::msdc::controller::{Controller, DmaChain};
 
-use super::kernel::{
+use super::services::{
     DescriptorArea, InFlight, NotStarted, Owner, Refusal, SlotKernel, SlotOwner, SlotRequest,
     SlotView,
 };

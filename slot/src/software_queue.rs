@@ -7,10 +7,10 @@
 use crate::hsq::{self, Actions, DataDirection, Finished, Hsq, RequestShape};
 use crate::mmc_request::Direction;
 
-use super::kernel::{
+use super::request::{fail_owner, launch, note_hardware_fault};
+use super::services::{
     NotStarted, Owner, QueueFault, QueuedSlotRequest, Refusal, SlotKernel, SlotRequest,
 };
-use super::request::{fail_owner, launch, note_hardware_fault};
 
 /// The host software queue and the requests it accepted but has not dispatched yet (the
 /// dispatched one belongs to the controller until it completes).

@@ -5,8 +5,8 @@
 //! watchdog looks again when it would be due. The kernel owns the timer and runs
 //! [`check`] from it in process context (the abort polls the controller).
 
-use super::kernel::SlotKernel;
 use super::request::{finish, note_hardware_fault};
+use super::services::SlotKernel;
 
 /// How long a request may take before the slot gives up on the hardware.
 pub const REQUEST_TIMEOUT_MS: u32 = 5_000;
