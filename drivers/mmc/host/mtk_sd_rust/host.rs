@@ -23,6 +23,7 @@ mod counters;
 mod cqe_ops;
 mod hardware_queue;
 mod power;
+mod slot_kernel;
 mod software_queue;
 mod tuning;
 
@@ -37,38 +38,34 @@ use kernel::{
             ArcHrTimerHandle, HrTimer, HrTimerCallback, HrTimerCallbackContext, HrTimerPointer,
             HrTimerRestart, RelativeMode,
         },
-        Delta, Instant, Monotonic,
+        Delta, Monotonic,
     },
     workqueue::{Work, WorkItem},
 };
 
 #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
 pub(crate) use c_engines::CEngineSlot;
-use counters::result_errors;
 pub(crate) use counters::Counters;
 use hardware_queue::HardwareQueue;
-use software_queue::SoftwareQueue;
 
 use crate::{
     backend::RegisterWindow,
     cqhci,
     kernel_mmc::{
         self, DescriptorMemory, Host, HostOps, Ios, PinState, Pins, PowerMode, PreparedData,
-        QueuedRequest, Request, TuningBus, TuningCard,
+        Request, TuningBus, TuningCard,
     },
-    mmc_request::RequestResult,
     msdc::{
         clock::Timing,
         controller::{
-            CardDetect, Controller, DmaChain, HostSetup, PadState, Progress, SignalVoltage,
+            CardDetect, Controller, HostSetup, HwError, PadState, Progress, SignalVoltage,
             StartError, POLL_INTERVAL_US, POLL_LIMIT,
         },
         dma,
     },
+    slot,
 };
 
-/// How long a request may take before the driver gives up on the hardware.
-pub(crate) const REQUEST_TIMEOUT_MS: i64 = 5_000;
 /// How long the controller waits for a busy card before a command (the bound of its polls).
 const BUSY_WAIT_US: u32 = POLL_LIMIT * POLL_INTERVAL_US;
 /// Debounce between a card-detect interrupt and the core's rescan.
@@ -86,30 +83,15 @@ const CQHCI_WAIT_STEP_US: i64 = 20;
 /// The work items of a slot.
 const WATCHDOG_WORK: u64 = 0;
 
-/// Where a request in flight came from, and so how it goes back.
-enum Owner {
-    /// The core's `request` callback (one at a time, or a command outside the queue).
-    Core(Request),
-    /// The host software queue, which dispatched it under `tag`.
-    Queue { request: QueuedRequest, tag: u8 },
-}
-
-/// The engine's token for the request it is working on: the request itself and what the
-/// watchdog and the error messages need.
-struct InFlight {
-    owner: Owner,
-    opcode: u32,
-    /// A probe of a tuning sweep, whose failure is expected, not an error.
-    tuning_probe: bool,
-    started: Instant<Monotonic>,
-}
+/// The controller's token for the request it runs.
+type InFlight = slot::InFlight<Arc<Msdc>>;
 
 /// How the slot queues requests: chosen at probe from the device tree.
 enum Queue {
     /// One request at a time (a slot that may hold an SDIO card).
     OneAtATime,
     /// The host software queue (eMMC and SD slots without a command queue engine).
-    Software(KBox<SoftwareQueue>),
+    Software(KBox<software_queue::SoftwareQueue>),
     /// The CQHCI command queue engine (`supports-cqe`).
     Hardware(KBox<HardwareQueue>),
 }
@@ -247,7 +229,10 @@ impl Msdc {
         let mut c_engine = None;
         let queue = match choice {
             QueueChoice::OneAtATime => Queue::OneAtATime,
-            QueueChoice::Software => Queue::Software(KBox::init(SoftwareQueue::new(), GFP_KERNEL)?),
+            QueueChoice::Software => Queue::Software(KBox::init(
+                software_queue::new_software_queue(),
+                GFP_KERNEL,
+            )?),
             QueueChoice::Hardware {
                 config,
                 memory,
@@ -384,133 +369,10 @@ impl Msdc {
         }
     }
 
-    /// Maps the data of the request `owner` holds, writes its descriptor chain and starts
-    /// it on the controller, which holds it until it completes. A request that cannot start
-    /// comes back with the error to fail it with.
-    fn launch(
-        &self,
-        controller: &mut Controller<InFlight>,
-        descriptors: &mut DescriptorMemory,
-        mut owner: Owner,
-    ) -> Result<(), (Owner, Error)> {
-        let request = match &mut owner {
-            Owner::Core(request) => request,
-            Owner::Queue { request, .. } => request.request_mut(),
-        };
-        let Some(spec) = request.spec() else {
-            return Err((owner, EINVAL));
-        };
-        let opcode = spec.cmd.opcode;
-        // The hardware's auto-CMD23 serves eMMC only (as upstream); an SD card's CMD23
-        // goes out as a command of its own.
-        controller.set_auto_cmd23(request.for_mmc_card());
-        let chain = if spec.data.is_some() {
-            let written = match request.map_data() {
-                Ok(segments) => controller
-                    .write_chain(
-                        &spec,
-                        DmaChain {
-                            area_bus: descriptors.bus_address(),
-                            area: descriptors.cpu_view(),
-                            segments,
-                        },
-                    )
-                    .map_err(|e| self.start_failed(opcode, e)),
-                Err(e) => Err(e),
-            };
-            match written {
-                Ok(chain) => Some(chain),
-                Err(e) => return Err((owner, e)),
-            }
-        } else {
-            None
-        };
-        let in_flight = InFlight {
-            owner,
-            opcode,
-            tuning_probe: controller.is_tuning(),
-            started: Instant::now(),
-        };
-        controller
-            .start(&self.regs, &spec, chain, in_flight)
-            .map_err(|(in_flight, e)| (in_flight.owner, self.start_failed(opcode, e)))
-    }
-
-    /// The core's `request`: one request outside any queue.
-    fn start_request(self: &Arc<Self>, request: Request) {
-        self.counters.issued();
-        let started = {
-            let mut guard = self.state.lock();
-            let state = &mut *guard;
-            let started = if state.controller.is_idle() {
-                self.launch(
-                    &mut state.controller,
-                    &mut state.descriptors,
-                    Owner::Core(request),
-                )
-            } else {
-                Err((Owner::Core(request), EBUSY))
-            };
-            self.note_hardware_fault(&mut state.controller);
-            started
-        };
-        match started {
-            Ok(()) => self.arm_watchdog(Delta::from_millis(REQUEST_TIMEOUT_MS)),
-            Err((owner, error)) => self.fail_owner(owner, error),
-        }
-    }
-
-    /// Completes a request that never reached the bus with `error`.
-    fn fail_owner(&self, owner: Owner, error: Error) {
-        self.counters.failed();
-        match owner {
-            Owner::Core(request) => request.fail(error),
-            Owner::Queue { request, .. } => request.fail(error),
-        }
-    }
-
-    /// Completes the request the controller handed back with `result`.
-    fn finish(self: &Arc<Self>, in_flight: InFlight, result: &RequestResult) {
-        if let Some(kind) = result.data.and_then(|data| data.error) {
-            dev_dbg!(
-                self.dev,
-                "CMD{} data phase failed: {:?}\n",
-                in_flight.opcode,
-                kind
-            );
-        }
-        if in_flight.tuning_probe {
-            self.counters
-                .tuning_probe_completed(result_errors(result).next().is_some());
-        } else {
-            self.counters.completed(result_errors(result));
-        }
-        match in_flight.owner {
-            Owner::Core(request) => {
-                request.complete(result);
-                // A software queue's dispatch may have waited for this request.
-                self.retry_software_queue();
-                self.recheck_sdio_irq();
-            }
-            Owner::Queue { request, tag } => {
-                let finished = self.with_software_queue(|sq| sq.engine.finalize_request(&tag).ok());
-                // `mmc_blk_hsq_req_done` may call `cqe_recovery_start`: the lock is free.
-                request.complete(result);
-                if let Some(Some(finished)) = finished {
-                    self.queue_request_done(finished);
-                }
-            }
-        }
-    }
-
-    /// On SoCs that can lose the SDIO interrupt (`recheck_sdio_irq`), signals one that DAT1
-    /// still shows without a latched event, as upstream does after each request and when
-    /// the interrupt is enabled.
-    fn recheck_sdio_irq(&self) {
-        let lost = self.state.lock().controller.recheck_sdio_irq(&self.regs);
-        if lost {
-            self.host.signal_sdio_irq();
-        }
+    /// On SoCs that can lose the SDIO interrupt, signals one that DAT1 still shows without
+    /// a latched event.
+    fn recheck_sdio_irq(self: &Arc<Self>) {
+        slot::recheck_sdio_irq(self);
     }
 
     // ---- The interrupt -----------------------------------------------------------------
@@ -570,7 +432,7 @@ impl Msdc {
             }
         }
         if let Some((in_flight, result)) = done {
-            self.finish(in_flight, &result);
+            slot::finish(self, in_flight, &result);
         }
         handled
     }
@@ -580,9 +442,14 @@ impl Msdc {
     /// Called with the lock held, on every path that drives the engine through requests.
     fn note_hardware_fault(&self, controller: &mut Controller<InFlight>) {
         if let Some(fault) = controller.take_hardware_fault() {
-            self.counters.hardware_fault();
-            dev_err!(self.dev, "controller fault: {:?}\n", fault);
+            self.log_hardware_fault(fault);
         }
+    }
+
+    /// Logs and counts a bounded hardware wait that ran out.
+    fn log_hardware_fault(&self, fault: HwError) {
+        self.counters.hardware_fault();
+        dev_err!(self.dev, "controller fault: {:?}\n", fault);
     }
 
     /// Silences the controller once its host has left the MMC core (driver removal): every
@@ -624,49 +491,12 @@ impl Msdc {
     }
 
     /// The watchdog's work, in process context: abort the request in flight if it ran too
-    /// long, otherwise look again when it would.
+    /// long, otherwise look again when it would (`slot::watchdog`).
     fn watchdog_check(self: &Arc<Self>) {
-        let limit = Delta::from_millis(REQUEST_TIMEOUT_MS);
-        let (aborted, next) = {
-            let mut guard = self.state.lock();
-            let state = &mut *guard;
-            state.watchdog_armed = false;
-            let elapsed = state
-                .controller
-                .in_flight()
-                .map(|in_flight| in_flight.started.elapsed());
-            match elapsed {
-                Some(elapsed) if elapsed >= limit => {
-                    let aborted = state.controller.abort(&self.regs);
-                    self.note_hardware_fault(&mut state.controller);
-                    (aborted, None)
-                }
-                Some(elapsed) => (None, Some(limit - elapsed)),
-                None => (None, None),
-            }
-        };
-        if let Some((in_flight, result)) = aborted {
-            dev_err!(
-                self.dev,
-                "CMD{} did not complete in {} ms; controller reset\n",
-                in_flight.opcode,
-                REQUEST_TIMEOUT_MS
-            );
-            self.finish(in_flight, &result);
-        }
-        let next = next.or_else(|| {
-            let state = self.state.lock();
-            state.controller.in_flight().map(|in_flight| {
-                let elapsed = in_flight.started.elapsed();
-                if elapsed >= limit {
-                    Delta::from_millis(1)
-                } else {
-                    limit - elapsed
-                }
-            })
-        });
-        if let Some(delay) = next {
-            self.arm_watchdog(delay);
+        // The timer has fired: from here on a new request arms it again.
+        self.state.lock().watchdog_armed = false;
+        if let Some(ns) = slot::watchdog::check(self) {
+            self.arm_watchdog(Delta::from_nanos(i64::try_from(ns).unwrap_or(i64::MAX)));
         }
     }
 
@@ -712,7 +542,7 @@ pub(crate) struct MsdcSlot {
 #[vtable]
 impl HostOps for MsdcSlot {
     fn request(&self, _host: &Host, request: Request) {
-        self.msdc.start_request(request);
+        slot::start_request(&self.msdc, request);
     }
 
     fn removed(&self, _host: &Host) {

@@ -35,6 +35,11 @@ pub mod hsq;
 #[path = "../../../../msdc/src/lib.rs"]
 pub mod msdc;
 
+/// The slot logic: what the glue decides under its lock (requests on the controller, the
+/// host software queue), over a trait for the kernel's services.
+#[path = "../../../../slot/src/lib.rs"]
+pub mod slot;
+
 /// Hardware models (CQHCI block, MSDC controller, eMMC and SD cards) that the KUnit suites
 /// drive the driver against. Test-only: a production configuration contains no simulation
 /// code. (The simulated board, `mtk_sd_rust_sim.rs`, is a kernel object of its own with its

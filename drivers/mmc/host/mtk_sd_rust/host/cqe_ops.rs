@@ -20,6 +20,7 @@ use super::{
 use crate::{
     cqhci, hsq,
     kernel_mmc::{CqeOps, Host, QueueCard, QueuedRequest, Refused, RequestId},
+    slot::software_queue,
 };
 
 impl Msdc {
@@ -138,7 +139,10 @@ impl CqeOps for MsdcSlot {
         if hardware {
             msdc.queue_task(request)
         } else {
-            msdc.queue_software(request)
+            software_queue::enqueue(msdc, request).map_err(|refused| Refused {
+                request: refused.request,
+                error: refused.error,
+            })
         }
     }
 
@@ -212,14 +216,11 @@ impl CqeOps for MsdcSlot {
 
     fn cqe_recovery_start(&self, _host: &Host) {
         let msdc = &self.msdc;
-        let software = msdc.with_software_queue(|sq| sq.engine.recovery_start());
-        if let Some(actions) = software {
-            // From the core's completion, possibly in the interrupt handler.
-            msdc.counters.recoveries.fetch_add(1, Ordering::Relaxed);
-            msdc.run_software_queue(actions);
+        msdc.counters.recoveries.fetch_add(1, Ordering::Relaxed);
+        // From the core's completion, possibly in the interrupt handler.
+        if software_queue::recovery_start(msdc) {
             return;
         }
-        msdc.counters.recoveries.fetch_add(1, Ordering::Relaxed);
         msdc.drive_engine("recovery start", |hq, hooks| {
             hq.engine.recovery_start(&msdc.regs, hooks)
         });
@@ -228,8 +229,7 @@ impl CqeOps for MsdcSlot {
 
     fn cqe_recovery_finish(&self, _host: &Host) {
         let msdc = &self.msdc;
-        if let Some(actions) = msdc.with_software_queue(|sq| sq.engine.recovery_finish()) {
-            msdc.run_software_queue(actions);
+        if software_queue::recovery_finish(msdc) {
             return;
         }
         if let Some(finished) = msdc.drive_engine("recovery finish", |hq, _| {

@@ -13,14 +13,11 @@ use kernel::{
 use super::{Msdc, Queue, State, CQHCI_WAIT_STEP_US};
 use crate::{
     backend::RegisterWindow,
-    cqhci::{
-        self, CompletionStatus, Cqhci, DcmdResponse, Step, TaskError, TaskFlags, Ticket, Wait,
-        Warnings,
-    },
+    cqhci::{self, Cqhci, Step, Ticket, Wait, Warnings},
     kernel_mmc::{DescriptorMemory, QueuedRequest, Refused},
-    mmc_request::{flags, Direction, ErrorKind},
     msdc::cqe::CqeHooks,
     registers::Io,
+    slot::command_queue,
 };
 
 /// A task of the command queue engine, from its doorbell to its completion.
@@ -81,15 +78,6 @@ pub(super) fn cqhci_errno(error: cqhci::Error) -> Error {
         cqhci::Error::Busy | cqhci::Error::SlotBusy => EBUSY,
         cqhci::Error::MemoryTooSmall => ENOMEM,
         _ => EINVAL,
-    }
-}
-
-/// The request error of a task that ended with `error`.
-pub(super) fn task_error(error: TaskError) -> ErrorKind {
-    match error {
-        TaskError::Crc => ErrorKind::BadCrc,
-        TaskError::Timeout => ErrorKind::TimedOut,
-        TaskError::Io => ErrorKind::DmaFault,
     }
 }
 
@@ -162,19 +150,8 @@ impl Msdc {
                 );
                 continue;
             };
-            let (bytes, error) = match completion.status {
-                CompletionStatus::Done => {
-                    let bytes = task
-                        .request
-                        .request()
-                        .data()
-                        .and_then(|data| data.bytes())
-                        .unwrap_or(0);
-                    (bytes, None)
-                }
-                CompletionStatus::Requeue => (0, None),
-                CompletionStatus::Failed(e) => (0, Some(task_error(e))),
-            };
+            let (bytes, error) =
+                command_queue::task_ending(completion.status, task.request.request().data());
             self.counters.completed(error);
             task.request.complete_task(bytes, error, response);
         }
@@ -293,22 +270,7 @@ impl Msdc {
             Some(data) => {
                 let (block_address, data_flags) =
                     request.block_address_and_flags().unwrap_or((0, 0));
-                let task = cqhci::DataTask {
-                    direction: match data.direction {
-                        Direction::Read => cqhci::Direction::Read,
-                        Direction::Write => cqhci::Direction::Write,
-                    },
-                    block_count: u16::try_from(data.blocks).unwrap_or(0),
-                    block_address,
-                    flags: TaskFlags {
-                        reliable_write: data_flags & flags::MMC_DATA_REL_WR != 0,
-                        data_tag: data_flags & flags::MMC_DATA_DAT_TAG != 0,
-                        priority: data_flags & flags::MMC_DATA_PRIO != 0,
-                        queue_barrier: data_flags & flags::MMC_DATA_QBR != 0,
-                        forced_programming: data_flags & flags::MMC_DATA_FORCED_PRG != 0,
-                    },
-                    context: 0,
-                };
+                let task = command_queue::data_task(&data, block_address, data_flags);
                 match request.request_mut().map_data() {
                     Ok(segments) => engine.issue_data(
                         &self.regs,
@@ -325,28 +287,8 @@ impl Msdc {
                 }
             }
             None => match request.request().cmd() {
-                Some(cmd) => {
-                    let response = if cmd.flags & flags::MMC_RSP_PRESENT == 0 {
-                        DcmdResponse::None
-                    } else if cmd.flags & flags::MMC_RSP_BUSY != 0 {
-                        DcmdResponse::ShortBusy
-                    } else {
-                        DcmdResponse::Short
-                    };
-                    match u8::try_from(cmd.opcode) {
-                        Ok(opcode) => engine.issue_dcmd(
-                            &self.regs,
-                            &hooks,
-                            &mut mem,
-                            &cqhci::DirectCommand {
-                                opcode,
-                                argument: cmd.arg,
-                                response,
-                            },
-                        ),
-                        Err(_) => Err(cqhci::Error::ValueTooWide),
-                    }
-                }
+                Some(cmd) => command_queue::direct_command(&cmd)
+                    .and_then(|dcmd| engine.issue_dcmd(&self.regs, &hooks, &mut mem, &dcmd)),
                 None => Err(cqhci::Error::NoBlocks),
             },
         };

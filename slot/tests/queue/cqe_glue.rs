@@ -13,24 +13,24 @@
 //! hardware run and its interrupts be handled, as the glue's sleeps with the lock released
 //! do, except for `cqe_off`, which polls under the lock.
 
-use std::convert::Infallible;
-
 use cqhci::regs::{Tag, CQCAP, CQCRDCT, CQSSC1};
 use cqhci::{
-    CardInfo, CompletionStatus, Completions, Cqhci, DataTask, DcmdResponse, DescriptorMemory,
-    DirectCommand, Finished, Segment as TaskSegment, Step, TaskError, TaskFlags, Wait,
+    CardInfo, CompletionStatus, Completions, Cqhci, DescriptorMemory, Finished,
+    Segment as TaskSegment, Step, Wait,
 };
-use mmc_request::{Direction, ErrorKind, Request, Segment};
+use mmc_request::{ErrorKind, Request, Segment};
 use models::msdc::CardSlot;
-use msdc::controller::Progress;
 use msdc::cqe::{send_status_idle_timer, CqeEvent, CqeHooks, ENGINE_CONFIG, SEND_STATUS_IDLE_NS};
 use registers::Io;
+use slot::command_queue;
 
 use crate::block::{Attempt, BlockLayer, Work};
 use crate::board::{Board, CQ_AT, CQ_LEN};
-use crate::common::flags::{AC, R1B_NO_CRC};
+use crate::common::flags::{AC, R1B, R1B_NO_CRC};
+use crate::common::{command, data};
 use crate::slot::{
-    bring_up_emmc, ready_for_data, switch_arg, CoreHost, Owner, Slot, CMD_RETRIES, EMMC_RCA,
+    bring_up_emmc, ready_for_data, switch_arg, CardKind, CoreHost, NoQueue, Slot, CMD_RETRIES,
+    EMMC_RCA,
 };
 
 /// The data slots, and the direct command's: the harness gives the flush the block-layer
@@ -49,15 +49,6 @@ const CQE_RETRIES: u32 = 2;
 /// Ticks after which the harness calls a run stuck.
 const MAX_TICKS: usize = 100_000;
 
-/// The request error of a task that ended with `error` (`hardware_queue::task_error`).
-fn task_error(error: TaskError) -> ErrorKind {
-    match error {
-        TaskError::Crc => ErrorKind::BadCrc,
-        TaskError::Timeout => ErrorKind::TimedOut,
-        TaskError::Io => ErrorKind::DmaFault,
-    }
-}
-
 /// A task of the engine, from its doorbell to its completion.
 struct Task {
     attempt: Attempt,
@@ -74,7 +65,7 @@ pub(crate) enum Mistake {
 
 /// The glue, the engines and the core of a slot with a CQHCI block.
 pub(crate) struct CqeHarness<'b, C: CardSlot> {
-    slot: Slot<'b, C, Infallible>,
+    slot: Slot<'b, C, NoQueue>,
     engine: Cqhci,
     idle_timer: CQSSC1,
     tasks: [Option<Task>; Tag::COUNT],
@@ -101,7 +92,7 @@ impl<'b, C: CardSlot> CqeHarness<'b, C> {
         assert!(layout.tdl_len() + layout.transfer_area_len() <= CQ_LEN);
         let cap = Io::<cqhci::CqhciBlock>::read::<CQCAP>(board);
         let mut harness = Self {
-            slot: Slot::new(board),
+            slot: Slot::new(board, NoQueue, false),
             engine,
             idle_timer: send_status_idle_timer(HCLK_HZ, cap, SEND_STATUS_IDLE_NS),
             tasks: [const { None }; Tag::COUNT],
@@ -114,7 +105,7 @@ impl<'b, C: CardSlot> CqeHarness<'b, C> {
             mistake: None,
         };
         bring_up_emmc(&mut harness, true);
-        harness.slot.ctrl.set_auto_cmd23(true);
+        harness.slot.attach(CardKind::Emmc);
         harness.enable();
         harness
     }
@@ -135,11 +126,12 @@ impl<'b, C: CardSlot> CqeHarness<'b, C> {
     /// the controller absorbs.
     fn with_engine<T>(&mut self, f: impl FnOnce(&mut Cqhci, &CqeHooks<'_, Board<C>>) -> T) -> T {
         let board = self.slot.board;
-        let hooks = self.slot.ctrl.cqe_hooks(board, self.idle_timer);
+        let mut controller = self.slot.controller();
+        let hooks = controller.cqe_hooks(board, self.idle_timer);
         let answer = f(&mut self.engine, &hooks);
         let aftermath = hooks.finish();
         assert_eq!(aftermath.fault, None, "a hook's poll timed out");
-        self.slot.ctrl.absorb_cqe(aftermath);
+        controller.absorb_cqe(aftermath);
         answer
     }
 
@@ -273,16 +265,7 @@ impl<'b, C: CardSlot> CqeHarness<'b, C> {
                 lba,
                 blocks,
             } => {
-                let task = DataTask {
-                    direction: match direction {
-                        Direction::Read => cqhci::Direction::Read,
-                        Direction::Write => cqhci::Direction::Write,
-                    },
-                    block_count: u16::try_from(blocks).expect("blocks"),
-                    block_address: lba,
-                    flags: TaskFlags::default(),
-                    context: 0,
-                };
+                let task = command_queue::data_task(&data(direction, 512, blocks), lba, 0);
                 let tag = Tag::new(u32::from(attempt.tag)).expect("tag");
                 let mapped = board.segments(attempt.tag, work.bytes());
                 self.with_memory(|engine, hooks, mem| {
@@ -294,11 +277,9 @@ impl<'b, C: CardSlot> CqeHarness<'b, C> {
                 })
             }
             Work::Flush => {
-                let flush = DirectCommand {
-                    opcode: 6,
-                    argument: switch_arg(EXT_CSD_FLUSH_CACHE, 1),
-                    response: DcmdResponse::ShortBusy,
-                };
+                // `mmc_blk_cqe_issue_flush`: SWITCH, R1B.
+                let flush = command(6, switch_arg(EXT_CSD_FLUSH_CACHE, 1), R1B | AC);
+                let flush = command_queue::direct_command(&flush)?;
                 self.with_memory(|engine, hooks, mem| engine.issue_dcmd(board, hooks, mem, &flush))
             }
         }?;
@@ -343,12 +324,13 @@ impl<'b, C: CardSlot> CqeHarness<'b, C> {
             } else {
                 0
             };
-            let work = self.block.work(task.attempt.job);
-            let (bytes, error) = match completion.status {
-                CompletionStatus::Done => (work.bytes(), None),
-                CompletionStatus::Requeue => (0, None),
-                CompletionStatus::Failed(e) => (0, Some(task_error(e))),
+            let task_data = match self.block.work(task.attempt.job) {
+                Work::Data {
+                    direction, blocks, ..
+                } => Some(data(direction, 512, blocks)),
+                Work::Flush => None,
             };
+            let (bytes, error) = command_queue::task_ending(completion.status, task_data);
             self.statuses.push((task.attempt, completion.status));
             self.complete_task(task.attempt, bytes, error, response);
         }
@@ -434,10 +416,10 @@ impl<'b, C: CardSlot> CqeHarness<'b, C> {
 
 impl<'b, C: CardSlot> CoreHost<'b> for CqeHarness<'b, C> {
     type Card = C;
-    type Queued = Infallible;
+    type Side = NoQueue;
 
-    fn slot(&mut self) -> &mut Slot<'b, C, Infallible> {
-        &mut self.slot
+    fn slot(&self) -> &Slot<'b, C, NoQueue> {
+        &self.slot
     }
 
     /// `mmc_start_request`: the queue is halted first if it is on (`cqe_off`).
@@ -454,23 +436,18 @@ impl<'b, C: CardSlot> CoreHost<'b> for CqeHarness<'b, C> {
             return false;
         }
         let board = self.slot.board;
-        let tasks = if self.engine.is_enabled() {
-            self.slot
-                .ctrl
-                .command_queue_event(board)
-                .map(|event| self.task_interrupt(event))
+        let event = if self.engine.is_enabled() {
+            self.slot.controller().command_queue_event(board)
         } else {
             None
         };
-        let done = self.slot.ctrl.handle_interrupt(board);
+        let tasks = event.map(|event| self.task_interrupt(event));
+        let done = self.slot.request_interrupt();
         if let Some(completed) = tasks {
             self.finish_tasks(&completed);
         }
-        if let Progress::Done(owner, result) = done {
-            match owner {
-                Owner::Core(serial) => self.slot.core_completed(serial, result),
-                Owner::Queue(never) => match never {},
-            }
+        if let Some((in_flight, result)) = done {
+            slot::finish(&self.slot, in_flight, &result);
         }
         true
     }

@@ -19,12 +19,12 @@ use crate::block::{initial_storage, Attempt, Work, REGION_SECTORS};
 use crate::board::{setup, Board};
 use crate::common::flags::{AC, R1};
 use crate::common::{command, request};
-use crate::hsq_glue::{block_layer, Event, HsqHarness, Mistake};
+use crate::hsq_harness::{block_layer, Event, HsqHarness, Mistake};
 use crate::slot::{ready_for_data, CardKind, CoreHost, EMMC_RCA};
 
 /// Jobs of a full run, and of a run around one failure.
 const JOBS: usize = 64;
-const FAULT_JOBS: usize = 24;
+pub(crate) const FAULT_JOBS: usize = 24;
 /// Card size: a region per job, and one per read-back job.
 const SECTORS: u32 = 2 * JOBS as u32 * REGION_SECTORS;
 
@@ -55,7 +55,7 @@ fn sd_setup() -> HostSetup {
 }
 
 /// Runs `f` on a harness with an eMMC, then checks the card holds what was written.
-fn with_emmc(f: impl FnOnce(&mut HsqHarness<'_, Card<'_>>)) {
+pub(crate) fn with_emmc(f: impl FnOnce(&mut HsqHarness<'_, Card<'_>>)) {
     let mut storage = initial_storage(SECTORS);
     let block = block_layer(&storage);
     let board = Board::new(
@@ -64,7 +64,7 @@ fn with_emmc(f: impl FnOnce(&mut HsqHarness<'_, Card<'_>>)) {
     );
     let mut harness = HsqHarness::new(&board, CardKind::Emmc, block);
     f(&mut harness);
-    harness.block.assert_all_ended(board.card().storage());
+    harness.block().assert_all_ended(board.card().storage());
 }
 
 /// Runs `f` on a harness with an SD card, then checks the card holds what was written.
@@ -74,11 +74,11 @@ fn with_sd(f: impl FnOnce(&mut HsqHarness<'_, SdCard<'_>>)) {
     let board = Board::new(sd_setup(), SdCard::new(&mut storage, SdConfig::default()));
     let mut harness = HsqHarness::new(&board, CardKind::Sd, block);
     f(&mut harness);
-    harness.block.assert_all_ended(board.card().storage());
+    harness.block().assert_all_ended(board.card().storage());
 }
 
 /// `n` jobs of the mix, each in its own region; the first is job `first`.
-fn mixed(first: usize, n: usize) -> Vec<Work> {
+pub(crate) fn mixed(first: usize, n: usize) -> Vec<Work> {
     (first..first + n)
         .map(|job| {
             let (direction, blocks) = MIX[job % MIX.len()];
@@ -91,12 +91,13 @@ fn mixed(first: usize, n: usize) -> Vec<Work> {
 /// what every run must show: completion in submission order, every request completed once,
 /// the card holding what was written, the queue idle, no model violation.
 fn run_and_check<C: CardSlot>(harness: &mut HsqHarness<'_, C>, jobs: usize) {
-    let first = harness.block.add(mixed(harness.block.jobs(), jobs));
+    let so_far = harness.block().jobs();
+    let first = harness.block().add(mixed(so_far, jobs));
     harness.run();
-    let back = harness.block.read_back(first);
-    harness.block.add(back);
+    let back = harness.block().read_back(first);
+    harness.block().add(back);
     harness.run();
-    assert_completed_in_order(&harness.log);
+    assert_completed_in_order(&harness.log());
     harness.assert_idle();
 }
 
@@ -144,12 +145,13 @@ fn assert_queued_ahead(log: &[Event], max_in_flight: usize) {
 /// goes out when it completes (`retry`).
 fn defer_behind_a_core_request<C: CardSlot>(harness: &mut HsqHarness<'_, C>, rca: u32) {
     let status = harness.start_core(&request(command(13, rca << 16, R1 | AC)), &[]);
-    let first = harness.block.add(mixed(harness.block.jobs(), 4));
+    let so_far = harness.block().jobs();
+    let first = harness.block().add(mixed(so_far, 4));
     harness.submit();
     // Only the first request was dispatched, and deferred (the engine offers it again with
     // each request accepted meanwhile, and the controller defers it again).
-    let deferred: Vec<&Event> = harness
-        .log
+    let log = harness.log();
+    let deferred: Vec<&Event> = log
         .iter()
         .filter(|e| matches!(e, Event::HostBusy(_)))
         .collect();
@@ -157,20 +159,18 @@ fn defer_behind_a_core_request<C: CardSlot>(harness: &mut HsqHarness<'_, C>, rca
     assert!(deferred
         .iter()
         .all(|e| matches!(e, Event::HostBusy(a) if a.job == first.start)));
-    assert!(!harness
-        .log
-        .iter()
-        .any(|e| matches!(e, Event::Dispatched(..))));
+    assert!(!log.iter().any(|e| matches!(e, Event::Dispatched(..))));
+    drop(log);
     harness.run();
     let result = harness.take_core_result(status).expect("the core's CMD13");
     assert_eq!(result.cmd.error, None);
     assert!(ready_for_data(result.cmd.response[0]));
     let dispatched = harness
-        .log
+        .log()
         .iter()
         .position(|e| matches!(e, Event::Dispatched(a, _) if a.job == first.start));
     let deferred = harness
-        .log
+        .log()
         .iter()
         .position(|e| matches!(e, Event::HostBusy(_)));
     assert!(dispatched > deferred);
@@ -179,11 +179,11 @@ fn defer_behind_a_core_request<C: CardSlot>(harness: &mut HsqHarness<'_, C>, rca
 /// 64 requests after a deferred dispatch; no recovery.
 fn full_run<C: CardSlot>(harness: &mut HsqHarness<'_, C>, rca: u32) {
     defer_behind_a_core_request(harness, rca);
-    let start = harness.log.len();
+    let start = harness.log().len();
     run_and_check(harness, JOBS);
-    assert_queued_ahead(&harness.log[start..], harness.block.max_in_flight);
+    assert_queued_ahead(&harness.log()[start..], harness.block().max_in_flight);
     assert!(!harness
-        .log
+        .log()
         .iter()
         .any(|e| matches!(e, Event::RecoveryStart)));
 }
@@ -210,11 +210,15 @@ fn one_failure<C: CardSlot>(
 ) {
     harness.fault(job, fault);
     run_and_check(harness, FAULT_JOBS);
-    assert_eq!(harness.block.errors(job), [Some(error), None], "job {job}");
+    assert_eq!(
+        harness.block().errors(job),
+        [Some(error), None],
+        "job {job}"
+    );
     for other in (0..FAULT_JOBS).filter(|&n| n != job) {
-        assert_eq!(harness.block.errors(other), [None], "job {other}");
+        assert_eq!(harness.block().errors(other), [None], "job {other}");
     }
-    let log = &harness.log;
+    let log = &harness.log();
     let starts: Vec<usize> = positions(log, |e| matches!(e, Event::RecoveryStart));
     let finishes: Vec<usize> = positions(log, |e| matches!(e, Event::RecoveryFinish));
     assert_eq!((starts.len(), finishes.len()), (1, 1), "one recovery");
@@ -309,9 +313,9 @@ fn a_data_timeout_is_recovered() {
 #[should_panic(expected = "was dispatched during recovery")]
 fn releasing_the_host_before_the_completion_is_caught() {
     with_emmc(|harness| {
-        harness.mistake = Some(Mistake::ReleaseBeforeCompletion);
+        harness.set_mistake(Mistake::ReleaseBeforeCompletion);
         harness.fault(MULTI_BLOCK_READ, Fault::DataCrc);
-        harness.block.add(mixed(0, FAULT_JOBS));
+        harness.block().add(mixed(0, FAULT_JOBS));
         harness.run();
     });
 }

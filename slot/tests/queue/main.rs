@@ -13,10 +13,11 @@
 
 mod block;
 mod board;
-#[path = "../common/mod.rs"]
+#[path = "../../../msdc/tests/common/mod.rs"]
 mod common;
 mod cqe_glue;
 mod hardware_queue;
-mod hsq_glue;
+mod hsq_harness;
 mod slot;
 mod software_queue;
+mod watchdog;

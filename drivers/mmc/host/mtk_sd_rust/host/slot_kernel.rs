@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The kernel's services to the slot logic (`slot/`): the slot's lock, requests of the
+//! MMC abstraction layer completed to the core, the watchdog, the counters and the log.
+
+use core::sync::atomic::Ordering;
+
+use kernel::{
+    prelude::*,
+    sync::Arc,
+    time::{Delta, Instant, Monotonic},
+};
+
+use super::{counters::result_errors, software_queue::hsq_errno, Msdc, Queue};
+use crate::{
+    backend::RegisterWindow,
+    kernel_mmc::{DescriptorMemory, QueuedRequest, Request},
+    mmc_request::{Data, RequestResult, Segment},
+    msdc::controller::HwError,
+    slot::{
+        watchdog, DescriptorArea, QueueFault, QueuedSlotRequest, Refusal, SlotKernel, SlotRequest,
+        SlotView,
+    },
+};
+
+impl SlotRequest for Request {
+    type Error = Error;
+
+    fn spec(&self) -> Option<crate::mmc_request::Request> {
+        Request::spec(self)
+    }
+
+    fn data(&self) -> Option<Data> {
+        Request::data(self)
+    }
+
+    fn for_mmc_card(&self) -> bool {
+        Request::for_mmc_card(self)
+    }
+
+    fn map_data(&mut self) -> Result<impl Iterator<Item = Segment> + '_> {
+        Request::map_data(self)
+    }
+}
+
+impl SlotRequest for QueuedRequest {
+    type Error = Error;
+
+    fn spec(&self) -> Option<crate::mmc_request::Request> {
+        self.request().spec()
+    }
+
+    fn data(&self) -> Option<Data> {
+        self.request().data()
+    }
+
+    fn for_mmc_card(&self) -> bool {
+        self.request().for_mmc_card()
+    }
+
+    fn map_data(&mut self) -> Result<impl Iterator<Item = Segment> + '_> {
+        self.request_mut().map_data()
+    }
+}
+
+impl QueuedSlotRequest for QueuedRequest {
+    fn tag(&self) -> i32 {
+        QueuedRequest::tag(self)
+    }
+}
+
+impl DescriptorArea for DescriptorMemory {
+    fn with_area<T>(&mut self, write: impl FnOnce(u64, &mut [u8]) -> T) -> T {
+        let bus = self.bus_address();
+        write(bus, self.cpu_view())
+    }
+}
+
+impl SlotKernel for Arc<Msdc> {
+    type Regs = RegisterWindow;
+    type Request = Request;
+    type Queued = QueuedRequest;
+    type Descriptors = DescriptorMemory;
+    type Error = Error;
+    type Instant = Instant<Monotonic>;
+
+    fn regs(&self) -> &RegisterWindow {
+        &self.regs
+    }
+
+    fn with_slot<T>(&self, f: impl FnOnce(SlotView<'_, Self>) -> T) -> T {
+        let mut guard = self.state.lock();
+        let state = &mut *guard;
+        let software_queue = match &mut state.queue {
+            Queue::Software(queue) => Some(&mut **queue),
+            _ => None,
+        };
+        f(SlotView {
+            controller: &mut state.controller,
+            descriptors: &mut state.descriptors,
+            software_queue,
+        })
+    }
+
+    fn now(&self) -> Instant<Monotonic> {
+        Instant::now()
+    }
+
+    fn elapsed_ns(&self, since: &Instant<Monotonic>) -> u64 {
+        u64::try_from(since.elapsed().as_nanos()).unwrap_or(0)
+    }
+
+    fn refusal_error(&self, refusal: Refusal) -> Error {
+        match refusal {
+            Refusal::Start { opcode, error } => self.start_failed(opcode, error),
+            Refusal::ControllerBusy | Refusal::TagInUse => EBUSY,
+            Refusal::NoCommand | Refusal::NoSoftwareQueue | Refusal::TagOutOfRange => EINVAL,
+            Refusal::Queue(error) => hsq_errno(error),
+            Refusal::NoRequestForTag => EIO,
+        }
+    }
+
+    fn hardware_fault(&self, fault: HwError) {
+        self.log_hardware_fault(fault);
+    }
+
+    fn queue_fault(&self, fault: QueueFault) {
+        match fault {
+            QueueFault::NoRequestForTag(tag) => {
+                dev_err!(self.dev, "software queue: no request for tag {}\n", tag)
+            }
+            QueueFault::DeferralRefused(e) => {
+                dev_err!(self.dev, "software queue: deferral refused: {:?}\n", e)
+            }
+            QueueFault::CompletionRefused(e) => {
+                dev_err!(self.dev, "software queue: completion refused: {:?}\n", e)
+            }
+        }
+    }
+
+    fn arm_watchdog(&self) {
+        Msdc::arm_watchdog(
+            self,
+            Delta::from_millis(i64::from(watchdog::REQUEST_TIMEOUT_MS)),
+        );
+    }
+
+    fn request_timed_out(&self, opcode: u32) {
+        dev_err!(
+            self.dev,
+            "CMD{} did not complete in {} ms; controller reset\n",
+            opcode,
+            watchdog::REQUEST_TIMEOUT_MS
+        );
+    }
+
+    fn request_issued(&self) {
+        self.counters.issued();
+    }
+
+    fn request_finished(&self, opcode: u32, tuning_probe: bool, result: &RequestResult) {
+        if let Some(kind) = result.data.and_then(|data| data.error) {
+            dev_dbg!(self.dev, "CMD{} data phase failed: {:?}\n", opcode, kind);
+        }
+        if tuning_probe {
+            self.counters
+                .tuning_probe_completed(result_errors(result).next().is_some());
+        } else {
+            self.counters.completed(result_errors(result));
+        }
+    }
+
+    fn complete(&self, request: Request, result: &RequestResult) {
+        request.complete(result);
+    }
+
+    fn complete_queued(&self, request: QueuedRequest, result: &RequestResult) {
+        request.complete(result);
+    }
+
+    fn fail(&self, request: Request, error: Error) {
+        self.counters.failed();
+        request.fail(error);
+    }
+
+    fn fail_queued(&self, request: QueuedRequest, error: Error) {
+        self.counters.failed();
+        request.fail(error);
+    }
+
+    fn wake_idle_waiters(&self) {
+        self.idle.notify_all();
+    }
+
+    fn dispatching(&self, _tag: u8, depth: u8) {
+        self.host.set_hsq_depth(depth);
+        self.counters
+            .queue_depth
+            .store(u32::from(depth), Ordering::Relaxed);
+    }
+
+    fn signal_sdio_irq(&self) {
+        self.host.signal_sdio_irq();
+    }
+}

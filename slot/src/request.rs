@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A request on the controller: launched (one at a time, or as the software queue's
+//! dispatch) and finished, with the lock taken and released in the glue's one order.
+
+use crate::mmc_request::{RequestResult, Segment};
+use crate::msdc::controller::{Controller, DmaChain};
+
+use super::services::{
+    DescriptorArea, InFlight, NotStarted, Owner, Refusal, SlotKernel, SlotOwner, SlotRequest,
+    SlotView,
+};
+use super::software_queue;
+
+/// Logs and counts the hardware fault the request engine recorded last, if any. Called with
+/// the lock held, on every path that drives the engine through requests.
+pub fn note_hardware_fault<K: SlotKernel + ?Sized, R>(kernel: &K, controller: &mut Controller<R>) {
+    if let Some(fault) = controller.take_hardware_fault() {
+        kernel.hardware_fault(fault);
+    }
+}
+
+/// Maps the data of the request `owner` holds, writes its descriptor chain and starts it on
+/// the controller, which holds it until it completes. With the lock held. A request that
+/// cannot start comes back with the error to fail it with.
+pub(crate) fn launch<K: SlotKernel + ?Sized>(
+    kernel: &K,
+    slot: &mut SlotView<'_, K>,
+    mut owner: SlotOwner<K>,
+) -> Result<(), NotStarted<K>> {
+    let (spec, for_mmc_card) = match &owner {
+        Owner::Core(request) => (request.spec(), request.for_mmc_card()),
+        Owner::Queue { request, .. } => (request.spec(), request.for_mmc_card()),
+    };
+    let Some(spec) = spec else {
+        return Err((owner, kernel.refusal_error(Refusal::NoCommand)));
+    };
+    let opcode = spec.cmd.opcode;
+    let start_failed = |error| kernel.refusal_error(Refusal::Start { opcode, error });
+    // The hardware's auto-CMD23 serves eMMC only (as upstream); an SD card's CMD23 goes
+    // out as a command of its own.
+    slot.controller.set_auto_cmd23(for_mmc_card);
+    let chain = if spec.data.is_some() {
+        let controller = &*slot.controller;
+        let written = slot.descriptors.with_area(|area_bus, area| {
+            let segments = match &mut owner {
+                Owner::Core(request) => request.map_data().map(Segments::Core),
+                Owner::Queue { request, .. } => request.map_data().map(Segments::Queue),
+            };
+            match segments {
+                Ok(segments) => controller
+                    .write_chain(
+                        &spec,
+                        DmaChain {
+                            area_bus,
+                            area,
+                            segments,
+                        },
+                    )
+                    .map_err(start_failed),
+                Err(e) => Err(e),
+            }
+        });
+        match written {
+            Ok(chain) => Some(chain),
+            Err(e) => return Err((owner, e)),
+        }
+    } else {
+        None
+    };
+    let in_flight = InFlight {
+        owner,
+        opcode,
+        tuning_probe: slot.controller.is_tuning(),
+        started: kernel.now(),
+    };
+    slot.controller
+        .start(kernel.regs(), &spec, chain, in_flight)
+        .map_err(|(in_flight, e)| (in_flight.owner, start_failed(e)))
+}
+
+/// The segments of either kind of request.
+enum Segments<C, Q> {
+    Core(C),
+    Queue(Q),
+}
+
+impl<C: Iterator<Item = Segment>, Q: Iterator<Item = Segment>> Iterator for Segments<C, Q> {
+    type Item = Segment;
+
+    fn next(&mut self) -> Option<Segment> {
+        match self {
+            Self::Core(segments) => segments.next(),
+            Self::Queue(segments) => segments.next(),
+        }
+    }
+}
+
+/// The core's `request`: one request outside any queue, started if the controller is idle,
+/// failed otherwise.
+pub fn start_request<K: SlotKernel + ?Sized>(kernel: &K, request: K::Request) {
+    kernel.request_issued();
+    let started = kernel.with_slot(|mut slot| {
+        let started = if slot.controller.is_idle() {
+            launch(kernel, &mut slot, Owner::Core(request))
+        } else {
+            Err((
+                Owner::Core(request),
+                kernel.refusal_error(Refusal::ControllerBusy),
+            ))
+        };
+        note_hardware_fault(kernel, slot.controller);
+        started
+    });
+    match started {
+        Ok(()) => kernel.arm_watchdog(),
+        Err((owner, error)) => fail_owner(kernel, owner, error),
+    }
+}
+
+/// Completes a request that never reached the bus with `error`.
+pub(crate) fn fail_owner<K: SlotKernel + ?Sized>(kernel: &K, owner: SlotOwner<K>, error: K::Error) {
+    match owner {
+        Owner::Core(request) => kernel.fail(request, error),
+        Owner::Queue { request, .. } => kernel.fail_queued(request, error),
+    }
+}
+
+/// Completes the request the controller handed back with `result`, with the lock released:
+/// a request of the core's frees the controller for a dispatch of the software queue that
+/// waited for it; a queued one is finalized, completed to the core, then released, so that
+/// a recovery the core starts from its completion comes before the next dispatch.
+pub fn finish<K: SlotKernel + ?Sized>(kernel: &K, in_flight: InFlight<K>, result: &RequestResult) {
+    kernel.request_finished(in_flight.opcode, in_flight.tuning_probe, result);
+    match in_flight.owner {
+        Owner::Core(request) => {
+            kernel.complete(request, result);
+            software_queue::retry(kernel);
+            recheck_sdio_irq(kernel);
+        }
+        Owner::Queue { request, tag } => {
+            let finished = kernel.with_slot(|slot| {
+                slot.software_queue
+                    .and_then(|queue| queue.engine.finalize_request(&tag).ok())
+            });
+            // The core may start recovery from this completion: the lock is free.
+            kernel.complete_queued(request, result);
+            if let Some(finished) = finished {
+                software_queue::request_done(kernel, finished);
+            }
+        }
+    }
+}
+
+/// On SoCs that can lose the SDIO interrupt, signals one that DAT1 still shows without a
+/// latched event, as upstream does after each request and when the interrupt is enabled.
+pub fn recheck_sdio_irq<K: SlotKernel + ?Sized>(kernel: &K) {
+    let lost = kernel.with_slot(|slot| slot.controller.recheck_sdio_irq(kernel.regs()));
+    if lost {
+        kernel.signal_sdio_irq();
+    }
+}

@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The slot on the bench: the slot logic the kernel runs (the `slot` crate), with the
+//! kernel's services played by [`Slot`], its [`SlotKernel`], and the MMC core's own commands
+//! through the core's `request` path ([`CoreHost`]): card bring-up, the status polls and
+//! stops of recovery.
+//!
+//! The bench's lock is a [`RefCell`]: the slot logic taking it twice, a deadlock in the
+//! kernel, panics here.
+
+use std::cell::{Cell, RefCell, RefMut};
+
+use mmc_request::{CommandResult, Data, Direction, Request, RequestResult, Segment};
+use models::msdc::CardSlot;
+use msdc::clock::Timing;
+use msdc::controller::{Controller, HwError, Progress};
+use slot::software_queue::SoftwareQueue;
+use slot::{
+    DescriptorArea, InFlight, QueueFault, QueuedSlotRequest, Refusal, SlotKernel, SlotRequest,
+    SlotView,
+};
+
+use crate::board::{Board, AREA_AT, AREA_LEN, SCRATCH_AT, SCRATCH_LEN};
+use crate::common::flags::{AC, ADTC, BC, BCR, NONE, R1, R1B, R2, R3};
+use crate::common::{command, data, request};
+
+/// The RCA the MMC core gives an eMMC.
+pub(crate) const EMMC_RCA: u32 = 1;
+/// `R1_READY_FOR_DATA` and the `R1_CURRENT_STATE` field of a card status.
+const READY_FOR_DATA: u32 = 1 << 8;
+const STATE_TRAN: u32 = 4;
+/// `MMC_CMD_RETRIES`: how often `mmc_wait_for_cmd` callers let the core re-send a command.
+pub(crate) const CMD_RETRIES: u32 = 3;
+/// Status polls `mmc_poll_for_busy` gets before the harness calls the card stuck.
+const BUSY_POLLS: usize = 16;
+/// Ticks a request of the core may take.
+const CORE_TICKS: usize = 64;
+
+/// The card state in a card status.
+pub(crate) fn card_state(status: u32) -> u32 {
+    (status >> 9) & 0xF
+}
+
+/// `mmc_ready_for_data`: ready for data and in the transfer state.
+pub(crate) fn ready_for_data(status: u32) -> bool {
+    status & READY_FOR_DATA != 0 && card_state(status) == STATE_TRAN
+}
+
+/// Which card a slot holds, for the parts of the core's recovery that differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CardKind {
+    Emmc,
+    Sd,
+}
+
+/// A request on the bench as the slot logic takes it, known to the harness by `id`.
+pub(crate) struct BenchRequest<Id> {
+    pub(crate) id: Id,
+    pub(crate) request: Request,
+    pub(crate) segments: Vec<Segment>,
+    /// The core has an eMMC attached.
+    pub(crate) for_mmc_card: bool,
+}
+
+impl<Id> SlotRequest for BenchRequest<Id> {
+    type Error = Refusal;
+
+    fn spec(&self) -> Option<Request> {
+        Some(self.request)
+    }
+
+    fn data(&self) -> Option<Data> {
+        self.request.data
+    }
+
+    fn for_mmc_card(&self) -> bool {
+        self.for_mmc_card
+    }
+
+    fn map_data(&mut self) -> Result<impl Iterator<Item = Segment> + '_, Refusal> {
+        Ok(self.segments.iter().copied())
+    }
+}
+
+/// A request of the core's `request` callback, numbered by the bench.
+pub(crate) type CoreRequest = BenchRequest<u32>;
+
+/// What a slot's queue adds to the slot: the requests it queues and the MMC core's side of
+/// their dispatch and completion.
+pub(crate) trait QueueSide<'b, C: CardSlot>: Sized {
+    /// A request of the core's `cqe_request`.
+    type Queued: QueuedSlotRequest<Error = Refusal>;
+
+    /// [`SlotKernel::dispatching`], with the lock held.
+    fn dispatching(&self, slot: &Slot<'b, C, Self>, tag: u8, depth: u8);
+
+    /// [`SlotKernel::complete_queued`]: the core's completion of a queued request.
+    fn complete_queued(
+        &self,
+        slot: &Slot<'b, C, Self>,
+        request: Self::Queued,
+        result: &RequestResult,
+    );
+}
+
+/// The queue side of a slot without a software queue: nothing is ever queued.
+pub(crate) struct NoQueue;
+
+/// The request a [`NoQueue`] slot never has.
+pub(crate) enum NoRequest {}
+
+impl SlotRequest for NoRequest {
+    type Error = Refusal;
+
+    fn spec(&self) -> Option<Request> {
+        match *self {}
+    }
+
+    fn data(&self) -> Option<Data> {
+        match *self {}
+    }
+
+    fn for_mmc_card(&self) -> bool {
+        match *self {}
+    }
+
+    fn map_data(&mut self) -> Result<impl Iterator<Item = Segment> + '_, Refusal> {
+        match *self {}
+        #[expect(unreachable_code)]
+        Ok(core::iter::empty())
+    }
+}
+
+impl QueuedSlotRequest for NoRequest {
+    fn tag(&self) -> i32 {
+        match *self {}
+    }
+}
+
+impl<'b, C: CardSlot> QueueSide<'b, C> for NoQueue {
+    type Queued = NoRequest;
+
+    fn dispatching(&self, _slot: &Slot<'b, C, Self>, tag: u8, _depth: u8) {
+        panic!("a slot without a software queue dispatched tag {tag}");
+    }
+
+    fn complete_queued(&self, _slot: &Slot<'b, C, Self>, request: NoRequest, _: &RequestResult) {
+        match request {}
+    }
+}
+
+/// The descriptor area in the bench's RAM, lent only while a chain is written: the model's
+/// DMA reads RAM when the hardware runs.
+pub(crate) struct Descriptors<'b, C: CardSlot>(&'b Board<C>);
+
+impl<C: CardSlot> DescriptorArea for Descriptors<'_, C> {
+    fn with_area<T>(&mut self, write: impl FnOnce(u64, &mut [u8]) -> T) -> T {
+        let mut ram = self.0.ram();
+        write(self.0.bus(AREA_AT), &mut ram[AREA_AT..AREA_AT + AREA_LEN])
+    }
+}
+
+/// What the slot's lock guards.
+struct Engines<'b, C: CardSlot, S: QueueSide<'b, C>> {
+    controller: Controller<InFlight<Slot<'b, C, S>>>,
+    descriptors: Descriptors<'b, C>,
+    software_queue: Option<SoftwareQueue<S::Queued>>,
+}
+
+/// One slot on the bench: the engines under the bench's lock, and the kernel's services to
+/// the slot logic.
+pub(crate) struct Slot<'b, C: CardSlot, S: QueueSide<'b, C>> {
+    pub(crate) board: &'b Board<C>,
+    engines: RefCell<Engines<'b, C, S>>,
+    /// The core's attached card is an eMMC (`mmc_host::card`).
+    mmc_card: Cell<bool>,
+    next_core: Cell<u32>,
+    /// A request of the core's is on the bus, as the core knows it.
+    core_on_bus: Cell<bool>,
+    /// The core's requests that completed, by number, until their caller takes them.
+    core_done: RefCell<Vec<(u32, RequestResult)>>,
+    /// Hardware faults the request engine recorded.
+    hardware_faults: Cell<u32>,
+    /// The kernel's clock for the watchdog, in ns: it moves only when a test moves it.
+    clock_ns: Cell<u64>,
+    /// The commands of the requests the watchdog aborted.
+    timed_out: RefCell<Vec<u32>>,
+    /// The queue's side.
+    pub(crate) side: S,
+}
+
+impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
+    /// Probes the controller (initialisation), with a host software queue if
+    /// `software_queue`.
+    pub(crate) fn new(board: &'b Board<C>, side: S, software_queue: bool) -> Self {
+        let mut controller = Controller::new(board.setup);
+        controller.init_hardware(board).expect("init_hardware");
+        Self {
+            board,
+            engines: RefCell::new(Engines {
+                controller,
+                descriptors: Descriptors(board),
+                software_queue: software_queue.then(SoftwareQueue::new),
+            }),
+            mmc_card: Cell::new(false),
+            next_core: Cell::new(0),
+            core_on_bus: Cell::new(false),
+            core_done: RefCell::new(Vec::new()),
+            hardware_faults: Cell::new(0),
+            clock_ns: Cell::new(0),
+            timed_out: RefCell::new(Vec::new()),
+            side,
+        }
+    }
+
+    /// The core attached its card.
+    pub(crate) fn attach(&self, kind: CardKind) {
+        self.mmc_card.set(kind == CardKind::Emmc);
+    }
+
+    /// The request engine, under the lock.
+    pub(crate) fn controller(&self) -> RefMut<'_, Controller<InFlight<Self>>> {
+        RefMut::map(self.lock(), |engines| &mut engines.controller)
+    }
+
+    /// The software queue, under the lock.
+    pub(crate) fn software_queue(&self) -> RefMut<'_, SoftwareQueue<S::Queued>> {
+        RefMut::map(self.lock(), |engines| {
+            engines.software_queue.as_mut().expect("a software queue")
+        })
+    }
+
+    /// Lets `ns` pass on the watchdog's clock.
+    pub(crate) fn advance_clock(&self, ns: u64) {
+        self.clock_ns.set(self.clock_ns.get() + ns);
+    }
+
+    /// The commands of the requests the watchdog aborted so far.
+    pub(crate) fn timed_out(&self) -> Vec<u32> {
+        self.timed_out.borrow().clone()
+    }
+
+    /// A request of the core's is on the bus.
+    pub(crate) fn core_on_bus(&self) -> bool {
+        self.core_on_bus.get()
+    }
+
+    fn lock(&self) -> RefMut<'_, Engines<'b, C, S>> {
+        self.engines
+            .try_borrow_mut()
+            .expect("the slot's lock taken twice")
+    }
+
+    /// The core's `request` callback for `request`, which finds the controller idle: its
+    /// number.
+    pub(crate) fn start_core(&self, request: &Request, segments: &[Segment]) -> u32 {
+        assert!(
+            self.controller().is_idle(),
+            "the core's request found the controller busy"
+        );
+        let serial = self.next_core.get() + 1;
+        self.next_core.set(serial);
+        self.core_on_bus.set(true);
+        slot::start_request(
+            self,
+            CoreRequest {
+                id: serial,
+                request: *request,
+                segments: segments.to_vec(),
+                for_mmc_card: self.mmc_card.get(),
+            },
+        );
+        serial
+    }
+
+    /// The result of the core's request `serial`, once it completed.
+    pub(crate) fn take_core_result(&self, serial: u32) -> Option<RequestResult> {
+        let mut done = self.core_done.borrow_mut();
+        let at = done.iter().position(|(n, _)| *n == serial)?;
+        Some(done.remove(at).1)
+    }
+
+    /// The start of the glue's interrupt handler: whether the line is up, then the SDIO
+    /// and card-detect events, which these slots never have.
+    pub(crate) fn interrupt_entry(&self) -> bool {
+        if !self.board.interrupt_line() {
+            return false;
+        }
+        let mut controller = self.controller();
+        assert!(!controller.sdio_irq_event(self.board));
+        assert!(!controller.card_detect_event(self.board));
+        true
+    }
+
+    /// The interrupt handler's request engine part: the request that finished, if any.
+    pub(crate) fn request_interrupt(&self) -> Option<(InFlight<Self>, RequestResult)> {
+        let mut controller = self.controller();
+        let progress = controller.handle_interrupt(self.board);
+        slot::note_hardware_fault(self, &mut controller);
+        match progress {
+            Progress::Pending => None,
+            Progress::Done(in_flight, result) => Some((in_flight, result)),
+        }
+    }
+
+    /// Asserts that nothing is on the controller, every completion of the core's was
+    /// taken, and the models saw nothing they forbid.
+    pub(crate) fn assert_idle(&self) {
+        assert!(self.controller().is_idle());
+        assert!(
+            self.core_done.borrow().is_empty(),
+            "completions nobody took"
+        );
+        assert_eq!(self.hardware_faults.get(), 0, "hardware faults");
+        self.board.assert_clean();
+    }
+
+    /// The core's `set_ios` for what the harness changes: bus width, then clock.
+    pub(crate) fn set_ios(&self, hz: u32, timing: Timing, width: u8) {
+        let mut controller = self.controller();
+        controller.set_bus_width(self.board, width);
+        controller
+            .set_clock(self.board, hz, timing)
+            .expect("set_clock");
+    }
+}
+
+impl<'b, C: CardSlot, S: QueueSide<'b, C>> SlotKernel for Slot<'b, C, S> {
+    type Regs = Board<C>;
+    type Request = CoreRequest;
+    type Queued = S::Queued;
+    type Descriptors = Descriptors<'b, C>;
+    type Error = Refusal;
+    /// The watchdog's clock, in ns.
+    type Instant = u64;
+
+    fn regs(&self) -> &Board<C> {
+        self.board
+    }
+
+    fn with_slot<T>(&self, f: impl FnOnce(SlotView<'_, Self>) -> T) -> T {
+        let mut engines = self.lock();
+        let engines = &mut *engines;
+        f(SlotView {
+            controller: &mut engines.controller,
+            descriptors: &mut engines.descriptors,
+            software_queue: engines.software_queue.as_mut(),
+        })
+    }
+
+    fn now(&self) -> u64 {
+        self.clock_ns.get()
+    }
+
+    fn elapsed_ns(&self, since: &u64) -> u64 {
+        self.clock_ns.get() - since
+    }
+
+    fn refusal_error(&self, refusal: Refusal) -> Refusal {
+        refusal
+    }
+
+    fn hardware_fault(&self, _fault: HwError) {
+        self.hardware_faults.set(self.hardware_faults.get() + 1);
+    }
+
+    fn queue_fault(&self, fault: QueueFault) {
+        panic!("software queue: {fault:?}");
+    }
+
+    // The tests run the watchdog's check themselves, when they move its clock.
+    fn arm_watchdog(&self) {}
+
+    fn request_timed_out(&self, opcode: u32) {
+        self.timed_out.borrow_mut().push(opcode);
+    }
+
+    fn request_issued(&self) {}
+
+    fn request_finished(&self, _opcode: u32, _tuning_probe: bool, _result: &RequestResult) {}
+
+    fn complete(&self, request: CoreRequest, result: &RequestResult) {
+        self.core_on_bus.set(false);
+        self.core_done.borrow_mut().push((request.id, *result));
+    }
+
+    fn complete_queued(&self, request: S::Queued, result: &RequestResult) {
+        self.side.complete_queued(self, request, result);
+    }
+
+    fn fail(&self, request: CoreRequest, error: Refusal) {
+        panic!(
+            "the core's CMD{} was refused: {error:?}",
+            request.request.cmd.opcode
+        );
+    }
+
+    fn fail_queued(&self, request: S::Queued, error: Refusal) {
+        panic!(
+            "the request of tag {} was refused by the controller: {error:?}",
+            request.tag()
+        );
+    }
+
+    // Nobody sleeps in `cqe_wait_for_idle` here: the wake-up has no one to wake.
+    fn wake_idle_waiters(&self) {}
+
+    fn dispatching(&self, tag: u8, depth: u8) {
+        self.side.dispatching(self, tag, depth);
+    }
+
+    fn signal_sdio_irq(&self) {
+        panic!("an SDIO interrupt on a slot without an SDIO card");
+    }
+}
+
+/// The MMC core's requests outside the queue, through a harness's `request` path and its
+/// interrupt handler.
+pub(crate) trait CoreHost<'b> {
+    type Card: CardSlot + 'b;
+    /// The slot's queue.
+    type Side: QueueSide<'b, Self::Card>;
+
+    /// The slot.
+    fn slot(&self) -> &Slot<'b, Self::Card, Self::Side>;
+
+    /// Starts one request of the core through the host's `request` callback; its number.
+    fn start_core(&mut self, request: &Request, segments: &[Segment]) -> u32 {
+        self.slot().start_core(request, segments)
+    }
+
+    /// The interrupt handler; false if the line is low.
+    fn interrupt(&mut self) -> bool;
+
+    /// Lets one step of hardware time pass, then runs the interrupt handler.
+    fn tick(&mut self) {
+        self.board().advance(1);
+        self.interrupt();
+    }
+
+    /// The bench.
+    fn board(&mut self) -> &'b Board<Self::Card> {
+        self.slot().board
+    }
+
+    /// The result of the core's request `serial`, once it completed.
+    fn take_core_result(&mut self, serial: u32) -> Option<RequestResult> {
+        self.slot().take_core_result(serial)
+    }
+
+    /// The core's `set_ios`.
+    fn set_ios(&mut self, hz: u32, timing: Timing, width: u8) {
+        self.slot().set_ios(hz, timing, width);
+    }
+
+    /// Runs one request of the core to its end (`mmc_wait_for_req`).
+    fn core_request(&mut self, request: &Request, segments: &[Segment]) -> RequestResult {
+        let serial = self.start_core(request, segments);
+        for _ in 0..CORE_TICKS {
+            self.tick();
+            if let Some(result) = self.take_core_result(serial) {
+                return result;
+            }
+        }
+        panic!("the core's CMD{} never completed", request.cmd.opcode);
+    }
+
+    /// `mmc_wait_for_cmd`: one command without data, re-sent up to `retries` times while
+    /// it fails.
+    fn wait_for_cmd(&mut self, opcode: u32, arg: u32, flags: u32, retries: u32) -> CommandResult {
+        let mut left = retries;
+        loop {
+            let result = self
+                .core_request(&request(command(opcode, arg, flags)), &[])
+                .cmd;
+            if result.error.is_none() || left == 0 {
+                return result;
+            }
+            left -= 1;
+        }
+    }
+
+    /// A command that must succeed; its first response word.
+    fn ok(&mut self, opcode: u32, arg: u32, flags: u32) -> u32 {
+        let result = self.wait_for_cmd(opcode, arg, flags, 0);
+        assert_eq!(result.error, None, "CMD{opcode}");
+        result.response[0]
+    }
+
+    /// CMD13 (`__mmc_send_status`).
+    fn send_status(&mut self, rca: u32, retries: u32) -> CommandResult {
+        self.wait_for_cmd(13, rca << 16, R1 | AC, retries)
+    }
+
+    /// `mmc_poll_for_busy` with CMD13: until the card is back in the transfer state.
+    fn poll_for_busy(&mut self, rca: u32) {
+        for _ in 0..BUSY_POLLS {
+            let status = self.send_status(rca, 5);
+            if status.error.is_none() && ready_for_data(status.response[0]) {
+                return;
+            }
+        }
+        panic!("the card never came back to the transfer state");
+    }
+
+    /// A single-block read of `len` bytes into the scratch buffer; its data.
+    fn read_scratch(&mut self, opcode: u32, arg: u32, len: u32) -> Vec<u8> {
+        assert!(len as usize <= SCRATCH_LEN);
+        let read = Request {
+            data: Some(data(Direction::Read, len, 1)),
+            ..request(command(opcode, arg, R1 | ADTC))
+        };
+        let segment = Segment {
+            bus_address: self.board().bus(SCRATCH_AT),
+            len,
+        };
+        let result = self.core_request(&read, &[segment]);
+        assert_eq!(result.first_error(), None, "CMD{opcode}: {result:?}");
+        self.board().bytes(SCRATCH_AT, len as usize)
+    }
+}
+
+/// CMD6 SWITCH, write byte `index` of EXT_CSD with `value`.
+pub(crate) fn switch_arg(index: u32, value: u32) -> u32 {
+    (3 << 24) | (index << 16) | (value << 8)
+}
+
+/// EXT_CSD bytes the bring-up writes.
+const EXT_CSD_CMDQ_MODE_EN: u32 = 15;
+const EXT_CSD_BUS_WIDTH: u32 = 183;
+const EXT_CSD_HS_TIMING: u32 = 185;
+
+/// `mmc_attach_mmc`, as far as the queue needs it: identification, high speed on an 8-bit
+/// bus at 50 MHz, and with `command_queue` the card's command queue enabled.
+pub(crate) fn bring_up_emmc<'b>(host: &mut impl CoreHost<'b>, command_queue: bool) {
+    host.set_ios(400_000, Timing::Legacy, 1);
+    host.wait_for_cmd(0, 0, NONE | BC, 0);
+    let ready = (0..10).any(|_| host.ok(1, 0x40FF_8080, R3 | BCR) & (1 << 31) != 0);
+    assert!(ready, "the eMMC never finished power-up");
+    host.wait_for_cmd(2, 0, R2 | BCR, 0);
+    host.ok(3, EMMC_RCA << 16, R1 | AC);
+    host.set_ios(26_000_000, Timing::Legacy, 1);
+    host.ok(7, EMMC_RCA << 16, R1B | AC);
+    host.ok(6, switch_arg(EXT_CSD_HS_TIMING, 1), R1B | AC);
+    host.set_ios(52_000_000, Timing::MmcHighSpeed, 1);
+    host.ok(6, switch_arg(EXT_CSD_BUS_WIDTH, 2), R1B | AC);
+    host.set_ios(52_000_000, Timing::MmcHighSpeed, 8);
+    let ext_csd = host.read_scratch(8, 0, 512);
+    assert_eq!(ext_csd[EXT_CSD_BUS_WIDTH as usize], 2);
+    if command_queue {
+        host.ok(6, switch_arg(EXT_CSD_CMDQ_MODE_EN, 1), R1B | AC);
+    }
+    let status = host.ok(13, EMMC_RCA << 16, R1 | AC);
+    assert!(ready_for_data(status), "{status:#x}");
+}
+
+/// `mmc_attach_sd`, as far as the queue needs it: identification and a 4-bit bus at the
+/// default-speed 25 MHz. Returns the card's RCA.
+pub(crate) fn bring_up_sd<'b>(host: &mut impl CoreHost<'b>) -> u32 {
+    host.set_ios(400_000, Timing::Legacy, 1);
+    host.wait_for_cmd(0, 0, NONE | BC, 0);
+    assert_eq!(host.ok(8, 0x1AA, R1 | BCR) & 0xFFF, 0x1AA);
+    let ready = (0..10).any(|_| {
+        host.ok(55, 0, R1 | AC);
+        host.ok(41, (1 << 30) | 0x0030_0000, R3 | BCR) & (1 << 31) != 0
+    });
+    assert!(ready, "the SD card never finished power-up");
+    host.wait_for_cmd(2, 0, R2 | BCR, 0);
+    let rca = host.ok(3, 0, R1 | BCR) >> 16;
+    host.ok(7, rca << 16, R1B | AC);
+    host.set_ios(25_000_000, Timing::Legacy, 1);
+    host.ok(55, rca << 16, R1 | AC);
+    host.ok(6, 2, R1 | AC);
+    host.set_ios(25_000_000, Timing::Legacy, 4);
+    let status = host.ok(13, rca << 16, R1 | AC);
+    assert!(ready_for_data(status), "{status:#x}");
+    rca
+}

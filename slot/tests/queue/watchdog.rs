@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The request watchdog (`slot::watchdog`) on a slot with a host software queue: a request
+//! whose interrupt never comes is aborted once it ran for five seconds on the kernel's
+//! clock, completed once with a time-out, and the slot goes on; a queued one goes through
+//! the core's recovery and its retry succeeds.
+
+use mmc_request::ErrorKind;
+use slot::watchdog;
+
+use crate::common::flags::{AC, R1};
+use crate::common::{command, request};
+use crate::hsq_harness::Event;
+use crate::slot::{CoreHost, EMMC_RCA};
+use crate::software_queue::{mixed, with_emmc, FAULT_JOBS};
+
+/// The watchdog's limit, in ns.
+const LIMIT_NS: u64 = watchdog::REQUEST_TIMEOUT_MS as u64 * 1_000_000;
+
+#[test]
+fn the_watchdog_aborts_a_request_of_the_core_that_never_ends() {
+    with_emmc(|harness| {
+        let serial = harness.start_core(&request(command(13, EMMC_RCA << 16, R1 | AC)), &[]);
+        // The hardware does not run: no interrupt ends the request.
+        assert_eq!(watchdog::check(harness.slot()), Some(LIMIT_NS));
+        harness.slot().advance_clock(LIMIT_NS - 1);
+        assert_eq!(watchdog::check(harness.slot()), Some(1));
+        assert_eq!(harness.take_core_result(serial), None);
+        harness.slot().advance_clock(1);
+        assert_eq!(
+            watchdog::check(harness.slot()),
+            None,
+            "nothing left in flight"
+        );
+        let result = harness.take_core_result(serial).expect("the aborted CMD13");
+        assert_eq!(result.cmd.error, Some(ErrorKind::TimedOut));
+        assert_eq!(harness.slot().timed_out(), [13]);
+        // The slot goes on: the core's next command runs.
+        assert_eq!(harness.send_status(EMMC_RCA, 0).error, None);
+        harness.assert_idle();
+    });
+}
+
+#[test]
+fn the_watchdog_aborts_a_queued_request_and_the_core_recovers() {
+    with_emmc(|harness| {
+        harness.block().add(mixed(0, FAULT_JOBS));
+        harness.submit();
+        let first = match harness
+            .log()
+            .iter()
+            .find(|e| matches!(e, Event::Dispatched(..)))
+        {
+            Some(&Event::Dispatched(attempt, _)) => attempt,
+            _ => panic!("nothing dispatched"),
+        };
+        // The hardware does not run; five seconds pass.
+        harness.slot().advance_clock(LIMIT_NS);
+        assert_eq!(watchdog::check(harness.slot()), None, "the queue halted");
+        assert_eq!(harness.slot().timed_out().len(), 1);
+        assert!(harness.log().contains(&Event::RecoveryStart));
+        harness.run();
+        assert_eq!(
+            harness.block().errors(first.job),
+            [Some(ErrorKind::TimedOut), None]
+        );
+        for other in (0..FAULT_JOBS).filter(|&n| n != first.job) {
+            assert_eq!(harness.block().errors(other), [None], "job {other}");
+        }
+        harness.assert_idle();
+    });
+}
