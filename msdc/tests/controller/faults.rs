@@ -393,6 +393,42 @@ fn a_write_programming_longer_than_the_bus_idle_wait_fails_the_next_request() {
     rig.assert_no_violations();
 }
 
+/// An open-ended write (no CMD23): the card programs with DAT0 low after XFER_COMPL while
+/// still receiving, and the stop (CMD12, R1b) waits for SDCBUSY as upstream does. Inside
+/// the 20 ms wait the stop goes out afterwards and the card takes it; past it the stop
+/// fails with a time-out, as upstream's `REQ_CMD_BUSY`, though the data is on the card.
+#[test]
+fn an_open_ended_write_stops_after_the_programming_or_times_out_its_stop() {
+    const MS: u64 = 1_000_000;
+    let mut storage = vec![0u8; 64 * 512];
+    let rig = emmc_rig(&legacy_config(), &mut storage);
+    let mut host = emmc_host(&rig);
+    let (written, _) = patterned(2048);
+    rig.fill(0, &written);
+
+    rig.model().inject(Fault::ProgramBusy(10 * MS));
+    let before = rig.delayed_us.get();
+    let result = host.run(&block_request(true, 2, 4, false), &[(0, 2048)]);
+    assert_ok(&result);
+    assert!(rig.delayed_us.get() - before >= 10_000, "the stop waited");
+    assert!(!host.ctrl.card_busy(&rig));
+
+    rig.model().inject(Fault::ProgramBusy(30 * MS));
+    let result = host.run(&block_request(true, 8, 4, false), &[(0, 2048)]);
+    assert_eq!(
+        result.data,
+        Some(DataResult {
+            bytes_xfered: 2048,
+            error: None
+        })
+    );
+    assert_eq!(result.stop.unwrap().error, Some(ErrorKind::TimedOut));
+    assert!(host.ctrl.card_busy(&rig), "still programming");
+    rig.model().elapse(10 * MS);
+    assert!(!host.ctrl.card_busy(&rig));
+    rig.assert_no_violations();
+}
+
 #[test]
 fn a_card_stuck_busy_after_an_r1b_command_recovers_by_reinitialisation() {
     let mut storage = vec![0u8; 64 * 512];
