@@ -7,7 +7,9 @@
 //!
 //! The engine calls come in the glue's order: `request`; each dispatch publishes its depth,
 //! then goes to the controller (`write_chain`, `start`) or, with the controller busy with
-//! a request of the core's, to `host_busy`, retried when that request completes; the
+//! a request of the core's, to `host_busy`, retried when that request completes; a start
+//! refused because the bus stayed busy past the controller's wait is `host_failed` and
+//! completes with the time-out, as the glue does today; the
 //! interrupt handler's `Progress::Done` is `finalize_request`, the core's completion, then
 //! `request_done`, whose actions dispatch the next request. A failed request makes the
 //! core call `recovery_start` from its completion; its recovery work then checks the card
@@ -20,7 +22,7 @@
 use hsq::{Actions, DataDirection, Hsq, HsqError, RequestShape, NORMAL_DEPTH, PERFORMANCE_DEPTH};
 use mmc_request::{Direction, ErrorKind, Request, RequestResult, Segment};
 use models::msdc::{CardSlot, Fault};
-use msdc::controller::Progress;
+use msdc::controller::{Progress, StartError};
 
 use crate::block::{Attempt, BlockLayer, Work};
 use crate::board::Board;
@@ -264,7 +266,20 @@ impl<'b, C: CardSlot> HsqHarness<'b, C> {
                 dispatch.accepted();
                 self.log.push(Event::Dispatched(attempt, self.depth));
             }
-            // The glue reports it with `host_failed`; these requests are all well formed.
+            // The bus stayed busy past the controller's wait (a card programming a write
+            // longer than that): the glue's `host_failed`, the request completed with the
+            // time-out (`start_failed`), from which the core starts its recovery, then
+            // `request_done`.
+            Err((Owner::Queue(issue), StartError::BusBusy)) => {
+                self.log.push(Event::Dispatched(attempt, self.depth));
+                self.recovering = true;
+                let finished = self.hsq.host_failed(dispatch).expect("host_failed");
+                let result = RequestResult::failed(&request, ErrorKind::TimedOut);
+                self.complete(issue, &result);
+                let actions = self.hsq.request_done(finished).expect("request_done");
+                self.run_queue(actions);
+            }
+            // These requests are all well formed.
             Err((_, e)) => panic!("job {} refused by the controller: {e:?}", attempt.job),
         }
     }

@@ -230,13 +230,18 @@ pub(crate) trait CoreHost<'b> {
         self.wait_for_cmd(13, rca << 16, R1 | AC, retries)
     }
 
-    /// `mmc_poll_for_busy` with CMD13: until the card is back in the transfer state.
+    /// `mmc_poll_for_busy` with CMD13: until the card is back in the transfer state,
+    /// sleeping between two polls as `__mmc_poll_for_busy` does (from 32 µs, doubling up to
+    /// 32 768 µs), which is time on the model clock.
     fn poll_for_busy(&mut self, rca: u32) {
+        let mut sleep_us: u64 = 32;
         for _ in 0..BUSY_POLLS {
             let status = self.send_status(rca, 5);
             if status.error.is_none() && ready_for_data(status.response[0]) {
                 return;
             }
+            self.board().model().elapse(sleep_us * 1_000);
+            sleep_us = (sleep_us * 2).min(32_768);
         }
         panic!("the card never came back to the transfer state");
     }
