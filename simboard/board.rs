@@ -105,7 +105,7 @@ use crate::models::{
     memory::{BusFault, BusMemory},
     msdc::{
         controller::{ModelClock, ModelConfig, MsdcModel, SampleWindows},
-        regs::{CQHCI_BASE, CQHCI_LEN, MSDC_INT},
+        regs::{CQHCI_BASE, CQHCI_LEN, MSDC_INT, MSDC_PS, SDC_STS},
         slot::{CardSlot, Socket},
         Violation as MsdcViolation, MAX_VIOLATIONS,
     },
@@ -771,6 +771,14 @@ impl SimulatedMsdc {
             // The handler looks at what raised its interrupt: every raise so far reached it.
             state.raises_seen = state.raises;
             state.unseen_reraises = 0;
+        }
+        if offset == SDC_STS::OFFSET || offset == MSDC_PS::OFFSET {
+            // The card's busy on DAT0 ends in guest time, also while a driver polls for it
+            // with interrupts off, when no run can move the model's clock on.
+            let since_built = (Instant::<Monotonic>::now() - self.built).as_nanos();
+            state
+                .model
+                .advance_to(u64::try_from(since_built).unwrap_or(0));
         }
         let settled =
             (CQHCI_BASE..CQHCI_BASE + CQHCI_LEN).contains(&offset) && state.settle_cqhci_control();

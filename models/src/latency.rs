@@ -83,6 +83,13 @@ pub struct Latency {
     pub program_block_ns: u64,
     /// Busy time after the last block of a write command, in ns.
     pub program_busy_ns: u64,
+    /// Whether the legacy path sees [`Latency::program_busy_ns`] as the card does it:
+    /// after the CRC status of the last block, with DAT0 held low, once the MSDC has
+    /// raised XFER_COMPL (`models/README.md`, "Write busy after the transfer"). false
+    /// (every constant here): the busy is charged to the data phase, before XFER_COMPL,
+    /// so the host never finds the card busy. The CQHCI timed queue keeps its own
+    /// accounting of the busy on a unit either way.
+    pub busy_on_dat0: bool,
     /// Busy time of an erase, trim or discard command (CMD38), in ns, plus
     /// [`Latency::erase_block_ns`] per 512-byte block.
     pub erase_ns: u64,
@@ -124,6 +131,7 @@ impl Latency {
         read_access_ns: 0,
         program_block_ns: 0,
         program_busy_ns: 0,
+        busy_on_dat0: false,
         erase_ns: 0,
         erase_block_ns: 0,
         switch_ns: 0,
@@ -157,6 +165,7 @@ impl Latency {
         read_access_ns: 100_000,
         program_block_ns: 2_000,
         program_busy_ns: 100_000,
+        busy_on_dat0: false,
         erase_ns: 1_000_000,
         erase_block_ns: 100,
         switch_ns: 500_000,
@@ -185,6 +194,7 @@ impl Latency {
         read_access_ns: 400_000,
         program_block_ns: 20_000,
         program_busy_ns: 1_000_000,
+        busy_on_dat0: false,
         erase_ns: 2_000_000,
         erase_block_ns: 100,
         switch_ns: 0,
@@ -404,8 +414,9 @@ impl Latency {
             .saturating_add(share)
     }
 
-    /// Time of a write of `blocks` blocks of `block_len` bytes: the blocks on the bus, the
-    /// programming time of each 512-byte block and the final busy.
+    /// Time of a write of `blocks` blocks of `block_len` bytes up to XFER_COMPL: the blocks
+    /// on the bus, the programming time of each 512-byte block and the final busy (unless
+    /// the card shows that on DAT0 after the transfer, [`Latency::busy_on_dat0`]).
     pub const fn write_ns(
         &self,
         block_len: u32,
@@ -418,7 +429,21 @@ impl Latency {
             return 0;
         }
         self.write_data_ns(block_len, blocks, width, ddr, hz)
-            .saturating_add(self.program_busy_ns)
+            .saturating_add(if self.busy_on_dat0 {
+                0
+            } else {
+                self.program_busy_ns
+            })
+    }
+
+    /// The busy a write leaves on DAT0 after its transfer: [`Latency::program_busy_ns`]
+    /// with [`Latency::busy_on_dat0`], 0 without (then [`Latency::write_ns`] has it).
+    pub const fn dat0_busy_ns(&self) -> u64 {
+        if self.busy_on_dat0 {
+            self.program_busy_ns
+        } else {
+            0
+        }
     }
 
     /// Busy time of an erase of `blocks` 512-byte blocks.

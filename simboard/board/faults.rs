@@ -6,9 +6,11 @@
 //! next `count` (default 1) block transfers or tasks the fault applies to get it, spaced
 //! by at least `every` (default 1) block transfers that completed without an error (task
 //! completions, for the CQHCI block's faults) after the one that took the previous fault;
-//! `none` cancels what is left. Reading the file gives `<fault> left=<N> injected=<N>`
-//! (`injected` counts the faults that reached the hardware: a command or a task took
-//! them).
+//! `none` cancels what is left. One fault takes a parameter first: `program_busy <ms>
+//! [count [every]]`, a card that programs for `<ms>` ms with DAT0 low after the write's
+//! transfer completed (XFER_COMPL), then releases it by itself. Reading the file gives
+//! `<fault> left=<N> injected=<N>` (`injected` counts the faults that reached the
+//! hardware: a command or a task took them), and ` busy_ms=<ms>` for `program_busy`.
 //!
 //! The controller's own faults (commands the MSDC sends itself, outside the CQHCI block)
 //! come from the MSDC model ([`Fault`]), aimed at its block transfers (the reads and
@@ -17,7 +19,7 @@
 //! hit does not depend on when the core re-tunes): a response CRC error or time-out, a
 //! CRC error on a read or write data phase, a data time-out, a DMA descriptor whose
 //! checksum fails (the GPD's and a BD's in turn), a card that stays busy after a write
-//! until the core resets it. Counting the spacing in
+//! until the core resets it, a card that programs a write for a given time. Counting the spacing in
 //! transfers that succeeded makes every fault hit a request whose predecessors and own
 //! retries the core has finished with: one fault, one recovery. The CQHCI
 //! block's come from its model ([`CqhciFault`]), aimed at a task whose doorbell is rung
@@ -54,6 +56,9 @@ pub(super) enum BoardFault {
     DescriptorChecksum,
     /// The MSDC's next write: the card then holds DAT0 low, busy, until it is reset.
     BusyStuck,
+    /// The MSDC's next write: the card then programs with DAT0 low for the plan's time
+    /// ([`FaultPlan::busy_ms`]) after XFER_COMPL, and releases it by itself.
+    ProgramBusy,
     /// A queued task's CMD44 response carries an error bit.
     TaskResponseError,
     /// A queued task's CMD46/47 gets no response.
@@ -70,7 +75,7 @@ pub(super) enum BoardFault {
 }
 
 /// The names the debugfs file takes and shows.
-const NAMES: [(BoardFault, &str); 13] = [
+const NAMES: [(BoardFault, &str); 14] = [
     (BoardFault::CommandCrc, "cmd_crc"),
     (BoardFault::CommandTimeout, "cmd_timeout"),
     (BoardFault::ReadCrc, "read_crc"),
@@ -78,6 +83,7 @@ const NAMES: [(BoardFault, &str); 13] = [
     (BoardFault::DataTimeout, "data_timeout"),
     (BoardFault::DescriptorChecksum, "descriptor_checksum"),
     (BoardFault::BusyStuck, "busy_stuck"),
+    (BoardFault::ProgramBusy, "program_busy"),
     (BoardFault::TaskResponseError, "task_response_error"),
     (BoardFault::TaskCommandTimeout, "task_cmd_timeout"),
     (BoardFault::TaskDataCrc, "task_data_crc"),
@@ -100,8 +106,8 @@ impl BoardFault {
 
     /// The MSDC model's fault, for the faults of the controller's own commands; `left` (the
     /// faults of the plan still to arm) picks the descriptor a checksum fault corrupts, the
-    /// GPD and a BD in turn.
-    const fn controller_fault(self, left: u32) -> Option<Fault> {
+    /// GPD and a BD in turn; `busy_ms` is a programming busy's time.
+    const fn controller_fault(self, left: u32, busy_ms: u32) -> Option<Fault> {
         Some(match self {
             Self::CommandCrc => Fault::ResponseCrc,
             Self::CommandTimeout => Fault::CommandTimeout,
@@ -111,6 +117,7 @@ impl BoardFault {
             Self::DescriptorChecksum if left % 2 == 1 => Fault::GpdChecksum,
             Self::DescriptorChecksum => Fault::BdChecksum,
             Self::BusyStuck => Fault::BusyStuck,
+            Self::ProgramBusy => Fault::ProgramBusy(busy_ms as u64 * 1_000_000),
             _ => return None,
         })
     }
@@ -133,6 +140,9 @@ pub(super) struct FaultPlan {
     lose_next: bool,
     /// Faults that reached the hardware.
     injected: u32,
+    /// How long the card programs with DAT0 low after a write, ms
+    /// ([`BoardFault::ProgramBusy`]).
+    busy_ms: u32,
 }
 
 impl FaultPlan {
@@ -154,7 +164,7 @@ impl FaultPlan {
         if self.left == 0 || self.armed || self.lose_next || progress(fault, model) < self.next_at {
             return;
         }
-        let armed = match fault.controller_fault(self.left) {
+        let armed = match fault.controller_fault(self.left, self.busy_ms) {
             Some(f) => {
                 model.inject_into(f, FaultScope::BlockTransfer);
                 self.armed = true;
@@ -224,7 +234,8 @@ impl FaultPlan {
         cqhci.inject(task_fault)
     }
 
-    /// Takes a new plan from the debugfs file: `<fault> [count [every]]`, or `none`.
+    /// Takes a new plan from the debugfs file: `<fault> [count [every]]`, `program_busy
+    /// <ms> [count [every]]`, or `none`.
     pub(super) fn set(&mut self, text: &str, model: &mut MsdcModel) -> Result {
         let mut words = text.split_ascii_whitespace();
         let name = words.next().ok_or(EINVAL)?;
@@ -246,6 +257,21 @@ impl FaultPlan {
             return Ok(());
         }
         let fault = BoardFault::parse(name).ok_or(EINVAL)?;
+        let busy_ms = if fault == BoardFault::ProgramBusy {
+            // Required, and at most the MMC core's 10 s wait for a write's busy
+            // (`MMC_BLK_TIMEOUT_MS`): longer than that is `busy_stuck`.
+            let ms = words
+                .next()
+                .ok_or(EINVAL)?
+                .parse::<u32>()
+                .map_err(|_| EINVAL)?;
+            if ms == 0 || ms > MAX_PROGRAM_BUSY_MS {
+                return Err(EINVAL);
+            }
+            ms
+        } else {
+            0
+        };
         let left = number(words.next(), 1)?;
         let every = number(words.next(), 1)?.max(1);
         if words.next().is_some() {
@@ -259,6 +285,7 @@ impl FaultPlan {
             armed: false,
             lose_next: false,
             injected: 0,
+            busy_ms,
         };
         Ok(())
     }
@@ -271,13 +298,17 @@ impl FaultPlan {
         f: &mut core::fmt::Formatter<'_>,
     ) -> core::fmt::Result {
         let taken = u32::from(self.armed && model.pending_fault().is_none());
-        writeln!(
+        write!(
             f,
             "{} left={} injected={}",
             self.fault.map_or("none", BoardFault::name),
             self.left,
             self.injected.saturating_add(taken)
-        )
+        )?;
+        if self.fault == Some(BoardFault::ProgramBusy) {
+            write!(f, " busy_ms={}", self.busy_ms)?;
+        }
+        writeln!(f)
     }
 }
 
@@ -286,12 +317,16 @@ impl FaultPlan {
 /// CQHCI block's task completions for task faults (its commands do not go through the
 /// controller's command register).
 fn progress(fault: BoardFault, model: &MsdcModel) -> u32 {
-    match fault.controller_fault(0) {
+    match fault.controller_fault(0, 0) {
         Some(_) => model.block_transfers(),
         None if fault == BoardFault::LostInterrupt => model.commands(),
         None => model.cqhci().map_or(0, |c| c.completions()),
     }
 }
+
+/// The longest programming busy `program_busy` takes, ms: the MMC core's wait for a write's
+/// busy (`MMC_BLK_TIMEOUT_MS`, 10 s in drivers/mmc/core/block.c).
+const MAX_PROGRAM_BUSY_MS: u32 = 10_000;
 
 /// Reads a debugfs write of at most 63 bytes as text.
 pub(super) fn read_text<'a>(

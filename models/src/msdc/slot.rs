@@ -290,8 +290,16 @@ impl BusWork {
             read.saturating_add(l.write_data_ns(BLOCK_LEN, w, width, ddr, hz))
                 .saturating_add(self.access_wait_ns)
         } else {
+            // The queued write's busy is charged here whether or not the legacy path shows
+            // it on DAT0 (`Latency::busy_on_dat0`): the block keeps the task until then.
+            let write = if w == 0 {
+                0
+            } else {
+                l.write_ns(BLOCK_LEN, w, width, ddr, hz)
+                    .saturating_add(l.dat0_busy_ns())
+            };
             l.read_ns(BLOCK_LEN, r, width, ddr, hz)
-                .saturating_add(l.write_ns(BLOCK_LEN, w, width, ddr, hz))
+                .saturating_add(write)
         };
         self.command_ns(l, bus).saturating_add(data)
     }

@@ -346,6 +346,89 @@ fn a_card_stuck_busy_releases_after_its_time_without_a_reset() {
     rig.assert_no_violations();
 }
 
+/// A card that programs a write with DAT0 low after XFER_COMPL ([`Fault::ProgramBusy`]):
+/// the next request's wait for the bus (upstream's `msdc_cmd_is_ready`, 20 000 polls of
+/// 1 µs, which the bench's busy-waits pass to the model clock) outlasts a 10 ms busy and
+/// goes on, but gives up on a 30 ms one and fails a request that nothing was wrong with.
+/// In HSQ mode the MMC core issues the next request from the completion without a CMD13
+/// busy wait, so this is what a long eMMC programming time (a cache flush, garbage
+/// collection) does to it; retried once the card is done, the request goes through.
+#[test]
+fn a_write_programming_longer_than_the_bus_idle_wait_fails_the_next_request() {
+    const MS: u64 = 1_000_000;
+    let mut storage = vec![0u8; 64 * 512];
+    let config = with_auto_cmd23(legacy_config());
+    let rig = emmc_rig(&config, &mut storage);
+    let mut host = emmc_host(&rig);
+
+    rig.model().inject(Fault::ProgramBusy(10 * MS));
+    assert_ok(&host.run(&block_request(true, 2, 4, true), &[(0, 2048)]));
+    assert!(
+        host.ctrl.card_busy(&rig),
+        "XFER_COMPL came with DAT0 still low"
+    );
+    let before = rig.delayed_us.get();
+    assert_ok(&host.run(&block_request(false, 2, 4, true), &[(0, 2048)]));
+    let waited = rig.delayed_us.get() - before;
+    assert!((10_000..20_000).contains(&waited), "waited {waited} µs");
+
+    rig.model().inject(Fault::ProgramBusy(30 * MS));
+    assert_ok(&host.run(&block_request(true, 2, 4, true), &[(0, 2048)]));
+    let before = rig.model().commands();
+    assert_eq!(
+        host.start(&block_request(false, 2, 4, true), &[(0, 2048)]),
+        Err(StartError::BusBusy),
+        "the wait gave up on a card still programming"
+    );
+    assert_eq!(rig.model().commands(), before, "nothing was sent");
+    assert!(
+        host.ctrl.card_busy(&rig),
+        "the card programs on, as it should"
+    );
+    assert!(rig.model().card_busy_left_ns() <= 10 * MS);
+    // Retried after the programming (what a retry from process context would do).
+    rig.model().elapse(10 * MS);
+    assert!(!host.ctrl.card_busy(&rig));
+    assert_ok(&host.run(&block_request(false, 2, 4, true), &[(0, 2048)]));
+    rig.assert_no_violations();
+}
+
+/// An open-ended write (no CMD23): the card programs with DAT0 low after XFER_COMPL while
+/// still receiving, and the stop (CMD12, R1b) waits for SDCBUSY as upstream does. Inside
+/// the 20 ms wait the stop goes out afterwards and the card takes it; past it the stop
+/// fails with a time-out, as upstream's `REQ_CMD_BUSY`, though the data is on the card.
+#[test]
+fn an_open_ended_write_stops_after_the_programming_or_times_out_its_stop() {
+    const MS: u64 = 1_000_000;
+    let mut storage = vec![0u8; 64 * 512];
+    let rig = emmc_rig(&legacy_config(), &mut storage);
+    let mut host = emmc_host(&rig);
+    let (written, _) = patterned(2048);
+    rig.fill(0, &written);
+
+    rig.model().inject(Fault::ProgramBusy(10 * MS));
+    let before = rig.delayed_us.get();
+    let result = host.run(&block_request(true, 2, 4, false), &[(0, 2048)]);
+    assert_ok(&result);
+    assert!(rig.delayed_us.get() - before >= 10_000, "the stop waited");
+    assert!(!host.ctrl.card_busy(&rig));
+
+    rig.model().inject(Fault::ProgramBusy(30 * MS));
+    let result = host.run(&block_request(true, 8, 4, false), &[(0, 2048)]);
+    assert_eq!(
+        result.data,
+        Some(DataResult {
+            bytes_xfered: 2048,
+            error: None
+        })
+    );
+    assert_eq!(result.stop.unwrap().error, Some(ErrorKind::TimedOut));
+    assert!(host.ctrl.card_busy(&rig), "still programming");
+    rig.model().elapse(10 * MS);
+    assert!(!host.ctrl.card_busy(&rig));
+    rig.assert_no_violations();
+}
+
 #[test]
 fn a_card_stuck_busy_after_an_r1b_command_recovers_by_reinitialisation() {
     let mut storage = vec![0u8; 64 * 512];

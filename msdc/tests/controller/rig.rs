@@ -528,9 +528,12 @@ impl<C: CardSlot> RegisterFile for Port<'_, C> {
         self.0.write_register(offset, value);
     }
 
+    /// The driver's busy-wait is hardware time: the model clock advances with it (a card
+    /// programming with DAT0 low finishes meanwhile).
     fn wait_us(&mut self, us: u32) {
         let rig = self.0;
         rig.delayed_us.set(rig.delayed_us.get() + u64::from(us));
+        rig.model().elapse(u64::from(us) * 1_000);
     }
 }
 

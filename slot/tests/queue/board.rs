@@ -204,8 +204,11 @@ impl<C: CardSlot> RegisterFile for Port<'_, C> {
         self.0.model.borrow_mut().write(offset, value);
     }
 
-    fn wait_us(&mut self, _us: u32) {
+    /// The hardware runs a step, and the busy-wait's time passes on the model clock (a
+    /// card programming with DAT0 low finishes meanwhile).
+    fn wait_us(&mut self, us: u32) {
         self.0.advance(1);
+        self.0.model().elapse(u64::from(us) * 1_000);
     }
 }
 

@@ -10,10 +10,10 @@
 
 use std::cell::{Cell, RefCell, RefMut};
 
-use mmc_request::{CommandResult, Data, Direction, Request, RequestResult, Segment};
+use mmc_request::{CommandResult, Data, Direction, ErrorKind, Request, RequestResult, Segment};
 use models::msdc::CardSlot;
 use msdc::clock::Timing;
-use msdc::controller::{Controller, HwError, Progress};
+use msdc::controller::{Controller, HwError, Progress, StartError};
 use slot::software_queue::SoftwareQueue;
 use slot::{
     DescriptorArea, InFlight, QueueFault, QueuedSlotRequest, Refusal, SlotKernel, SlotRequest,
@@ -396,10 +396,21 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> SlotKernel for Slot<'b, C, S> {
     }
 
     fn fail_queued(&self, request: S::Queued, error: Refusal) {
-        panic!(
-            "the request of tag {} was refused by the controller: {error:?}",
-            request.tag()
-        );
+        match error {
+            // The card held DAT0 low past the controller's bus wait: the kernel fails the
+            // request with -ETIMEDOUT, which the core sees as a command time-out.
+            Refusal::Start {
+                error: StartError::BusBusy,
+                ..
+            } => {
+                let spec = request.spec().expect("a queued request has a command");
+                self.complete_queued(request, &RequestResult::failed(&spec, ErrorKind::TimedOut));
+            }
+            _ => panic!(
+                "the request of tag {} was refused by the controller: {error:?}",
+                request.tag()
+            ),
+        }
     }
 
     // Nobody sleeps in `cqe_wait_for_idle` here: the wake-up has no one to wake.
@@ -494,11 +505,14 @@ pub(crate) trait CoreHost<'b> {
 
     /// `mmc_poll_for_busy` with CMD13: until the card is back in the transfer state.
     fn poll_for_busy(&mut self, rca: u32) {
+        let mut sleep_us: u64 = 32;
         for _ in 0..BUSY_POLLS {
             let status = self.send_status(rca, 5);
             if status.error.is_none() && ready_for_data(status.response[0]) {
                 return;
             }
+            self.board().model().elapse(sleep_us * 1_000);
+            sleep_us = (sleep_us * 2).min(32_768);
         }
         panic!("the card never came back to the transfer state");
     }

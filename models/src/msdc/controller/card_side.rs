@@ -38,23 +38,19 @@ impl MsdcModel {
         if core::mem::take(&mut self.hardware_reset) {
             card.hardware_reset();
             // RST_n aborts what the card was doing.
-            self.stuck_busy_until = None;
+            self.busy_until = None;
         }
-        if self
-            .stuck_busy_until
-            .is_some_and(|until| self.clock_ns >= until)
-        {
-            self.stuck_busy_until = None;
+        if !self.card_busy_now() {
+            self.busy_until = None;
         }
         let running = self.clocked() && self.cfg.ckpdn();
         if running != self.card_clock {
             self.card_clock = running;
             card.clock_running(running);
         }
-        let stuck = self.stuck_busy_until.is_some();
         self.lines = Lines {
-            // A card stuck busy holds DAT0 low.
-            data: card.data_lines() & if stuck { !1 } else { 0xFF },
+            // The card's own levels; `line_levels` adds DAT0 held low while it is busy.
+            data: card.data_lines(),
             cmd: card.cmd_line(),
             sdio_interrupt: card.sdio_interrupt(),
         };
@@ -68,7 +64,10 @@ impl MsdcModel {
     /// `MSDC_PS`'s line levels: DAT3..DAT0 and CMD as the card drove them at the last step
     /// (DAT0 low: busy), DAT7..DAT4 pulled up.
     pub(super) fn line_levels(&self) -> MSDC_PS {
-        let dat = 0xF0 | u32::from(self.lines.data & 0xF);
+        // A card busy (programming, or stuck) holds DAT0 low until the model clock's
+        // present time, whether or not a step ran since.
+        let busy = if self.card_busy_now() { !1 } else { 0xFF };
+        let dat = 0xF0 | u32::from(self.lines.data & busy & 0xF);
         MSDC_PS::LINES_IDLE
             .try_with_dat(dat)
             .unwrap_or(MSDC_PS::LINES_IDLE)

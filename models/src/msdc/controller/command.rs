@@ -13,7 +13,7 @@ use super::super::{
 };
 use super::{
     dma::DataPhase,
-    fault::{is_block_transfer, Fault},
+    fault::{is_block_transfer, Fault, BUSY_STUCK_NS},
     MsdcModel, Phase, Violation,
 };
 use crate::registers::PartialFieldValue;
@@ -209,7 +209,7 @@ impl MsdcModel {
         let blocks = match c.data {
             DataType::None => {
                 if fault == Some(Fault::BusyStuck) {
-                    self.hold_busy();
+                    self.hold_busy(BUSY_STUCK_NS);
                 }
                 return;
             }

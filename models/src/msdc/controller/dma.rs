@@ -8,7 +8,11 @@ use super::super::{
     regs::{MSDC_DMA_CTRL, MSDC_INT},
     slot::CardSlot,
 };
-use super::{fault::Fault, interrupts::Event, MsdcModel, Phase, Violation, RESET_POLLS};
+use super::{
+    fault::{Fault, BUSY_STUCK_NS},
+    interrupts::Event,
+    MsdcModel, Phase, Violation, RESET_POLLS,
+};
 
 /// Longest BD chain the model follows before calling it a loop.
 pub const MAX_BD_CHAIN: usize = 4096;
@@ -206,8 +210,14 @@ impl MsdcModel {
             if d.block_transfer {
                 self.block_transfers = self.block_transfers.saturating_add(1);
             }
-            if d.fault == Some(Fault::BusyStuck) {
-                self.hold_busy();
+            match d.fault {
+                Some(Fault::BusyStuck) => self.hold_busy(BUSY_STUCK_NS),
+                Some(Fault::ProgramBusy(ns)) => self.hold_busy(ns),
+                _ => {}
+            }
+            if d.write {
+                // A profile whose programming shows on DAT0 after the transfer.
+                self.hold_busy(self.config.latency.dat0_busy_ns());
             }
             self.finish_data(MSDC_INT::with_xfer_compl)
         }

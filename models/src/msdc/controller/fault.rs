@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Fault injection: the faults a test makes happen to the next command they apply to, and
-//! the card that [`Fault::BusyStuck`] leaves holding DAT0 low.
+//! the card that [`Fault::BusyStuck`] and [`Fault::ProgramBusy`] leave holding DAT0 low.
 
 use super::super::super::{
     emmc::{command::DEVICE_STATUS, CardState, Command, NoResponse, Response},
@@ -42,6 +42,16 @@ pub enum Fault {
     /// ready for data, and every other command but CMD0 goes unanswered (illegal in that
     /// state). CMD0, which resets the card, and a hardware reset pulse release it.
     BusyStuck,
+    /// After a write's data phase the card programs for this many ns on the model clock
+    /// with DAT0 low, as a card does after the CRC status of the last block (JESD84-B51
+    /// and the SD specification, "write" timing diagrams): XFER_COMPL is raised at the end
+    /// of the data phase, and for that time `SDC_STS.SDCBUSY` stays set, `MSDC_PS` reads
+    /// DAT0 low, CMD13 answers in the programming state, not ready for data, and every
+    /// other command but CMD0 goes unanswered (illegal in that state). Then the card
+    /// releases DAT0 by itself; CMD0 and a hardware reset pulse end it earlier. Models the
+    /// long programming (a cache flush or garbage collection inside the card, up to the
+    /// write timeout) that a card may take after any write.
+    ProgramBusy(u64),
 }
 
 /// How long a card stuck busy ([`Fault::BusyStuck`]) holds DAT0 low if nothing resets it:
@@ -76,6 +86,7 @@ impl Fault {
             Self::DataCrc | Self::DataTimeout | Self::GpdChecksum | Self::BdChecksum => data,
             Self::ReadDataCrc => data && !c.write,
             Self::WriteDataCrc => data && c.write,
+            Self::ProgramBusy(_) => data && c.write,
             Self::BusyStuck => {
                 if data {
                     c.write
@@ -119,23 +130,27 @@ impl MsdcModel {
         self.fault = None;
     }
 
-    /// Sends `cmd` to the card, or for a card stuck busy ([`Fault::BusyStuck`]) answers as
-    /// a card in the programming state does: CMD0 resets it (and goes through), CMD13
-    /// reports the programming state, not ready for data, and any other command is illegal
-    /// there and unanswered.
+    /// Sends `cmd` to the card, or for a card that holds DAT0 low ([`Fault::BusyStuck`],
+    /// [`Fault::ProgramBusy`]) answers as a card in the programming state does: CMD0 resets
+    /// it (and goes through), CMD12 reaches the card (which takes it only while still
+    /// receiving an open-ended write), CMD13 reports the programming state, not ready for
+    /// data, and any other command is illegal there and unanswered.
     pub(super) fn card_command<C: CardSlot + ?Sized>(
         &mut self,
         card: &mut C,
         cmd: Command,
     ) -> Result<Response, NoResponse> {
-        if self.stuck_busy_until.is_none() {
+        if !self.card_busy_now() {
             return card.command(cmd);
         }
         match cmd.index {
             0 => {
-                self.stuck_busy_until = None;
+                self.busy_until = None;
                 card.command(cmd)
             }
+            // Legal while the card receives an open-ended write (busy between blocks):
+            // rcv → prg, still busy. The card decides (illegal in tran: no response).
+            12 => card.command(cmd),
             13 => card.command(cmd).map(|r| match r {
                 Response::R1(v) => Response::R1(
                     DEVICE_STATUS::from_raw(v)
@@ -149,14 +164,36 @@ impl MsdcModel {
         }
     }
 
-    /// The card holds DAT0 low from now for [`BUSY_STUCK_NS`] ([`Fault::BusyStuck`]).
-    pub(super) fn hold_busy(&mut self) {
-        self.stuck_busy_until = Some(self.clock_ns.saturating_add(BUSY_STUCK_NS));
+    /// The card holds DAT0 low from now for `ns` on the model clock ([`Fault::BusyStuck`]
+    /// with [`BUSY_STUCK_NS`], [`Fault::ProgramBusy`], a profile's
+    /// [`Latency::busy_on_dat0`](super::super::super::latency::Latency::busy_on_dat0));
+    /// a longer busy already running is kept.
+    pub(super) fn hold_busy(&mut self, ns: u64) {
+        let until = self.clock_ns.saturating_add(ns);
+        if ns > 0 && self.busy_until.is_none_or(|u| u < until) {
+            self.busy_until = Some(until);
+        }
     }
 
-    /// Whether the card holds DAT0 low, stuck busy ([`Fault::BusyStuck`]).
+    /// Whether the card holds DAT0 low, busy ([`Fault::BusyStuck`], [`Fault::ProgramBusy`],
+    /// or the programming of a profile with
+    /// [`Latency::busy_on_dat0`](super::super::super::latency::Latency::busy_on_dat0)),
+    /// as of the model clock now.
     pub fn card_stuck_busy(&self) -> bool {
-        self.stuck_busy_until.is_some()
+        self.card_busy_now()
+    }
+
+    /// The card holds DAT0 low at the model clock's present time: a busy ends when the
+    /// clock reaches its end, whether or not a step has run since (a driver polling
+    /// `SDC_STS` or `MSDC_PS` sees it end while it waits, [`MsdcModel::elapse`]).
+    pub(super) fn card_busy_now(&self) -> bool {
+        self.busy_until.is_some_and(|until| self.clock_ns < until)
+    }
+
+    /// How long the card still holds DAT0 low, ns (0: not busy).
+    pub fn card_busy_left_ns(&self) -> u64 {
+        self.busy_until
+            .map_or(0, |until| until.saturating_sub(self.clock_ns))
     }
 
     /// Flips a bit of the checksum byte (bits 15:8 of the info word that leads both GPD

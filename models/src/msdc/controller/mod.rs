@@ -34,6 +34,14 @@
 //!   the MMC core asks for R1 on CMD7 (where the SD card signals R1b) and when a busy time
 //!   exceeds the host's `max_busy_timeout`, and then polls CMD13. The card's busy time is
 //!   charged to the command either way, so the card is never seen busy afterwards.
+//! * A write's programming busy on DAT0 after the transfer ([`Fault::ProgramBusy`],
+//!   [`Latency::busy_on_dat0`], and [`Fault::BusyStuck`]): XFER_COMPL comes at the end of
+//!   the data phase, then `SDC_STS.SDCBUSY` reads set and `MSDC_PS` DAT0 low until the
+//!   model clock reaches the busy's end (read at the present time, no step needed; a
+//!   driver's busy-wait between polls is model time); meanwhile the card answers CMD13 in
+//!   the programming state, takes CMD0 and CMD12 and leaves every other command
+//!   unanswered. From mtk-sd.c's busy checks, with what is assumed (`models/README.md`,
+//!   "Write busy after the transfer").
 //! * Time: every command and data phase adds what it would take on hardware to a counter
 //!   that [`MsdcModel::take_elapsed_ns`] reads and clears: the frames at the bus clock and
 //!   width programmed in `MSDC_CFG`/`SDC_CFG` and the card's internal times, with the
@@ -403,8 +411,9 @@ pub struct MsdcModel {
     /// The SDIO interrupt detector's input at the last step (it latches on a change to
     /// asserted).
     sdio_detected: bool,
-    /// The card is stuck busy ([`Fault::BusyStuck`]) until this time on the model clock.
-    stuck_busy_until: Option<u64>,
+    /// The card holds DAT0 low, busy, until this time on the model clock
+    /// ([`Fault::BusyStuck`], [`Fault::ProgramBusy`], [`Latency::busy_on_dat0`]).
+    busy_until: Option<u64>,
 }
 
 impl MsdcModel {
@@ -467,7 +476,7 @@ impl MsdcModel {
             hardware_reset: false,
             lines: Lines::IDLE,
             sdio_detected: false,
-            stuck_busy_until: None,
+            busy_until: None,
         }
     }
 
@@ -518,8 +527,9 @@ impl MsdcModel {
             ),
             Phase::Data(_) => (false, true),
         };
-        // The controller's busy detection follows DAT0 after a write or an R1b command.
-        let sdcbusy = sdcbusy || self.stuck_busy_until.is_some();
+        // The controller's busy detection follows DAT0 after a write or an R1b command
+        // (`models/README.md`, "Write busy after the transfer"), up to the present time.
+        let sdcbusy = sdcbusy || self.card_busy_now();
         self.sdc_sts.with_cmdbusy(cmdbusy).with_sdcbusy(sdcbusy)
     }
 
@@ -783,8 +793,13 @@ impl RegisterFile for MsdcModel {
         MsdcModel::write(self, offset, value);
     }
 
-    // Self-clearing bits settle after a number of reads ([`RESET_POLLS`],
-    // [`CLOCK_STABLE_POLLS`]), not with time: the default `wait_us` does nothing.
+    /// The driver's busy-wait between two polls is time on the model clock (a card's
+    /// busy on DAT0 ends meanwhile, [`Fault::ProgramBusy`]); self-clearing bits still
+    /// settle after a number of reads ([`RESET_POLLS`], [`CLOCK_STABLE_POLLS`]), not with
+    /// time.
+    fn wait_us(&mut self, us: u32) {
+        self.elapse(u64::from(us).saturating_mul(1_000));
+    }
 }
 
 /// The base window starts the model's register space (the CQHCI block follows at

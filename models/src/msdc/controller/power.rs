@@ -121,7 +121,7 @@ impl MsdcModel {
         self.hardware_reset = before.hardware_reset;
         self.lines = before.lines;
         // The card's supply is separate: a card stuck busy stays so.
-        self.stuck_busy_until = before.stuck_busy_until;
+        self.busy_until = before.busy_until;
     }
 
     /// Whether a register access at `offset` reaches the registers; records the violation
