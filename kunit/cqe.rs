@@ -300,9 +300,10 @@ mod tests {
             // Dropped at once: a data task, which has no command to fail. Not completed
             // inside the drop, which may hold a driver lock, but from a work item.
             let mut task = FakeRequest::data_task(6, 0x6000)?;
-            assert_eq!(queue(host, &mut task), (0, 0));
+            assert_eq!(queue(host, &mut task).0, 0);
             wait_for_dropped_requests();
             assert_eq!(task.done_calls(), 1);
+            assert!(!task.completed_here());
             assert_eq!(task.data_error(), Some(EIO.to_errno()));
 
             // Failed: another data task.
@@ -318,15 +319,14 @@ mod tests {
             let kept = host.data().take_kept();
             assert!(kept.is_some());
             {
-                // As a driver would, under its lock: the core's completion must not run
-                // while it is held (on an HSQ host it takes the same lock again).
-                let guard = host.data().state.lock();
+                // As a driver would, under its lock: the core's completion must not run in
+                // this task while it is held (on an HSQ host it takes the same lock again).
+                let _guard = host.data().state.lock();
                 drop(kept);
-                assert_eq!(flush.done_calls(), 0);
-                drop(guard);
             }
             wait_for_dropped_requests();
             assert_eq!(flush.done_calls(), 1);
+            assert!(!flush.completed_here());
             assert_eq!(flush.cmd_error(), Some(EIO.to_errno()));
             Ok(())
         })

@@ -9,7 +9,7 @@
 use core::{
     mem::offset_of,
     ptr::{self, NonNull},
-    sync::atomic::{AtomicU32, Ordering},
+    sync::atomic::{AtomicI32, AtomicU32, Ordering},
 };
 
 use kernel::prelude::*;
@@ -53,6 +53,8 @@ struct Parts {
     data: bindings::mmc_data,
     /// Calls of `mrq.done`.
     done_calls: AtomicU32,
+    /// The process id of the task that called `mrq.done` last.
+    done_by: AtomicI32,
     /// Hand-overs the driver took, each of which it must complete once.
     handed_over: AtomicU32,
 }
@@ -172,10 +174,14 @@ impl FakeRequest {
     unsafe extern "C" fn done(mrq: *mut bindings::mmc_request) {
         // SAFETY: `mrq` is the first member of a live `Parts` (the caller's guarantee and the
         // `offset_of` check above) and carries the whole allocation's provenance (`build`).
-        // Only the atomic counter is borrowed, so the borrow cannot conflict with the
-        // driver's accesses to the other members.
-        let calls = unsafe { &(*mrq.cast::<Parts>()).done_calls };
-        calls.fetch_add(1, Ordering::Relaxed);
+        // Only the atomics are borrowed, so the borrows cannot conflict with the driver's
+        // accesses to the other members.
+        let (calls, done_by) = unsafe {
+            let parts = mrq.cast::<Parts>();
+            (&(*parts).done_calls, &(*parts).done_by)
+        };
+        done_by.store(kernel::current!().pid(), Ordering::Relaxed);
+        calls.fetch_add(1, Ordering::Release);
     }
 
     fn done_counter(&self) -> &AtomicU32 {
@@ -190,7 +196,14 @@ impl FakeRequest {
 
     /// How often the request was completed (its `done` called).
     pub fn done_calls(&self) -> u32 {
-        self.done_counter().load(Ordering::Relaxed)
+        self.done_counter().load(Ordering::Acquire)
+    }
+
+    /// Whether the last completion ran in the calling task (rather than, say, a work item).
+    pub fn completed_here(&self) -> bool {
+        // SAFETY: by the type invariant `parts` is live; only the atomic is borrowed.
+        let done_by = unsafe { &(*self.parts.as_ptr()).done_by };
+        done_by.load(Ordering::Relaxed) == kernel::current!().pid()
     }
 
     /// Whether the driver may still hold the request: it took it more often than it
