@@ -66,6 +66,15 @@ pub enum Refusal {
     Queue(HsqError),
     /// The software queue dispatched a tag that holds no request (`-EIO`).
     NoRequestForTag,
+    /// The bus stayed busy for the software queue's dispatch of command `opcode` (a card
+    /// still programming) for `waited_ns` of the busy retry; nothing reached the card
+    /// (`-ETIMEDOUT`, as [`StartError::BusBusy`]).
+    BusBusy {
+        /// The request's command.
+        opcode: u32,
+        /// How long the busy retry waited.
+        waited_ns: u64,
+    },
 }
 
 /// A software queue call that went wrong, for the kernel to log; the slot carries on.
@@ -198,4 +207,11 @@ pub trait SlotKernel {
 
     /// Signals the SDIO card's interrupt to the core.
     fn signal_sdio_irq(&self);
+
+    /// A dispatch of the software queue found the bus busy (a card still programming) and
+    /// waits: run [`retry_busy`](super::software_queue::retry_busy) from process context,
+    /// with the lock released, sleeping between calls as it answers, until it answers
+    /// [`BusWait::Done`](super::software_queue::BusWait::Done). A retry queued and not yet
+    /// running serves (it sees this dispatch); one that runs must run again.
+    fn schedule_busy_retry(&self);
 }

@@ -12,7 +12,7 @@ use super::super::regs::{
 };
 use super::request::{InFlight, Phase, Step};
 use super::{modify_cfg, Controller, POLL, REQUEST_EVENTS};
-use crate::mmc_request::{CommandResult, ErrorKind};
+use crate::mmc_request::{CommandResult, ErrorKind, Request};
 use crate::registers::Io;
 
 impl<R> Controller<R> {
@@ -54,9 +54,33 @@ impl<R> Controller<R> {
     /// Waits for `SDC_STS.CMDBUSY`, and `SDCBUSY` too for R1b and data commands, to clear
     /// (`msdc_cmd_is_ready`).
     fn wait_bus_idle(&self, r: &impl Io<MsdcBase>, whole_controller: bool) -> bool {
-        let busy = |sts: SDC_STS| sts.cmdbusy() || (whole_controller && sts.sdcbusy());
-        r.poll::<SDC_STS>(|sts| !busy(sts), POLL).is_ok()
+        r.poll::<SDC_STS>(|sts| !bus_busy(sts, whole_controller), POLL)
+            .is_ok()
     }
+
+    /// Whether [`Controller::start`] would find the bus busy for `req` now: one read of
+    /// `SDC_STS`, no wait. `CMDBUSY`, and `SDCBUSY` too when a command of `req` needs an
+    /// idle data line (R1b, or data: a card still programming an earlier write holds DAT0
+    /// low). For a caller that must not spin (the host software queue's dispatch from the
+    /// completion interrupt): it retries from process context while this answers true.
+    ///
+    /// False while suspended (no register is touched; [`Controller::start`] refuses then).
+    pub fn bus_busy_for(&self, r: &impl Io<MsdcBase>, req: &Request) -> bool {
+        if self.is_suspended() {
+            return false;
+        }
+        let busy_response = |flags| ResponseType::from_mmc_flags(flags).is_ok_and(|r| r.has_busy());
+        let whole_controller = req.data.is_some()
+            || busy_response(req.cmd.flags)
+            || req.sbc.is_some_and(|sbc| busy_response(sbc.flags));
+        bus_busy(r.read::<SDC_STS>(), whole_controller)
+    }
+}
+
+/// Whether `sts` shows the command line busy, or with `whole_controller` the controller
+/// (the data line) too.
+fn bus_busy(sts: SDC_STS, whole_controller: bool) -> bool {
+    sts.cmdbusy() || (whole_controller && sts.sdcbusy())
 }
 
 /// The response of a finished command phase, in `mmc_command.resp` order.

@@ -352,7 +352,9 @@ fn a_card_stuck_busy_releases_after_its_time_without_a_reset() {
 /// goes on, but gives up on a 30 ms one and fails a request that nothing was wrong with.
 /// In HSQ mode the MMC core issues the next request from the completion without a CMD13
 /// busy wait, so this is what a long eMMC programming time (a cache flush, garbage
-/// collection) does to it; retried once the card is done, the request goes through.
+/// collection) would do to it; retried once the card is done, the request goes through.
+/// The slot's HSQ dispatch therefore looks first (`Controller::bus_busy_for`) and retries
+/// from process context; the one-at-a-time path keeps this wait, as upstream.
 #[test]
 fn a_write_programming_longer_than_the_bus_idle_wait_fails_the_next_request() {
     const MS: u64 = 1_000_000;
@@ -390,6 +392,39 @@ fn a_write_programming_longer_than_the_bus_idle_wait_fails_the_next_request() {
     rig.model().elapse(10 * MS);
     assert!(!host.ctrl.card_busy(&rig));
     assert_ok(&host.run(&block_request(false, 2, 4, true), &[(0, 2048)]));
+    rig.assert_no_violations();
+}
+
+/// The one-read look at the bus a caller that must not spin makes before it starts a
+/// request ([`Controller::bus_busy_for`](msdc::controller::Controller::bus_busy_for)):
+/// while a card programs a write with DAT0 low, a request with data or an R1b command finds
+/// the bus busy and a command without either does not (only the command line counts);
+/// nothing is sent and nothing waits, and once the programming is over the request starts.
+#[test]
+fn the_bus_busy_look_sees_a_card_programming_without_waiting() {
+    const MS: u64 = 1_000_000;
+    let mut storage = vec![0u8; 64 * 512];
+    let config = with_auto_cmd23(legacy_config());
+    let rig = emmc_rig(&config, &mut storage);
+    let mut host = emmc_host(&rig);
+    let read = block_request(false, 2, 4, true);
+    let status = request(command(13, 1 << 16, flags::R1 | flags::AC));
+    let switch = request(command(6, 0x03B9_0100, flags::R1B | flags::AC));
+    assert!(!host.ctrl.bus_busy_for(&rig, &read), "an idle bus");
+
+    rig.model().inject(Fault::ProgramBusy(30 * MS));
+    assert_ok(&host.run(&block_request(true, 2, 4, true), &[(0, 2048)]));
+    let (commands, waited) = (rig.model().commands(), rig.delayed_us.get());
+    assert!(host.ctrl.bus_busy_for(&rig, &read), "data waits for DAT0");
+    assert!(host.ctrl.bus_busy_for(&rig, &switch), "R1b waits for DAT0");
+    assert!(!host.ctrl.bus_busy_for(&rig, &status), "CMD13 goes out");
+    assert_eq!(rig.model().commands(), commands, "nothing was sent");
+    assert_eq!(rig.delayed_us.get(), waited, "nothing waited");
+    assert!(host.ctrl.card_busy(&rig));
+
+    rig.model().elapse(30 * MS);
+    assert!(!host.ctrl.bus_busy_for(&rig, &read));
+    assert_ok(&host.run(&read, &[(0, 2048)]));
     rig.assert_no_violations();
 }
 

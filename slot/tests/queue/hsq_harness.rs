@@ -54,6 +54,12 @@ pub(crate) enum Event {
     Dispatched(Attempt, u8),
     /// The controller was busy with a request of the core's: the dispatch waits.
     HostBusy(Attempt),
+    /// The card held the bus busy (programming a write): the dispatch waits for the busy
+    /// retry.
+    BusBusy(Attempt),
+    /// The busy retry returned (what it dispatched is logged before): it waited this long,
+    /// ns.
+    BusyRetry(u64),
     /// The core saw the completion.
     Completed(Attempt, Option<ErrorKind>),
     /// The core's `cqe_recovery_start`.
@@ -130,6 +136,12 @@ impl<'b, C: CardSlot> QueueSide<'b, C> for HsqCore {
         if slot.core_on_bus() {
             self.deferred_depth.set(Some(depth));
             self.log.borrow_mut().push(Event::HostBusy(attempt));
+            return;
+        }
+        // Every request here has data, which waits for DAT0.
+        if slot.board.model().card_stuck_busy() {
+            self.deferred_depth.set(Some(depth));
+            self.log.borrow_mut().push(Event::BusBusy(attempt));
             return;
         }
         queued[usize::from(tag)] = None;
@@ -242,6 +254,11 @@ impl<'b, C: CardSlot> HsqHarness<'b, C> {
             self.submit();
             if self.core().recovery.get().is_some() {
                 self.recovery_work();
+                continue;
+            }
+            if self.slot.take_busy_retry() {
+                let waited = self.slot.run_busy_retry();
+                self.core().log.borrow_mut().push(Event::BusyRetry(waited));
                 continue;
             }
             if self.block().all_ended() && self.slot.controller().is_idle() {

@@ -185,6 +185,8 @@ pub(crate) struct Slot<'b, C: CardSlot, S: QueueSide<'b, C>> {
     clock_ns: Cell<u64>,
     /// The commands of the requests the watchdog aborted.
     timed_out: RefCell<Vec<u32>>,
+    /// A dispatch waits for a busy bus: the harness runs the busy retry.
+    busy_retry: Cell<bool>,
     /// The queue's side.
     pub(crate) side: S,
 }
@@ -209,6 +211,7 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
             hardware_faults: Cell::new(0),
             clock_ns: Cell::new(0),
             timed_out: RefCell::new(Vec::new()),
+            busy_retry: Cell::new(false),
             side,
         }
     }
@@ -238,6 +241,28 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
     /// The commands of the requests the watchdog aborted so far.
     pub(crate) fn timed_out(&self) -> Vec<u32> {
         self.timed_out.borrow().clone()
+    }
+
+    /// Whether the busy retry was scheduled since the last call.
+    pub(crate) fn take_busy_retry(&self) -> bool {
+        self.busy_retry.take()
+    }
+
+    /// The kernel's busy retry work (`slot::software_queue::retry_busy` until it is done):
+    /// each sleep passes on the model's clock, so a card programming finishes meanwhile,
+    /// and on the watchdog's. How long it waited, ns.
+    pub(crate) fn run_busy_retry(&self) -> u64 {
+        let mut progress = slot::software_queue::BusyRetry::new();
+        let mut waited_ns = 0;
+        while let slot::software_queue::BusWait::Sleep { us } =
+            slot::software_queue::retry_busy(self, &mut progress, waited_ns)
+        {
+            let ns = u64::from(us) * 1_000;
+            self.board.model().elapse(ns);
+            self.advance_clock(ns);
+            waited_ns += ns;
+        }
+        waited_ns
     }
 
     /// A request of the core's is on the bus.
@@ -402,7 +427,8 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> SlotKernel for Slot<'b, C, S> {
             Refusal::Start {
                 error: StartError::BusBusy,
                 ..
-            } => {
+            }
+            | Refusal::BusBusy { .. } => {
                 let spec = request.spec().expect("a queued request has a command");
                 self.complete_queued(request, &RequestResult::failed(&spec, ErrorKind::TimedOut));
             }
@@ -422,6 +448,11 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> SlotKernel for Slot<'b, C, S> {
 
     fn signal_sdio_irq(&self) {
         panic!("an SDIO interrupt on a slot without an SDIO card");
+    }
+
+    /// The harness runs the retry when it next gets the chance ([`Slot::run_busy_retry`]).
+    fn schedule_busy_retry(&self) {
+        self.busy_retry.set(true);
     }
 }
 

@@ -4,7 +4,8 @@
 //! (`cqe`, `hsq` or `legacy`), the engine that runs it (`rust`, `c` or `none`), its depth, requests issued and completed, the most in flight
 //! at once, errors by kind, error recoveries, direct commands, runtime suspends,
 //! resumes and system sleeps, the last tuning (`tuning`) with the number of tunings and
-//! their probes, and the hardware faults the request engine recorded.
+//! their probes, the hardware faults the request engine recorded, and the software queue's
+//! dispatches deferred to the busy retry (`busy_retries`).
 
 use kernel::{debugfs::Scope, prelude::*, str::CString, sync::Arc};
 
@@ -54,6 +55,7 @@ pub(crate) fn host_dir(index: i32, msdc: Arc<Msdc>) -> Result<Pin<KBox<HostDir>>
             dir.read_only_file(c"tuning_probes", &c.tuning_probes);
             dir.read_only_file(c"hardware_faults", &c.hardware_faults);
             dir.read_only_file(c"tuning_probes_failed", &c.tuning_probes_failed);
+            dir.read_only_file(c"busy_retries", &c.busy_retries);
         }),
         GFP_KERNEL,
     )

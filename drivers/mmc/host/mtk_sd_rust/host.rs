@@ -14,8 +14,11 @@
 //! The interrupt handler decodes, completes, and issues the next request of a software
 //! queue straight from the completion. Anything that waits for more than a few
 //! microseconds runs in process context: the request watchdog's timer only queues a work
-//! item, which aborts the request; the CQHCI halts and clears of `cqe_off`, recovery and
-//! `cqe_disable` sleep between register checks with the lock released.
+//! item, which aborts the request; a software queue's dispatch that finds the bus busy (a
+//! card still programming a write) is deferred to the busy retry work, which sleeps
+//! between its looks at the bus with the lock released; the CQHCI halts and clears of
+//! `cqe_off`, recovery and `cqe_disable` sleep between register checks with the lock
+//! released.
 
 #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
 mod c_engines;
@@ -38,7 +41,7 @@ use kernel::{
             ArcHrTimerHandle, HrTimer, HrTimerCallback, HrTimerCallbackContext, HrTimerPointer,
             HrTimerRestart, RelativeMode,
         },
-        Delta, Monotonic,
+        Delta, Instant, Monotonic,
     },
     workqueue::{Work, WorkItem},
 };
@@ -82,6 +85,7 @@ const CQHCI_WAIT_STEP_US: i64 = 20;
 
 /// The work items of a slot.
 const WATCHDOG_WORK: u64 = 0;
+const BUSY_RETRY_WORK: u64 = 1;
 
 /// The controller's token for the request it runs.
 type InFlight = slot::InFlight<Arc<Msdc>>;
@@ -136,6 +140,9 @@ struct State {
     /// The slot is going away ([`Msdc::shutdown`]): the watchdog is never armed again, not
     /// even by a work item that was already queued.
     watchdog_stopped: bool,
+    /// The slot is going away ([`Msdc::shutdown`]): the busy retry work is never queued
+    /// again, and one that runs stops.
+    busy_retry_stopped: bool,
     /// Keeps the controller running while the SDIO card's interrupt is enabled and
     /// nothing else would tell a runtime-suspended controller of it.
     sdio_irq_hold: Option<kernel_mmc::pm::UsageHold>,
@@ -170,6 +177,9 @@ pub(crate) struct Msdc {
     timer: HrTimer<Msdc>,
     #[pin]
     watchdog_work: Work<Msdc, WATCHDOG_WORK>,
+    /// Issues a software queue's dispatch that found the bus busy, once it is free.
+    #[pin]
+    busy_retry_work: Work<Msdc, BUSY_RETRY_WORK>,
 }
 
 impl_has_hr_timer! {
@@ -180,6 +190,7 @@ impl_has_hr_timer! {
 
 impl_has_work! {
     impl HasWork<Self, WATCHDOG_WORK> for Msdc { self.watchdog_work }
+    impl HasWork<Self, BUSY_RETRY_WORK> for Msdc { self.busy_retry_work }
 }
 
 /// What a slot is made of, gathered by the probe.
@@ -278,6 +289,7 @@ impl Msdc {
                     watchdog: None,
                     watchdog_armed: false,
                     watchdog_stopped: false,
+                    busy_retry_stopped: false,
                     sdio_irq_hold: None,
                     sdio_wake: None,
                     removed: false,
@@ -285,6 +297,7 @@ impl Msdc {
                 idle <- new_condvar!("Msdc::idle"),
                 timer <- HrTimer::new(),
                 watchdog_work <- new_work!("Msdc::watchdog_work"),
+                busy_retry_work <- new_work!("Msdc::busy_retry_work"),
             }? Error),
             GFP_KERNEL,
         )?;
@@ -500,12 +513,13 @@ impl Msdc {
         }
     }
 
-    /// Stops the watchdog for good (the slot is going away): neither its timer nor its
-    /// work runs after this returns, so neither can outlive the module.
+    /// Stops the watchdog and the busy retry for good (the slot is going away): neither
+    /// the timer nor a work item runs after this returns, so none can outlive the module.
     pub(crate) fn shutdown(&self) {
         let watchdog = {
             let mut state = self.state.lock();
             state.watchdog_stopped = true;
+            state.busy_retry_stopped = true;
             state.watchdog.take()
         };
         // Cancels the timer, waiting for a callback that is running.
@@ -513,6 +527,44 @@ impl Msdc {
         // A timer that had already fired queued the work: let it finish. It cannot arm the
         // timer again.
         kernel_mmc::flush_work::<Msdc, WATCHDOG_WORK>(self);
+        // The busy retry was queued, if at all, before the flag was set (it is queued under
+        // the lock): the flush waits for it, and it stops at its next look.
+        kernel_mmc::flush_work::<Msdc, BUSY_RETRY_WORK>(self);
+    }
+
+    // ---- The busy retry of a software queue ------------------------------------------------
+
+    /// Queues the busy retry work, unless the slot is going away. Under the lock, so that
+    /// [`Msdc::shutdown`]'s flush comes after any queueing.
+    fn schedule_busy_retry(self: &Arc<Self>) {
+        let state = self.state.lock();
+        if state.busy_retry_stopped {
+            return;
+        }
+        // Already queued: that run looks at the bus for this dispatch too. The pointer
+        // handed back then is a clone, never the last reference.
+        let _ = kernel_mmc::default_workqueue().enqueue::<Arc<Msdc>, BUSY_RETRY_WORK>(self.clone());
+        drop(state);
+    }
+
+    /// The busy retry work, in process context: looks at the bus for the dispatch that
+    /// found it busy and sleeps between looks with the lock released, until the dispatch
+    /// is issued, or fails past `slot::software_queue::BUSY_WAIT_LIMIT_MS`.
+    fn busy_retry(self: &Arc<Self>) {
+        let started = Instant::<Monotonic>::now();
+        let mut progress = slot::software_queue::BusyRetry::new();
+        loop {
+            if self.state.lock().busy_retry_stopped {
+                return;
+            }
+            let waited_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            match slot::software_queue::retry_busy(self, &mut progress, waited_ns) {
+                slot::software_queue::BusWait::Sleep { us } => {
+                    fsleep(Delta::from_micros(i64::from(us)))
+                }
+                slot::software_queue::BusWait::Done => return,
+            }
+        }
     }
 }
 
@@ -521,6 +573,14 @@ impl WorkItem<WATCHDOG_WORK> for Msdc {
 
     fn run(this: Arc<Self>) {
         this.watchdog_check();
+    }
+}
+
+impl WorkItem<BUSY_RETRY_WORK> for Msdc {
+    type Pointer = Arc<Msdc>;
+
+    fn run(this: Arc<Self>) {
+        this.busy_retry();
     }
 }
 

@@ -2,7 +2,7 @@
 
 //! The slot's counters, as debugfs shows them: its queue mode and the engine that runs it,
 //! requests issued and completed, the most in flight at once, errors by kind, recoveries,
-//! power cycles, tunings and hardware faults.
+//! power cycles, tunings, hardware faults and dispatches deferred for a busy bus.
 
 use core::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 
@@ -94,6 +94,9 @@ pub(crate) struct Counters {
     /// Hardware faults the request engine recorded (a reset or DMA stop that never
     /// completed, a clock that never stabilised), each also logged.
     pub(crate) hardware_faults: AtomicU64,
+    /// Software queue dispatches that found the bus busy (a card still programming a
+    /// write) and went to the busy retry work.
+    pub(crate) busy_retries: AtomicU64,
 }
 
 /// The last tuning's outcome as debugfs shows it, `<timing> window=<lo>-<hi> chosen=<n>`
@@ -207,6 +210,11 @@ impl Counters {
     /// The request engine recorded a hardware fault.
     pub(super) fn hardware_fault(&self) {
         self.hardware_faults.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A dispatch found the bus busy and waits for the busy retry.
+    pub(super) fn busy_retry(&self) {
+        self.busy_retries.fetch_add(1, Ordering::Relaxed);
     }
 
     pub(super) fn failed(&self) {

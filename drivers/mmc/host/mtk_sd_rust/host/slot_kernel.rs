@@ -117,6 +117,17 @@ impl SlotKernel for Arc<Msdc> {
             Refusal::NoCommand | Refusal::NoSoftwareQueue | Refusal::TagOutOfRange => EINVAL,
             Refusal::Queue(error) => hsq_errno(error),
             Refusal::NoRequestForTag => EIO,
+            // The card held DAT0 low past the busy retry's limit: as a busy bus at the
+            // controller's start; the core's recovery checks the card.
+            Refusal::BusBusy { opcode, waited_ns } => {
+                dev_err!(
+                    self.dev,
+                    "CMD{}: the card is still busy (DAT0 low) after {} ms of retries\n",
+                    opcode,
+                    waited_ns / 1_000_000
+                );
+                ETIMEDOUT
+            }
         }
     }
 
@@ -201,5 +212,10 @@ impl SlotKernel for Arc<Msdc> {
 
     fn signal_sdio_irq(&self) {
         self.host.signal_sdio_irq();
+    }
+
+    fn schedule_busy_retry(&self) {
+        self.counters.busy_retry();
+        Msdc::schedule_busy_retry(self);
     }
 }

@@ -23,6 +23,7 @@ pub(super) fn new_software_queue() -> impl Init<SoftwareQueue> {
     pin_init::init!(SoftwareQueue {
         engine: Hsq::new(),
         waiting <- pin_init::init_array_from_fn(|_| None),
+        bus_wait: None,
     })
 }
 
