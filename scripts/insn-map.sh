@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Writes the address map of insncount (the QEMU plugin in insncount/, which counts
 # a guest's executed instructions by component) for a built x86_64 kernel: one
-# line per kernel text symbol, `<start> <end> <bucket>` in hexadecimal, sorted,
-# each symbol's range running to the next symbol's address.
+# line per kernel text symbol, `<start> <end> <bucket> <symbol>`, the addresses in
+# hexadecimal, sorted, each symbol's range running to the next symbol's address.
 #
 # A symbol's bucket is that of the objects defining it, read from the kernel's
 # object tree, not guessed from names:
@@ -85,7 +85,7 @@ END {
 		b = "other"
 		o = (name[i] in owner) ? owner[name[i]] : ""
 		if (o != "" && o != "?" && defs[name[i], o] == seen[name[i]]) b = o
-		printf "%s %s %s\n", addr[i], addr[j], b
+		printf "%s %s %s %s\n", addr[i], addr[j], b, name[i]
 		i = j - 1
 	}
 }' "$tmp/vmlinux" >"$OUT"

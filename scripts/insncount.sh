@@ -19,6 +19,8 @@
 #                    symbols and objects make the address map (scripts/insn-map.sh)
 #   INSN_ICOUNT=0    boot without -icount shift=0,sleep=off (default 1)
 #   INSN_CMDLINE=... more guest parameters, e.g. "insncal_n=1000000,3000000 insncal_reps=5"
+#   INSN_TOP=N       also list the N kernel symbols that ran the most per window
+#                    (the plugin's top=N), in the counts file
 #   INSN_OUT=DIR     where the map, the plugin's output and the log go
 #                    (default $CACHE/insncount)
 
@@ -147,7 +149,7 @@ boot() {
 		-cpu max -smp 1 -m 2048 -nodefaults -display none -no-reboot -serial stdio \
 		-kernel "$KERNEL" -initrd "$INITRAMFS" \
 		-append "console=ttyS0 kunit.enable=0 panic=-1 nokaslr rdinit=$init $params" \
-		-plugin "$PLUGIN,map=$MAP,out=$COUNTS" </dev/null >"$LOG" 2>&1 || status=$?
+		-plugin "$PLUGIN,map=$MAP,out=$COUNTS${INSN_TOP:+,top=$INSN_TOP}" </dev/null >"$LOG" 2>&1 || status=$?
 	log "insncount: QEMU ran $((SECONDS - start)) s"
 	[[ $status -eq 0 ]] || die "QEMU exited with status $status; log: $LOG"
 }

@@ -31,6 +31,8 @@
 #   E2E_NO_BUILD=1   boot the cached kernel as it is (make test builds it first)
 #   PERF_COST=N1,N2  the cost runs' two I/O counts per fio thread (1 means 100,400);
 #                    unset: no cost runs
+#   PERF_COST_TOP=N  also write, per cost run, the N kernel symbols that ran the most
+#                    instructions, into each boot's log.counts (the plugin's top=N)
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 source "$REPO/scripts/insncount.sh"
@@ -65,7 +67,7 @@ copy_kernel() {
 }
 with_lock "$FLAVOUR-x86_64" copy_kernel
 PLUGIN=()
-[[ -z $COST ]] || PLUGIN=(-plugin "$(insncount_plugin "$OUT/insncount"),map=$MAP")
+[[ -z $COST ]] || PLUGIN=(-plugin "$(insncount_plugin "$OUT/insncount"),map=$MAP${PERF_COST_TOP:+,top=$PERF_COST_TOP}")
 "$REPO/scripts/initramfs.sh" x86_64 "$INITRAMFS"
 
 

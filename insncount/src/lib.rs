@@ -14,8 +14,10 @@
 //! counter then, numbered, and once more when QEMU exits. Differences between
 //! snapshots are the instructions of what ran in between.
 //!
-//! Arguments: `map=FILE` (optional; without it every kernel address is `other`) and
-//! `out=FILE` (default: QEMU's log, `-d plugin`). One vCPU only: the inline adds of
+//! Arguments: `map=FILE` (optional; without it every kernel address is `other`),
+//! `out=FILE` (default: QEMU's log, `-d plugin`) and `top=N`: count per symbol of
+//! the map too (its ranges unmerged) and write, at each snapshot, the N symbols that
+//! ran the most instructions since the one before. One vCPU only: the inline adds of
 //! several vCPU threads would race.
 //!
 //! Lines written:
@@ -24,6 +26,7 @@
 //! insncount: buckets user other <name>...
 //! insncount: mark <seq> user=<N> other=<N> <name>=<N>... total=<N>
 //! insncount: exit user=<N> ... total=<N>
+//! insncount: top <mark seq or exit> <rank> <N> <bucket> <symbol>
 //! ```
 
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
@@ -45,8 +48,15 @@ pub static qemu_plugin_version: c_int = ffi::PLUGIN_VERSION;
 
 struct State {
     map: AddrMap,
-    /// One counter per bucket; QEMU's inline adds write them through their addresses.
+    /// One counter per bucket, then (with `top=`) one per range of the map; QEMU's
+    /// inline adds write them through their addresses.
     counters: Box<[AtomicU64]>,
+    /// How many buckets lead `counters`.
+    buckets: usize,
+    /// `top=`: symbols listed per snapshot (0: no counts per symbol).
+    top: usize,
+    /// The counters at the snapshot before, for `top=`.
+    before: Mutex<Vec<u64>>,
     /// Where snapshots go: a file, or QEMU's log when `None`.
     out: Mutex<Option<File>>,
     marks: AtomicU64,
@@ -55,16 +65,54 @@ struct State {
 static STATE: OnceLock<State> = OnceLock::new();
 
 impl State {
-    /// One line with every counter and their sum, after `what`.
+    /// The counter an instruction at `addr` adds to.
+    fn slot(&self, addr: u64) -> usize {
+        match self.map.range_of(addr) {
+            Some(range) if self.top > 0 => self.buckets + range,
+            _ => self.map.lookup(addr),
+        }
+    }
+
+    /// One line with every bucket and their sum, after `what`; with `top=`, then
+    /// the symbols that ran the most since the snapshot before.
     fn snapshot(&self, what: &str) -> String {
+        let now: Vec<u64> = self
+            .counters
+            .iter()
+            .map(|c| c.load(Ordering::Relaxed))
+            .collect();
+        let mut totals = now[..self.buckets].to_vec();
+        for (range, n) in now[self.buckets..].iter().enumerate() {
+            let b = self.map.bucket_of_range(range);
+            totals[b] = totals[b].wrapping_add(*n);
+        }
         let mut line = format!("insncount: {what}");
-        let mut total = 0u64;
-        for (name, c) in self.map.names().iter().zip(self.counters.iter()) {
-            let n = c.load(Ordering::Relaxed);
-            total = total.wrapping_add(n);
+        for (name, n) in self.map.names().iter().zip(totals.iter()) {
             line.push_str(&format!(" {name}={n}"));
         }
+        let total = totals.iter().fold(0u64, |a, n| a.wrapping_add(*n));
         line.push_str(&format!(" total={total}\n"));
+        if self.top > 0 {
+            let mut before = self.before.lock().unwrap_or_else(|e| e.into_inner());
+            let mut ran: Vec<(u64, usize)> = now[self.buckets..]
+                .iter()
+                .zip(before[self.buckets..].iter())
+                .enumerate()
+                .map(|(range, (n, b))| (n.wrapping_sub(*b), range))
+                .filter(|&(d, _)| d > 0)
+                .collect();
+            ran.sort_unstable_by(|a, b| b.cmp(a));
+            let tag = what.strip_prefix("mark ").unwrap_or(what);
+            for (rank, (n, range)) in ran.iter().take(self.top).enumerate() {
+                let bucket = &self.map.names()[self.map.bucket_of_range(*range)];
+                let symbol = self.map.symbol(*range).unwrap_or("?");
+                line.push_str(&format!(
+                    "insncount: top {tag} {} {n} {bucket} {symbol}\n",
+                    rank + 1
+                ));
+            }
+            *before = now;
+        }
         line
     }
 
@@ -112,7 +160,7 @@ unsafe extern "C" fn on_tb_trans(_id: PluginId, tb: *mut Tb) {
         let insn = unsafe { ffi::qemu_plugin_tb_get_insn(tb, i) };
         // SAFETY: `insn` belongs to `tb`, valid during the call.
         let vaddr = unsafe { ffi::qemu_plugin_insn_vaddr(insn) };
-        let bucket = st.map.lookup(vaddr);
+        let bucket = st.slot(vaddr);
         match runs.last_mut() {
             Some(run) if run.1 == bucket => run.2 += 1,
             _ => runs.push((insn, bucket, 1)),
@@ -141,7 +189,7 @@ unsafe extern "C" fn on_tb_trans(_id: PluginId, tb: *mut Tb) {
             }
         }
     }
-    let counter = |bucket: usize| st.counters[bucket].as_ptr().cast::<c_void>();
+    let counter = |slot: usize| st.counters[slot].as_ptr().cast::<c_void>();
     if let [(_, bucket, len)] = runs[..] {
         // SAFETY: `tb` is valid during the call and the counter lives as long as the
         // plugin (a static); QEMU adds `len` to it each time the block runs.
@@ -176,24 +224,42 @@ fn install(id: PluginId, info: &QemuInfo, args: &[String]) -> Result<(), String>
             info.smp_vcpus
         ));
     }
-    let mut map = AddrMap::parse("").map_err(|e| e.to_string())?;
+    let mut map_text = String::new();
     let mut out = None;
+    let mut top = 0;
     for arg in args {
         match arg.split_once('=') {
             Some(("map", path)) => {
-                let text = std::fs::read_to_string(path).map_err(|e| format!("map {path}: {e}"))?;
-                map = AddrMap::parse(&text).map_err(|e| format!("map {path}: {e}"))?;
+                map_text = std::fs::read_to_string(path).map_err(|e| format!("map {path}: {e}"))?;
+            }
+            Some(("top", n)) => {
+                top = n.parse().map_err(|e| format!("top={n}: {e}"))?;
             }
             Some(("out", path)) => {
                 out = Some(File::create(path).map_err(|e| format!("out {path}: {e}"))?);
             }
-            _ => return Err(format!("unknown argument `{arg}` (map=FILE, out=FILE)")),
+            _ => {
+                return Err(format!(
+                    "unknown argument `{arg}` (map=FILE, out=FILE, top=N)"
+                ))
+            }
         }
     }
-    let counters = map.names().iter().map(|_| AtomicU64::new(0)).collect();
+    let map = if top > 0 {
+        AddrMap::parse_symbols(&map_text)
+    } else {
+        AddrMap::parse(&map_text)
+    }
+    .map_err(|e| format!("map: {e}"))?;
+    let buckets = map.names().len();
+    let slots = buckets + if top > 0 { map.ranges() } else { 0 };
+    let counters = (0..slots).map(|_| AtomicU64::new(0)).collect();
     let state = State {
         map,
         counters,
+        buckets,
+        top,
+        before: Mutex::new(vec![0; slots]),
         out: Mutex::new(out),
         marks: AtomicU64::new(0),
     };

@@ -48,13 +48,26 @@ pub struct AddrMap {
     ends: Vec<u64>,
     buckets: Vec<usize>,
     names: Vec<String>,
+    /// Each range's symbol, when kept ([`AddrMap::parse_symbols`]).
+    symbols: Vec<String>,
 }
 
 impl AddrMap {
-    /// Parses a map: one range a line, `<start> <end> <bucket>`, the addresses in
-    /// hexadecimal (an optional `0x`), ranges in ascending order and disjoint.
-    /// Empty lines and lines starting with `#` are skipped.
+    /// Parses a map: one range a line, `<start> <end> <bucket> [<symbol>]`, the
+    /// addresses in hexadecimal (an optional `0x`), ranges in ascending order and
+    /// disjoint. Empty lines and lines starting with `#` are skipped. Adjacent ranges
+    /// of one bucket merge.
     pub fn parse(text: &str) -> Result<Self, ParseError> {
+        Self::parse_with(text, false)
+    }
+
+    /// Parses a map as [`AddrMap::parse`] does, but keeps every range and its symbol
+    /// (`?` where the line names none), for counts per symbol.
+    pub fn parse_symbols(text: &str) -> Result<Self, ParseError> {
+        Self::parse_with(text, true)
+    }
+
+    fn parse_with(text: &str, keep_symbols: bool) -> Result<Self, ParseError> {
         let mut map = AddrMap {
             names: vec![USER.to_string(), OTHER.to_string()],
             ..AddrMap::default()
@@ -66,10 +79,16 @@ impl AddrMap {
                 continue;
             }
             let mut fields = line.split_whitespace();
-            let (Some(start), Some(end), Some(name), None) =
-                (fields.next(), fields.next(), fields.next(), fields.next())
-            else {
-                return Err(err(format!("want `start end bucket`, got `{line}`")));
+            let (Some(start), Some(end), Some(name), symbol, None) = (
+                fields.next(),
+                fields.next(),
+                fields.next(),
+                fields.next(),
+                fields.next(),
+            ) else {
+                return Err(err(format!(
+                    "want `start end bucket [symbol]`, got `{line}`"
+                )));
             };
             let hex = |s: &str| {
                 u64::from_str_radix(s.trim_start_matches("0x"), 16)
@@ -95,12 +114,18 @@ impl AddrMap {
                 }
             };
             // Adjacent ranges of one bucket merge, so that lookups search fewer.
-            if map.ends.last() == Some(&start) && map.buckets.last() == Some(&bucket) {
+            if !keep_symbols
+                && map.ends.last() == Some(&start)
+                && map.buckets.last() == Some(&bucket)
+            {
                 *map.ends.last_mut().unwrap() = end;
             } else {
                 map.starts.push(start);
                 map.ends.push(end);
                 map.buckets.push(bucket);
+                if keep_symbols {
+                    map.symbols.push(symbol.unwrap_or("?").to_string());
+                }
             }
         }
         Ok(map)
@@ -121,12 +146,23 @@ impl AddrMap {
         if !is_kernel(addr) {
             return 0;
         }
+        self.range_of(addr).map_or(1, |r| self.buckets[r])
+    }
+
+    /// The index of the range holding a kernel address, if one does.
+    pub fn range_of(&self, addr: u64) -> Option<usize> {
         let i = self.starts.partition_point(|&s| s <= addr);
-        if i > 0 && addr < self.ends[i - 1] {
-            self.buckets[i - 1]
-        } else {
-            1
-        }
+        (is_kernel(addr) && i > 0 && addr < self.ends[i - 1]).then(|| i - 1)
+    }
+
+    /// A range's bucket.
+    pub fn bucket_of_range(&self, range: usize) -> usize {
+        self.buckets[range]
+    }
+
+    /// A range's symbol, if the map was parsed with [`AddrMap::parse_symbols`].
+    pub fn symbol(&self, range: usize) -> Option<&str> {
+        self.symbols.get(range).map(String::as_str)
     }
 }
 
@@ -179,13 +215,36 @@ mod tests {
     }
 
     #[test]
+    fn symbols_are_kept_on_request() {
+        let text = format!(
+            "{:x} {:x} a f\n{:x} {:x} a\n{:x} {:x} b h\n",
+            K,
+            K + 1,
+            K + 1,
+            K + 2,
+            K + 4,
+            K + 5
+        );
+        let map = AddrMap::parse_symbols(&text).unwrap();
+        assert_eq!(map.ranges(), 3);
+        assert_eq!(map.range_of(K + 1), Some(1));
+        assert_eq!(map.range_of(K + 3), None);
+        assert_eq!(map.range_of(0x1000), None);
+        assert_eq!(map.symbol(0), Some("f"));
+        assert_eq!(map.symbol(1), Some("?"));
+        assert_eq!(map.bucket_of_range(2), 3);
+        assert_eq!(map.lookup(K + 4), 3);
+        assert_eq!(AddrMap::parse(&text).unwrap().symbol(0), None);
+    }
+
+    #[test]
     fn bad_maps_are_refused() {
         let bad = |text: &str, line| assert_eq!(AddrMap::parse(text).unwrap_err().line, line);
         bad("10 20 a\n5 8 b\n", 2);
         bad("10 20 a\n18 30 b\n", 2);
         bad("20 10 a\n", 1);
         bad("10 20\n", 1);
-        bad("10 20 a b\n", 1);
+        bad("10 20 a b c\n", 1);
         bad("zz 20 a\n", 1);
         bad("10 20 user\n", 1);
     }
