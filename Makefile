@@ -10,6 +10,7 @@ CARGO ?= cargo
 
 .PHONY: run test setup host-test lint fmt-check clippy dt-check kernel kernel-arm64 module \
 	module-arm64 kunit kunit-arm64 e2e e2e-arm64 e2e-negative stress fuzz perf perf-smoke bench \
+	perf-cost insncount-cal \
 	mutants help
 
 help:
@@ -36,6 +37,9 @@ help:
 	@echo "make perf       performance kernel under QEMU -icount: fio figures per disk,"
 	@echo "                queue mode and job, as lines, CSV and a chart (asserts no speed)"
 	@echo "make perf-smoke the perf harness on the x86_64 test kernel: it runs, no figures"
+	@echo "make perf-cost  make perf with each job's exact cost: instructions per I/O by"
+	@echo "                component, counted by the QEMU plugin insncount/"
+	@echo "make insncount-cal  insncount's calibration: a known user-space loop recovered"
 	@echo "make bench      host benchmarks (hsq, cqhci)"
 	@echo "make mutants    mutation testing of hsq and cqhci"
 	@echo "make fuzz       hsq, cqhci and the MSDC interrupt decoding under proptest with"
@@ -124,6 +128,13 @@ perf: setup
 
 perf-smoke:
 	$(SCRIPTS)/perf.sh smoke
+
+perf-cost: setup
+	PERF_COST=1 $(SCRIPTS)/perf.sh full
+
+# insncount's calibration on the x86_64 test kernel (scripts/insncount.sh).
+insncount-cal:
+	$(SCRIPTS)/insncount.sh calibrate
 
 bench:
 	$(CARGO) bench --workspace --locked

@@ -14,6 +14,14 @@
 #   msdc_perf_sweep=LIMIT  instead of the jobs: the sequential-read transfer size sweep
 #                          (4 KiB to 4 MiB at depth 32), labelled with the host's
 #                          request limit (mtk_sd_rust_sim.max_request_kib): 512k or max
+#   msdc_perf_cost=N1,N2   after each job, its exact cost (perf.sh loads insncount, the
+#                          QEMU plugin that counts instructions): the job again with N1
+#                          and with N2 I/Os per fio thread (io_size, not time-based: the
+#                          counts are exact whatever the clock) with each of three
+#                          seeds, each run between two snapshots of the plugin's
+#                          counters (/bin/insnmark), and a line per run for perf.sh to
+#                          difference,
+#   perf: window <k> <disk> <mode> <engine> <job> seed=<S> n=<N> ios=<N>
 # The queue mode each MMC disk runs in is the board's (mtk_sd_rust_sim.queue=...),
 # and its engine the board's too (mtk_sd_rust_sim.engine=rust|c: the driver's
 # engines or the kernel's C cqhci and mmc_hsq), both read back from the driver's
@@ -37,6 +45,8 @@ DISKS=$(param msdc_perf_disks emmc-cq,emmc,sd,null | tr ',' ' ')
 WAIT=$(param msdc_perf_wait 60)
 ENGINE=$(param mtk_sd_rust_sim.engine rust)
 SWEEP=$(param msdc_perf_sweep "")
+COST=$(param msdc_perf_cost "" | tr ',' ' ')
+WINDOW=0
 FAILED=0
 
 fail() {
@@ -175,6 +185,38 @@ measure() {
 			" wall_us_per_io=%.1f\n", d, m, e, j, model, host, hw[1], hw[2], hw[3], hw[4], wall }'
 }
 
+# One job's exact cost (msdc_perf_cost): the job for each of the two I/O counts
+# with each of three seeds, between two counter snapshots. The windows are numbered
+# in the order the snapshots are taken, so a failed run still prints its line.
+# $1 disk label, $2 mode, $3 engine, $4 job name, $5 device, $6 block size in KiB,
+# then fio options.
+cost() {
+	local label=$1 mode=$2 engine=$3 job=$4 dev=$5 bs_kib=$6 seed n rc out terse ios
+	shift 6
+	out=/tmp/cost-$label-$job
+	for seed in 12345 23456 34567; do
+		for n in $COST; do
+			rc=0
+			insnmark
+			fio --name="$job" --filename="$dev" --direct=1 --thread=1 --group_reporting=1 \
+				--io_size="$((n * bs_kib))k" --ramp_time=0 --size="$SPAN" \
+				--randrepeat=1 --randseed="$seed" --norandommap=1 --output-format=terse \
+				--terse-version=3 "$@" >"$out" 2>&1 || rc=$?
+			insnmark
+			terse=$(grep '^3;' "$out" | tail -n 1)
+			ios=-1
+			if [ "$rc" -ne 0 ] || [ -z "$terse" ] || [ "$(echo "$terse" | cut -d';' -f5)" != 0 ]; then
+				fail "$label $mode $job cost run (seed $seed, $n I/Os) fio exit=$rc"
+			else
+				# terse v3: read KiB is field 6, write KiB field 47.
+				ios=$(echo "$terse" | awk -F';' -v bs="$bs_kib" '{ printf "%d", ($6 + $47) / bs }')
+			fi
+			echo "perf: window $WINDOW $label $mode $engine $job seed=$seed n=$n ios=$ios"
+			WINDOW=$((WINDOW + 1))
+		done
+	done
+}
+
 # The jobs, named like randread-4k-qd32-j1.
 run_jobs() {
 	local label=$1 mode=$2 engine=$3 dev=$4 w bs rw name qd j
@@ -195,6 +237,9 @@ run_jobs() {
 				fi
 				measure "$label" "$mode" "$engine" "$name-$bs-qd$qd-j$j" "$dev" "$@" \
 					--rw="$rw" --bs="$bs" --numjobs="$j" --offset_increment="$SPAN"
+				[ -z "$COST" ] ||
+					cost "$label" "$mode" "$engine" "$name-$bs-qd$qd-j$j" "$dev" "${bs%k}" "$@" \
+						--rw="$rw" --bs="$bs" --numjobs="$j" --offset_increment="$SPAN"
 			done
 		done
 	done

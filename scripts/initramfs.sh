@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Packs a guest's initramfs: Debian's static busybox as the shell, fio with the
 # shared libraries it links (among them libaio, for the queued jobs' libaio
-# engine) and /init (scripts/guest-init.sh). The x86_64 guest gets the host's own
+# engine) and /init (scripts/guest-init.sh); on x86_64 also insncount's guest side
+# (insncount/guest/: /bin/insncal, /bin/insnmark and the calibration's /insncal). The x86_64 guest gets the host's own
 # files (the host is x86_64 like the guest); the arm64 guest gets those of
 # Debian's arm64 packages, which setup.sh unpacks into $USERLAND_ARM64, its
 # libraries found by reading the ELF files' NEEDED and RUNPATH entries. Repacks
@@ -101,7 +102,9 @@ printf '%s\n' "${LIBS[@]}" | grep -q '/libaio\.so' ||
 	die "$ROOT$FIO does not link libaio; the guest's queued jobs need it"
 
 # This script decides the layout, so it is an input too.
+INSNCOUNT_GUEST=$REPO/insncount/guest
 INPUTS=("${BASH_SOURCE[0]}" "$REPO/scripts/guest-init.sh" "$REPO/scripts/guest-perf.sh"
+	"$INSNCOUNT_GUEST/insncal.S" "$INSNCOUNT_GUEST/calibrate.sh"
 	"$ROOT$BUSYBOX" "$ROOT$FIO" ${KO:+"$KO"})
 for f in "${LIBS[@]}"; do INPUTS+=("$ROOT$f"); done
 # Contents only: the same files from another checkout give the same image.
@@ -125,6 +128,13 @@ for f in "$FIO" "${LIBS[@]}"; do
 	install -D -m 0755 "$ROOT$f" "$root$f"
 done
 [[ -z $KO ]] || install -D -m 0644 "$KO" "$root/lib/modules/mtk_sd_rust.ko"
+# insncount's marker and calibration loop (x86_64 code), and the calibration's init.
+if [[ $ARCH == x86_64 ]]; then
+	clang-19 --target=x86_64-linux-gnu -nostdlib -static -fuse-ld=lld \
+		-o "$root/bin/insncal" "$INSNCOUNT_GUEST/insncal.S" || die "could not assemble insncal"
+	ln -s insncal "$root/bin/insnmark"
+	install -m 0755 "$INSNCOUNT_GUEST/calibrate.sh" "$root/insncal"
+fi
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$tmp"
 chmod 0644 "$tmp"
 # Published by renames, the image first: a run killed midway leaves no stamp that

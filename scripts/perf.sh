@@ -18,10 +18,24 @@
 #
 # usage: scripts/perf.sh [full|smoke]
 #
+# With PERF_COST set, each boot also loads insncount (the QEMU TCG plugin in
+# insncount/, scripts/insncount.sh) and every job runs again with two numbers of
+# I/Os and three seeds (scripts/guest-perf.sh's msdc_perf_cost) for its exact cost per I/O
+# in executed instructions by component, one line per job,
+#   perf-cost: <disk> <mode> <driver> <job> driver_insn=<N> core_insn=<N> block_insn=<N> board_insn=<N> user_insn=<N> total_insn=<N> spread_pct=<x>
+# into perf-<mode>-cost.csv. The jobs' cpu_us_per_io is then the instructions the
+# guest executed per I/O outside the idle loop, in thousands (a microsecond each
+# under -icount shift=0), not /proc/stat's ticks.
+#
 # environment:
 #   E2E_NO_BUILD=1   boot the cached kernel as it is (make test builds it first)
+#   PERF_COST=N1,N2  the cost runs' two I/O counts per fio thread (1 means 100,400);
+#                    unset: no cost runs
+#   PERF_COST_TOP=N  also write, per cost run, the N kernel symbols that ran the most
+#                    instructions, into each boot's log.counts (the plugin's top=N)
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$REPO/scripts/insncount.sh"
 
 MODE=${1:-full}
 case $MODE in full | smoke) ;; *) die "usage: perf.sh [full|smoke]" ;; esac
@@ -41,8 +55,19 @@ fi
 OBJ=$(obj_dir "$FLAVOUR-x86_64")
 [[ -f $OBJ/arch/x86/boot/bzImage ]] || die "no kernel at $OBJ: run scripts/kernel.sh x86_64"
 KERNEL=$(mktemp "$CACHE/perf-bzImage.XXXXXX")
-trap 'rm -f "$KERNEL"' EXIT
-with_lock "$FLAVOUR-x86_64" cp "$OBJ/arch/x86/boot/bzImage" "$KERNEL"
+MAP=$KERNEL.map
+trap 'rm -f "$KERNEL" "$MAP"' EXIT
+COST=${PERF_COST:-}
+[[ $COST != 1 ]] || COST=100,400
+[[ -z $COST || $COST =~ ^[0-9]+,[0-9]+$ ]] || die "PERF_COST is two I/O counts, N1,N2 (or 1)"
+# The image and, for the cost runs, its address map, from one state of the tree.
+copy_kernel() {
+	cp "$OBJ/arch/x86/boot/bzImage" "$KERNEL"
+	[[ -z $COST ]] || "$REPO/scripts/insn-map.sh" "$OBJ" "$MAP"
+}
+with_lock "$FLAVOUR-x86_64" copy_kernel
+PLUGIN=()
+[[ -z $COST ]] || PLUGIN=(-plugin "$(insncount_plugin "$OUT/insncount"),map=$MAP${PERF_COST_TOP:+,top=$PERF_COST_TOP}")
 "$REPO/scripts/initramfs.sh" x86_64 "$INITRAMFS"
 
 
@@ -65,11 +90,17 @@ boot() {
 	cmdline+=" msdc_perf_disks=$disks mtk_sd_rust_sim.queue=$queue null_blk.nr_devices=1"
 	cmdline+=" mtk_sd_rust_sim.engine=$engine"
 	[[ -z $sweep ]] || cmdline+=" msdc_perf_sweep=$sweep mtk_sd_rust_sim.max_request_kib=${sweep%k}"
+	local plugin=()
+	if [[ -n $COST && -z $sweep ]]; then
+		cmdline+=" msdc_perf_cost=$COST nokaslr"
+		plugin=("${PLUGIN[@]}")
+		plugin[1]+=",out=$log.counts"
+	fi
 	log "perf $MODE: booting with the board's queues at most '$queue', $engine engines (log: $log)"
 	local start=$SECONDS
 	timeout "${PERF_TIMEOUT:-1800}" qemu-system-x86_64 -accel tcg "${ICOUNT[@]}" \
 		-cpu max -smp 1 -m 2048 -nodefaults -display none -no-reboot -serial stdio \
-		-kernel "$KERNEL" -initrd "$INITRAMFS" -append "$cmdline" </dev/null >"$log" 2>&1 ||
+		-kernel "$KERNEL" -initrd "$INITRAMFS" -append "$cmdline" "${plugin[@]}" </dev/null >"$log" 2>&1 ||
 		status=$?
 	log "perf $MODE: QEMU ran $((SECONDS - start)) s"
 	[[ $status -eq 0 ]] || die "QEMU exited with status $status; log: $log"
@@ -89,6 +120,7 @@ boot() {
 	}
 	grep -E '^perf(-time)?: [a-z-]+ ' <<<"$text" | grep -v '^perf: result' |
 		grep -E ' (iops|model_us_per_io)=' || true
+	[[ ${#plugin[@]} -eq 0 ]] || insncount_windows "$log" "$log.counts" perf | insncount_cost
 }
 
 # Each disk in every mode its slot allows: the CQE slot in all three, the others
@@ -111,6 +143,28 @@ lines=$(
 	fi
 )
 [[ -n $lines ]] || die "no measurement came back"
+costs=$(grep '^perf-cost: ' <<<"$lines" || true)
+rests=$(grep '^perf-cost-rest: ' <<<"$lines" || true)
+if [[ -n $COST ]]; then
+	[[ -n $costs ]] || die "the cost runs gave no perf-cost line"
+	! grep -q ' no pair ' <<<"$costs" || die "a job's cost runs could not be differenced: $(grep ' no pair ' <<<"$costs")"
+	COST_CSV=$OUT/perf-$MODE-cost.csv
+	{
+		echo "disk,mode,driver,job,driver_insn,core_insn,block_insn,board_insn,user_insn,total_insn,spread_pct,idle_insn,other_insn,seeds"
+		join -j1 <(sed -E 's/^perf-cost: //; s/ [a-z_]+=/ /g; s/^([^ ]+) ([^ ]+) ([^ ]+) ([^ ]+)/\1|\2|\3|\4/' <<<"$costs" | sort) \
+			<(sed -E 's/^perf-cost-rest: //; s/ [a-z_]+=/ /g; s/^([^ ]+) ([^ ]+) ([^ ]+) ([^ ]+)/\1|\2|\3|\4/' <<<"$rests" | sort) |
+			tr '| ' ',,'
+	} >"$COST_CSV"
+	# The jobs' CPU time per I/O: the instructions outside the idle loop, in thousands.
+	lines=$(awk -v costs="$COST_CSV" '
+	BEGIN { FS = ","; while ((getline l < costs) > 0) { split(l, f, ","); if (f[1] != "disk") busy[f[1] " " f[2] " " f[4]] = f[10] - f[12] }; FS = " " }
+	$1 == "perf:" {
+		mode = $5 == "c" ? $4 "-c" : $4
+		k = $2 " " mode " " $6
+		if (k in busy) sub(/cpu_us_per_io=[0-9.]+/, sprintf("cpu_us_per_io=%.1f", busy[k] / 1000))
+	}
+	{ print }' <<<"$lines")
+fi
 # Where the time goes: the simulated hardware's own guest time per I/O, and the rest.
 times=$(grep '^perf-time: ' <<<"$lines" || true)
 lines=$(grep '^perf: ' <<<"$lines")
@@ -191,8 +245,9 @@ GNUPLOT
 fi
 
 printf '%s\n' "$lines"
+[[ -z $costs ]] || printf '%s\n' "$costs"
 [[ $MODE == full ]] ||
 	log "perf smoke: the harness ran; these figures are of the KASAN test kernel without -icount, not measurements"
 log "perf $MODE: $(($(wc -l <"$CSV") - 1)) measurements; CSV: $CSV; chart: $PNG;"\
 "${SWEEP_PNG:+ transfer size sweep: $SWEEP_PNG;}"\
-" per-I/O time of the simulated hardware and of the rest: $TIMES_CSV"
+" per-I/O time of the simulated hardware and of the rest: $TIMES_CSV${COST:+; instructions per I/O: $COST_CSV}"
