@@ -117,6 +117,12 @@ if [ -d /sys/bus/platform/drivers/mtk_sd_rust ]; then
 else
 	echo "guest: platform driver mtk_sd_rust MISSING"
 fi
+# Upstream's C driver (mtk-sd.c) on the slots mtk_sd_rust_sim.driver= gave it
+# (CONFIG_MMC_MTK_RUST_SIM_C_DRIVER): the devices it holds.
+if [ -d /sys/bus/platform/drivers/mtk-msdc ]; then
+	echo "guest: platform driver mtk-msdc (upstream C) registered," \
+		"bound to $(names /sys/bus/platform/drivers/mtk-msdc/*.mmc)"
+fi
 echo "guest: mmc hosts: $(names /sys/class/mmc_host/*)"
 
 MODE=$(param msdc_e2e "")
@@ -284,6 +290,31 @@ disk_host() {
 	case $card in mmc[0-9]*:*) echo "${card%%:*}" ;; *) return 1 ;; esac
 }
 
+# The platform driver of MMC host $1: mtk_sd_rust, or mtk-msdc (upstream's C driver).
+host_driver() {
+	local drv
+	drv=$(readlink -f "/sys/class/mmc_host/$1/device/driver") || return 1
+	echo "${drv##*/}"
+}
+
+# Whether host $1 runs upstream's C driver, whose statistics are not the Rust
+# driver's debugfs files: its lines take their figures from the MMC core's log and
+# the board instead.
+c_host() {
+	[ "$(host_driver "$1")" = mtk-msdc ]
+}
+
+# The queue the MMC core enabled on host $1, from its log line ("mmcN: Command Queue
+# Engine enabled", "Host Software Queue enabled"; neither: one request at a time).
+core_mode() {
+	local log
+	log=$(dmesg)
+	if echo "$log" | grep -q "$1: Command Queue Engine enabled"; then echo cqe
+	elif echo "$log" | grep -q "$1: Host Software Queue enabled"; then echo hsq
+	else echo legacy
+	fi
+}
+
 # The timing host $1's card ended at, in the names of the "e2e: timing" line, from
 # the MMC core's debugfs (mmcN/ios, "timing spec: N (name)").
 host_timing() {
@@ -352,7 +383,10 @@ timing_lines() {
 			chosen=${tuning##* chosen=}
 			;;
 		esac
+		# Upstream's C driver keeps its tuning result to itself: n/a.
+		c_host "$name" && window=n/a chosen=n/a
 		echo "e2e: timing $name $timing window=$window chosen=$chosen"
+		echo "e2e:   driver $name $(host_driver "$name")"
 		echo "e2e:   timing $name: card $type, device tree allows $(allowed_timing "$name" "$type")," \
 			"last tuning: $tuning, probes $(cat "$dir/tuning_probes" 2>/dev/null || echo '?')" \
 			"($(cat "$dir/tuning_probes_failed" 2>/dev/null || echo '?') failed)"
@@ -406,6 +440,15 @@ mode_lines() {
 	for d in "$@"; do
 		if ! host=$(disk_host "$d"); then
 			fail "$d: no MMC card behind /sys/block/$d/device"
+			continue
+		fi
+		if c_host "$host"; then
+			# Upstream's C driver: the queue the core enabled; it counts nothing in
+			# debugfs (no in-flight, error or power figures).
+			echo "e2e: mode $d $(core_mode "$host") driver=mtk-msdc"
+			caps2=$(cat "/sys/kernel/debug/$host/caps2" 2>/dev/null || echo '?')
+			echo "e2e:   $d on $host: caps2=$caps2"
+			[ "$POWER" = 1 ] && pm_line "$d" "$host"
 			continue
 		fi
 		dir=/sys/kernel/debug/mtk_sd_rust/$host
@@ -700,6 +743,22 @@ pm_line() {
 	fi
 	echo "e2e:   pm $1: host $2, register window $window"
 	line="e2e: pm $1"
+	if c_host "$2"; then
+		# Upstream's C driver counts nothing: the board's count of the times the
+		# slot's power domain went off (a runtime suspend of the host lets it go).
+		for f in power_offs violations; do
+			v=$(cat "/sys/kernel/debug/mtk_sd_rust_sim/$window/$f" 2>/dev/null)
+			case $v in
+			'' | *[!0-9]*)
+				fail "pm $1: no count in /sys/kernel/debug/mtk_sd_rust_sim/$window/$f"
+				v='?'
+				;;
+			esac
+			line="$line $f=$v"
+		done
+		echo "$line"
+		return
+	fi
 	for f in mtk_sd_rust/$2/runtime_suspends mtk_sd_rust/$2/runtime_resumes \
 		mtk_sd_rust/$2/system_sleeps mtk_sd_rust_sim/$window/violations; do
 		v=$(cat "/sys/kernel/debug/$f" 2>/dev/null)

@@ -50,6 +50,11 @@
 #                      end. The default on x86_64; arm64 and E2E_KERNEL boots run
 #                      the built-in driver (E2E_DRIVER=builtin), as the arm64 test
 #                      kernel cannot unload modules
+#   E2E_DRIVER=c       upstream's C driver (mtk-sd.c, CONFIG_MMC_MTK_RUST_SIM_C_DRIVER)
+#                      on every slot of the built-in test kernel
+#                      (mtk_sd_rust_sim.driver=c); E2E_CMDLINE="mtk_sd_rust_sim.driver=
+#                      c,rust,..." picks per slot. Its phases so far: jobs,power
+#                      (docs/testing.md, "Upstream's C driver")
 #   RUN_TIMEOUT=S      QEMU's time limit (1500)
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -87,10 +92,14 @@ if [[ -z $DRIVER ]]; then
 	DRIVER=builtin
 	[[ $ARCH != x86_64 || -n ${E2E_KERNEL:-} ]] || DRIVER=module
 fi
+C_DRIVER=0
+if [[ $DRIVER == c ]]; then
+	DRIVER=builtin C_DRIVER=1
+fi
 case $DRIVER in
 builtin) ;;
 module) [[ -z ${E2E_KERNEL:-} ]] || die "E2E_DRIVER=module needs the test kernel's own tree, not E2E_KERNEL" ;;
-*) die "E2E_DRIVER is builtin or module, not $DRIVER" ;;
+*) die "E2E_DRIVER is builtin, module or c, not $DRIVER" ;;
 esac
 
 KERNEL=$(mktemp "$CACHE/run-$ARCH-image.XXXXXX")
@@ -139,6 +148,7 @@ CMDLINE+=" msdc_e2e_target=${E2E_TARGET:-disks}"
 # The built-in driver's initcall (the module! macro's __<name>_init) is skipped, so
 # that the module build can register the platform driver; the board starts as ever.
 [[ $DRIVER != module ]] || CMDLINE+=" initcall_blacklist=__mtk_sd_rust_init msdc_e2e_driver=module"
+[[ $C_DRIVER != 1 ]] || CMDLINE+=" mtk_sd_rust_sim.driver=c"
 
 show() {
 	if [[ $MODE == full ]]; then cat; else grep --line-buffered -E '^(guest|e2e|fault):' || true; fi

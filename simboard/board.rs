@@ -1315,6 +1315,12 @@ pub(crate) fn claim(base: u64) -> Option<usize> {
     (!board.slots[index].claimed.swap(true, Ordering::AcqRel)).then_some(index)
 }
 
+/// The index of the slot whose register window starts at `base`, claimed or not: the
+/// position of its node in the overlay, by which the kernel command line names slots.
+pub(crate) fn slot_index(base: u64) -> Option<usize> {
+    BOARD.as_ref()?.slots.iter().position(|s| s.base == base)
+}
+
 /// The claimed slot `index`; `None` for an index [`claim`] never handed out or a slot
 /// released since (a driver bug the caller reports).
 pub(crate) fn slot(index: usize) -> Option<&'static Arc<SimulatedMsdc>> {

@@ -21,6 +21,15 @@ pub(super) extern "C" fn mtk_sd_rust_sim_claim(base: u64) -> i32 {
         .unwrap_or(-1)
 }
 
+/// Index of the simulated slot whose register window starts at `base`, claimed or not, or
+/// -1 if the board has none there.
+#[no_mangle]
+pub(super) extern "C" fn mtk_sd_rust_sim_slot(base: u64) -> i32 {
+    super::slot_index(base)
+        .and_then(|index| i32::try_from(index).ok())
+        .unwrap_or(-1)
+}
+
 /// Frees a slot the caller claimed for the next probe of its window.
 #[no_mangle]
 pub(super) extern "C" fn mtk_sd_rust_sim_release(slot: u32) {
