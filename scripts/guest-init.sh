@@ -736,35 +736,28 @@ host_window() {
 # simulated controller recorded (mtk_sd_rust_sim/<window>/), such as a register
 # access while its clocks were gated. A missing counter reads "?" and fails.
 pm_line() {
-	local window line f v
+	local window line f v phase
 	if ! window=$(host_window "$2"); then
 		fail "pm $1: no <window>.mmc platform device behind /sys/class/mmc_host/$2/device"
 		window=unknown
 	fi
 	echo "e2e:   pm $1: host $2, register window $window"
 	line="e2e: pm $1"
+	# Upstream's C driver counts nothing: for its hosts, the board's count of the times
+	# the slot's power domain went off (a runtime suspend of the host lets it go).
 	if c_host "$2"; then
-		# Upstream's C driver counts nothing: the board's count of the times the
-		# slot's power domain went off (a runtime suspend of the host lets it go).
-		for f in power_offs violations; do
-			v=$(cat "/sys/kernel/debug/mtk_sd_rust_sim/$window/$f" 2>/dev/null)
-			case $v in
-			'' | *[!0-9]*)
-				fail "pm $1: no count in /sys/kernel/debug/mtk_sd_rust_sim/$window/$f"
-				v='?'
-				;;
-			esac
-			line="$line $f=$v"
-		done
-		echo "$line"
-		return
+		set -- "$1" mtk_sd_rust_sim/$window/power_offs mtk_sd_rust_sim/$window/violations
+	else
+		set -- "$1" mtk_sd_rust/$2/runtime_suspends mtk_sd_rust/$2/runtime_resumes \
+			mtk_sd_rust/$2/system_sleeps mtk_sd_rust_sim/$window/violations
 	fi
-	for f in mtk_sd_rust/$2/runtime_suspends mtk_sd_rust/$2/runtime_resumes \
-		mtk_sd_rust/$2/system_sleeps mtk_sd_rust_sim/$window/violations; do
+	phase=$1
+	shift
+	for f in "$@"; do
 		v=$(cat "/sys/kernel/debug/$f" 2>/dev/null)
 		case $v in
 		'' | *[!0-9]*)
-			fail "pm $1: no count in /sys/kernel/debug/$f"
+			fail "pm $phase: no count in /sys/kernel/debug/$f"
 			v='?'
 			;;
 		esac

@@ -24,20 +24,14 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 
+#include "upstream_access.h"
+
 /* The board's functions (simboard/board/exports.rs). */
 int mtk_sd_rust_sim_claim(u64 base);
 int mtk_sd_rust_sim_slot(u64 base);
 void mtk_sd_rust_sim_release(u32 slot);
 u32 mtk_sd_rust_sim_read(u32 slot, u32 offset);
 void mtk_sd_rust_sim_write(u32 slot, u32 offset, u32 value);
-
-/* What upstream_io.h declares for the upstream files. */
-u32 msdc_sim_readl(const volatile void __iomem *addr);
-u32 msdc_sim_readl_relaxed(const volatile void __iomem *addr);
-void msdc_sim_writel(u32 value, volatile void __iomem *addr);
-void msdc_sim_writel_relaxed(u32 value, volatile void __iomem *addr);
-void __iomem *msdc_sim_ioremap_resource(struct platform_device *pdev,
-					unsigned int index);
 
 #define MSDC_SIM_SLOTS		6
 #define MSDC_SIM_DRIVER_C	"mtk-msdc"	/* mtk-sd.c's platform driver */

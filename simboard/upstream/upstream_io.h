@@ -25,15 +25,8 @@
 
 #include <linux/io.h>
 #include <linux/iopoll.h>
-#include <linux/platform_device.h>
-#include <linux/types.h>
 
-u32 msdc_sim_readl(const volatile void __iomem *addr);
-u32 msdc_sim_readl_relaxed(const volatile void __iomem *addr);
-void msdc_sim_writel(u32 value, volatile void __iomem *addr);
-void msdc_sim_writel_relaxed(u32 value, volatile void __iomem *addr);
-void __iomem *msdc_sim_ioremap_resource(struct platform_device *pdev,
-					unsigned int index);
+#include "upstream_access.h"
 
 #undef readl
 #undef readl_relaxed

@@ -258,6 +258,17 @@ fn one_failure<C: CardSlot>(
 }
 
 /// Where in `log` the events `what` picks are.
+/// How long the first busy retry in `events` waited for the bus, in ns.
+fn busy_retry_wait(events: &[Event]) -> u64 {
+    events
+        .iter()
+        .find_map(|e| match *e {
+            Event::BusyRetry(ns) => Some(ns),
+            _ => None,
+        })
+        .expect("the busy retry ran")
+}
+
 fn positions(log: &[Event], what: impl Fn(&Event) -> bool) -> Vec<usize> {
     log.iter()
         .enumerate()
@@ -362,13 +373,7 @@ fn a_write_programming_delays_the_request_behind_it_without_failing_it() {
                 Some(Event::BusBusy(a)) if a.job == victim),
                 "{after:?}"
             );
-            let waited = after
-                .iter()
-                .find_map(|e| match *e {
-                    Event::BusyRetry(ns) => Some(ns),
-                    _ => None,
-                })
-                .expect("the busy retry ran");
+            let waited = busy_retry_wait(&after);
             // It slept until the busy ended, overshooting by less than its longest sleep.
             let longest = u64::from(slot::software_queue::BUSY_RETRY_MAX_SLEEP_US) * 1_000;
             assert!(
@@ -417,13 +422,7 @@ fn a_write_programming_past_the_busy_retry_limit_fails_the_request_behind_it() {
         let log = harness.log();
         let (next, after) = dispatched_after_write(&log, SINGLE_BLOCK_WRITE);
         assert_eq!(next, victim);
-        let waited = after
-            .iter()
-            .find_map(|e| match *e {
-                Event::BusyRetry(ns) => Some(ns),
-                _ => None,
-            })
-            .expect("the busy retry ran");
+        let waited = busy_retry_wait(&after);
         assert!(waited >= limit, "waited {waited} ns");
         let starts = positions(&log, |e| matches!(e, Event::RecoveryStart));
         assert_eq!(starts.len(), 1, "one recovery");
