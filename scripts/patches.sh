@@ -58,12 +58,15 @@ seed_repo() {
 	git init -q "$dir"
 	for path in "${PRISTINE_FILES[@]}"; do pristine_file "$dir" "$path"; done
 	git -C "$dir" add -A
-	git -C "$dir" -c user.name=Linux -c user.email=linux@example.invalid \
+	# A fixed date, so that the same checkout gives the same patches, hashes included.
+	GIT_AUTHOR_DATE=2000-01-01T00:00:00Z GIT_COMMITTER_DATE=2000-01-01T00:00:00Z \
+		git -C "$dir" -c user.name=Linux -c user.email=linux@example.invalid \
 		commit -q -m "${version/linux-/Linux }: the files the series changes"
 }
 
 # The series into $1: scripts/patches.py lays out the tree and names each patch's
-# subject, files and body; each patch is one commit, then git format-patch.
+# subject, files and body; each patch is one commit, then git format-patch (without
+# Message-IDs, which carry the clock: git send-email threads the mails).
 generate() {
 	local out=$1 work final who date
 	work=$(mktemp -d)
@@ -107,15 +110,18 @@ generate() {
 
 	rm -rf "$out"
 	mkdir -p "$out"
-	"${gitc[@]}" format-patch -q --cover-letter --thread=shallow -o "$out" HEAD~"$(
+	"${gitc[@]}" format-patch -q --cover-letter -o "$out" HEAD~"$(
 		git -C "$work/git" rev-list --count HEAD~1)" >/dev/null
 	# The cover letter: subject and text in place of format-patch's placeholders.
 	local cover=$out/0000-cover-letter.patch
-	python3 - "$cover" "$cover_subject" "$(printf '%s\n' "${cover_body[@]}")" <<-'EOF'
-		import sys
-		path, subject, body = sys.argv[1], sys.argv[2], sys.argv[3].rstrip("\n")
+	# Its date too, which format-patch takes from the clock: the patches' own.
+	python3 - "$cover" "$cover_subject" "$(printf '%s\n' "${cover_body[@]}")" \
+		"$(git -C "$work/git" log -1 --format=%aD)" <<-'EOF'
+		import re, sys
+		path, subject, body, date = sys.argv[1], sys.argv[2], sys.argv[3].rstrip("\n"), sys.argv[4]
 		text = open(path).read()
 		text = text.replace("*** SUBJECT HERE ***", subject).replace("*** BLURB HERE ***", body)
+		text = re.sub(r"^Date: .*$", lambda _: f"Date: {date}", text, count=1, flags=re.M)
 		open(path, "w").write(text)
 	EOF
 	log "patches: $(ls "$out" | wc -l) files (cover letter and $(($(ls "$out" | wc -l) - 1)) patches) in $out"
