@@ -195,7 +195,8 @@ unbind/bind and module reload under load; KUnit suites of the engines
 against the models. The series is generated from that tree and checked
 by applying it with git am to Linux 7.3.4 (the result must be the tested
 sources, test-only modules left out), checkpatch.pl with the codespell
-dictionary, and rustfmt; each prefix is built for arm64 with CLIPPY=1."""
+dictionary, and rustfmt; the project's patches-check builds each prefix
+for arm64 with CLIPPY=1."""
 
 
 def reflow(text, width=72):
