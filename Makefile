@@ -10,7 +10,7 @@ CARGO ?= cargo
 
 .PHONY: run test setup host-test lint fmt-check clippy dt-check kernel kernel-arm64 module \
 	module-arm64 kunit kunit-arm64 e2e e2e-arm64 e2e-negative stress fuzz perf perf-smoke bench \
-	perf-cost insncount-cal \
+	perf-cost insncount-cal patches patches-verify patches-check \
 	mutants help
 
 help:
@@ -44,6 +44,11 @@ help:
 	@echo "make mutants    mutation testing of hsq and cqhci"
 	@echo "make fuzz       hsq, cqhci and the MSDC interrupt decoding under proptest with"
 	@echo "                hostile registers and event orders (FUZZ_SECONDS, default 120)"
+	@echo "make patches    the driver as a patch series against Linux 7.3, with a cover"
+	@echo "                letter, in out/patches (PATCHES_DIR overrides; docs/patches.md)"
+	@echo "make patches-verify  the series applied with git am must give the checkout's"
+	@echo "                files; checkpatch, codespell, rustfmt; the ChromeOS fragment"
+	@echo "make patches-check   each prefix of the series built in a 7.3 tree (CLIPPY=1)"
 	@echo
 	@echo "The steps of make test build what they boot only when run alone; make test"
 	@echo "builds each kernel once, first in its lane."
@@ -146,3 +151,20 @@ mutants:
 # builds for a time budget, FUZZ_SECONDS split across the targets (scripts/fuzz.sh).
 fuzz:
 	$(SCRIPTS)/fuzz.sh
+
+# The patch series against Linux 7.3 (scripts/patches.sh, docs/patches.md).
+PATCHES_DIR ?= out/patches
+
+patches: setup
+	$(SCRIPTS)/patches.sh $(PATCHES_DIR)
+
+# A step of make test (seconds): the series applies to the pristine 7.3 files and gives
+# this checkout's files, passes checkpatch and rustfmt, and the ChromeOS config fragment
+# merges into arm64's defconfig. Needs setup's kernel tree.
+patches-verify:
+	$(SCRIPTS)/patches.sh verify
+
+# Not part of make test: each prefix of the series applied to a copy of the 7.3 tree
+# and built (arm64, CLIPPY=1), then checkpatch.pl --codespell; a kernel build per patch.
+patches-check: setup
+	$(SCRIPTS)/patches.sh bisect

@@ -16,6 +16,7 @@ PACKAGES=(
 	qemu-system-x86 qemu-system-arm
 	busybox-static fio gnuplot-nox
 	device-tree-compiler cpp python3-venv python3-libfdt
+	codespell perl
 )
 
 as_root() {

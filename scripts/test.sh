@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # make test: every check, timed, in three lanes side by side as the two cores allow:
 #   host    cargo tests and lint (which need no set-up, so they run beside it), then
-#           the device-tree check once set-up is done;
+#           the device-tree check and the patch series' check once set-up is done;
 #   x86_64  after set-up: the test kernel, the module and production builds, KUnit,
 #           the end-to-end run, its negative checks and the perf smoke run;
 #   arm64   after set-up: the same kernel builds and KUnit, and the end-to-end phases
@@ -23,13 +23,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # same names are the steps, so a step can be rerun alone. Set-up is a lane of one.
 declare -A LANES=(
 	[setup]="setup"
-	[host]="host-test lint dt-check"
+	[host]="host-test lint dt-check patches-verify"
 	[x86_64]="kernel module kunit e2e e2e-negative perf-smoke"
 	[arm64]="kernel-arm64 module-arm64 kunit-arm64 e2e-arm64"
 )
 # The steps that need set-up's packages, tools and kernel tree; every step of the
 # kernel lanes does.
-AFTER_SETUP=" dt-check "
+AFTER_SETUP=" dt-check patches-verify "
 # The steps that build a kernel tree at a lower priority.
 NICE_STEPS=" kernel-arm64 module-arm64 "
 

@@ -7,8 +7,9 @@ use super::tag::{Tag, SLOT_COUNT};
 
 /// Tags in arrival order, as a singly linked list threaded through `successor`.
 ///
-/// The successor of a tag that is not queued, and of the tail, is `None`. The caller guarantees that a tag is pushed at most once before it is popped; the queue
-/// engine enforces that through its slot table, which rejects a tag that is still busy.
+/// The successor of a tag that is not queued, and of the tail, is `None`. The caller
+/// guarantees that a tag is pushed at most once before it is popped; the queue engine
+/// enforces that through its slot table, which rejects a tag that is still busy.
 #[derive(Debug)]
 pub(crate) struct TagFifo {
     successor: [Option<Tag>; SLOT_COUNT],

@@ -74,7 +74,8 @@
 ///   refused with [`FieldOverflow`](crate::FieldOverflow));
 /// - `HI:LO name => bool;`: `name()` (any bit set) and `with_name(bool)` (all bits set or
 ///   clear);
-/// - `HI:LO name => Type;`: `name()` and `with_name(Type)` through [`FieldValue`](crate::FieldValue);
+/// - `HI:LO name => Type;`: `name()` and `with_name(Type)` through
+///   [`FieldValue`](crate::FieldValue);
 /// - `HI:LO name ?=> Type;`: `name()` returning `Option<Type>` and `with_name(Type)` through
 ///   [`PartialFieldValue`](crate::PartialFieldValue).
 ///
@@ -280,7 +281,8 @@ macro_rules! register {
         impl $name {
 
             $crate::registers::paste! {
-                #[doc = concat!("Sets `", stringify!($field), "` to `VALUE`; a `VALUE` wider than the field fails the build.")]
+                #[doc = concat!("Sets `", stringify!($field),
+                    "` to `VALUE`; a `VALUE` wider than the field fails the build.")]
                 #[inline]
                 #[must_use]
                 $vis const fn [<with_const_ $field>]<const VALUE: $storage>(self) -> Self {
@@ -294,7 +296,8 @@ macro_rules! register {
                     Self((self.0 & !mask) | (VALUE << $lo))
                 }
 
-                #[doc = concat!("Sets `", stringify!($field), "` to `value`, refusing a value wider than the field.")]
+                #[doc = concat!("Sets `", stringify!($field),
+                    "` to `value`, refusing a value wider than the field.")]
                 #[inline]
                 $vis fn [<try_with_ $field>](
                     self,

@@ -65,7 +65,7 @@ impl<R> Controller<R> {
     /// data error. The glue passes them to [`Cqhci::irq`](crate::cqhci::Cqhci::irq).
     ///
     /// Acknowledges `CMDQ` and the request events read with it, never card detect or SDIO.
-    /// The acknowledgement comes before the engine reads `CQIS`, so an interrupt the block
+    /// The acknowledgment comes before the engine reads `CQIS`, so an interrupt the block
     /// raises meanwhile latches again. `None`, touching nothing, without a `CMDQ` event,
     /// while a legacy request is in flight (whose events these would be) and while
     /// suspended.

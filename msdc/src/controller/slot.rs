@@ -107,7 +107,7 @@ impl<R> Controller<R> {
 
     /// Whether the MMC core has the SDIO card interrupt enabled
     /// ([`Controller::enable_sdio_irq`]), even while it is masked between its event and the
-    /// core's acknowledgement.
+    /// core's acknowledgment.
     pub const fn sdio_irq_enabled(&self) -> bool {
         self.sdio_irq_enabled
     }
@@ -215,9 +215,9 @@ impl<R> Controller<R> {
 
     /// Looks for an SDIO interrupt the controller lost (`msdc_recheck_sdio_irq`; only on
     /// SoCs with `recheck_sdio_irq`, false elsewhere): the SDIO interrupt is unmasked, DAT1
-    /// is low, but no event was latched. Then it masks the SDIO interrupt, as [`Controller::sdio_irq_event`]
-    /// does, and returns true for the glue to signal it. False, touching nothing, while
-    /// suspended.
+    /// is low, but no event was latched. Then it masks the SDIO interrupt, as
+    /// [`Controller::sdio_irq_event`] does, and returns true for the glue to signal it.
+    /// False, touching nothing, while suspended.
     pub fn recheck_sdio_irq(&mut self, r: &impl Io<MsdcBase>) -> bool {
         if !self.setup.soc.recheck_sdio_irq
             || self.is_suspended()

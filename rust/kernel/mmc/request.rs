@@ -586,7 +586,7 @@ mod deferred {
 
     /// Takes over `dropped` (left without its DMA mapping) and fails it from a work item;
     /// in place if no memory is left for one, which is only right with no driver lock
-    /// held, but the alternative is a request the core waits for for ever.
+    /// held, but the alternative is a request the core would wait for without end.
     pub(super) fn fail(dropped: &mut Request) {
         let (host, request, route) = (dropped.host, dropped.request, dropped.route);
         let mapping = dropped.mapping.take();

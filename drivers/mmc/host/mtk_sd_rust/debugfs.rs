@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Per-host counters in debugfs, `/sys/kernel/debug/mtk_sd_rust/mmcN/`: the queue mode
-//! (`cqe`, `hsq` or `legacy`), the engine that runs it (`rust`, `c` or `none`), its depth, requests issued and completed, the most in flight
-//! at once, errors by kind, error recoveries, direct commands, runtime suspends,
-//! resumes and system sleeps, the last tuning (`tuning`) with the number of tunings and
-//! their probes, the hardware faults the request engine recorded, and the software queue's
-//! dispatches deferred to the busy retry (`busy_retries`).
+//! (`cqe`, `hsq` or `legacy`), the engine that runs it (`rust`, `c` or `none`), its
+//! depth, requests issued and completed, the most in flight at once, errors by kind,
+//! error recoveries, direct commands, runtime suspends, resumes and system sleeps, the
+//! last tuning (`tuning`) with the number of tunings and their probes, the hardware
+//! faults the request engine recorded, and the software queue's dispatches deferred to
+//! the busy retry (`busy_retries`).
 
 use kernel::{debugfs::Scope, prelude::*, str::CString, sync::Arc};
 
