@@ -102,6 +102,21 @@ impl Host {
         super::Ios::from_raw(unsafe { &(*self.as_raw()).ios })
     }
 
+    /// Asks the core to re-tune before its next request (`mmc_retune_needed()`): the
+    /// sampling may have drifted, e.g. after the clock had to be programmed again. Does
+    /// nothing for a card that is not re-tunable at its current timing (`can_retune`).
+    pub fn retune_needed(&self) {
+        let host = self.as_raw();
+        // SAFETY: by the type invariant the host is alive; a load of a plain `bool` and a
+        // store of a plain `int` that the core reads before its next request, as the C
+        // inline helper does them.
+        unsafe {
+            if ptr::read_volatile(ptr::addr_of!((*host).can_retune)) {
+                ptr::write_volatile(ptr::addr_of_mut!((*host).need_retune), 1);
+            }
+        }
+    }
+
     /// Publishes how many requests the block layer may keep with the host software queue
     /// (`mmc_host::hsq_depth`, read by blk-mq without a lock, as the C queue writes it).
     pub fn set_hsq_depth(&self, depth: u8) {
