@@ -58,6 +58,7 @@ use crate::{
         self, DescriptorMemory, Host, HostOps, Ios, PinState, Pins, PowerMode, PreparedData,
         Request, TuningBus, TuningCard,
     },
+    mmc_request::ErrorStat,
     msdc::{
         clock::Timing,
         controller::{
@@ -463,6 +464,15 @@ impl Msdc {
     /// Logs and counts a bounded hardware wait that ran out.
     fn log_hardware_fault(&self, fault: HwError) {
         self.counters.hardware_fault();
+        if matches!(
+            fault,
+            HwError::ResetTimeout
+                | HwError::FifoClearTimeout
+                | HwError::ClockTimeout
+                | HwError::DmaStopTimeout
+        ) {
+            self.host.count_error(ErrorStat::ControllerTimeout);
+        }
         dev_err!(self.dev, "controller fault: {:?}\n", fault);
     }
 
