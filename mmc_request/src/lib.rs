@@ -219,6 +219,47 @@ pub enum ErrorKind {
     DmaFault,
 }
 
+/// An error as the MMC core counts it for the host (`enum mmc_err_stat`, `mmc_host::err_stats`,
+/// shown in debugfs `err_stats`): the entries a host driver counts, as the C hosts do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorStat {
+    /// A command's response did not come (`MMC_ERR_CMD_TIMEOUT`).
+    CommandTimeout,
+    /// A command's response failed its CRC (`MMC_ERR_CMD_CRC`).
+    CommandCrc,
+    /// The data did not come in time (`MMC_ERR_DAT_TIMEOUT`).
+    DataTimeout,
+    /// The data failed its CRC (`MMC_ERR_DAT_CRC`).
+    DataCrc,
+    /// The DMA engine could not move the data (`MMC_ERR_ADMA`).
+    Dma,
+    /// The host's own request timer ended a request (`MMC_ERR_REQ_TIMEOUT`).
+    RequestTimeout,
+    /// The controller did not finish a bounded wait: reset, FIFO clear, clock, DMA stop
+    /// (`MMC_ERR_CTRL_TIMEOUT`).
+    ControllerTimeout,
+}
+
+impl ErrorStat {
+    /// How a command phase's error counts.
+    pub const fn of_command(error: ErrorKind) -> Self {
+        match error {
+            ErrorKind::TimedOut => Self::CommandTimeout,
+            ErrorKind::BadCrc => Self::CommandCrc,
+            ErrorKind::DmaFault => Self::Dma,
+        }
+    }
+
+    /// How a data phase's error counts.
+    pub const fn of_data(error: ErrorKind) -> Self {
+        match error {
+            ErrorKind::TimedOut => Self::DataTimeout,
+            ErrorKind::BadCrc => Self::DataCrc,
+            ErrorKind::DmaFault => Self::Dma,
+        }
+    }
+}
+
 /// The outcome of one command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CommandResult {
@@ -293,6 +334,28 @@ impl RequestResult {
             },
             stop: None,
         }
+    }
+
+    /// The core's error statistics this result adds to, one per failed phase in phase
+    /// order: the set-block-count, command and stop phases as commands, the data phase as
+    /// data. (A set-block-count or stop the controller sent by itself is counted as the
+    /// command it is, not as `MMC_ERR_AUTO_CMD`: the result does not say who sent it.)
+    pub fn error_stats(&self) -> impl Iterator<Item = ErrorStat> {
+        let command = |phase: Option<CommandResult>| {
+            phase
+                .and_then(|phase| phase.error)
+                .map(ErrorStat::of_command)
+        };
+        [
+            command(self.sbc),
+            command(Some(self.cmd)),
+            self.data
+                .and_then(|data| data.error)
+                .map(ErrorStat::of_data),
+            command(self.stop),
+        ]
+        .into_iter()
+        .flatten()
     }
 
     /// The first error of the request, in phase order.

@@ -119,3 +119,53 @@ fn first_error_in_phase_order() {
     };
     assert_eq!(sbc_failed.first_error(), Some(ErrorKind::TimedOut));
 }
+
+#[test]
+fn error_statistics_by_phase() {
+    let ok = CommandResult {
+        response: [0; 4],
+        error: None,
+    };
+    let mut result = RequestResult {
+        sbc: Some(ok),
+        cmd: ok,
+        data: Some(DataResult {
+            bytes_xfered: 512,
+            error: None,
+        }),
+        stop: None,
+    };
+    assert_eq!(result.error_stats().count(), 0, "a success counts nothing");
+
+    result.cmd = CommandResult::failed(ErrorKind::BadCrc);
+    result.data = Some(DataResult {
+        bytes_xfered: 0,
+        error: Some(ErrorKind::TimedOut),
+    });
+    result.stop = Some(CommandResult::failed(ErrorKind::TimedOut));
+    assert_eq!(
+        result.error_stats().collect::<Vec<_>>(),
+        [
+            ErrorStat::CommandCrc,
+            ErrorStat::DataTimeout,
+            ErrorStat::CommandTimeout
+        ]
+    );
+
+    result.sbc = Some(CommandResult::failed(ErrorKind::TimedOut));
+    result.cmd = ok;
+    result.data = Some(DataResult {
+        bytes_xfered: 0,
+        error: Some(ErrorKind::DmaFault),
+    });
+    result.stop = None;
+    assert_eq!(
+        result.error_stats().collect::<Vec<_>>(),
+        [ErrorStat::CommandTimeout, ErrorStat::Dma]
+    );
+    assert_eq!(
+        ErrorStat::of_data(ErrorKind::BadCrc),
+        ErrorStat::DataCrc,
+        "a data CRC error is the data's, not the command's"
+    );
+}

@@ -19,6 +19,7 @@ use super::bus::ClockRequest;
 #[cfg(doc)]
 use super::IDENTIFICATION_CLOCK_HZ;
 use super::{modify_cfg, Controller, HwError};
+use crate::mmc_request::RequestResult;
 use crate::registers::Io;
 
 /// `MSDC_PATCH_BIT0.BUSYDLY`: R1b busy detection delay in bus clocks (upstream's 15).
@@ -40,8 +41,9 @@ impl<R> Controller<R> {
     /// The card-detect mode and SDIO mode are programmed as last set (no internal card
     /// detect and no SDIO until [`Controller::set_card_detect`] and
     /// [`Controller::set_sdio_mode`]); the SDIO interrupt is off, as upstream leaves it. A
-    /// request in flight is dropped with its token, without a result: [`Controller::abort`]
-    /// it first.
+    /// request still in flight (the glue powers the card up under one only if something
+    /// went wrong) is ended as [`Controller::abort`] ends it, and its token handed back with
+    /// its result for the glue to complete: it is never dropped.
     ///
     /// The sample points go back to their defaults as upstream's: on SoCs with the new
     /// transmit and receive paths their enables go from 0 to 1 first (and the new path's
@@ -61,13 +63,16 @@ impl<R> Controller<R> {
     /// SDIO modes stay, pending events are dropped, and afterwards the clock is gated and
     /// forgotten, so the next [`Controller::set_clock`] programs any running rate it is asked
     /// for. Refused with [`HwError::Suspended`] while suspended.
-    pub fn init_hardware(&mut self, r: &impl MsdcRegs) -> Result<(), HwError> {
+    pub fn init_hardware(
+        &mut self,
+        r: &impl MsdcRegs,
+    ) -> Result<Option<(R, RequestResult)>, HwError> {
         if self.is_suspended() {
             return Err(HwError::Suspended);
         }
         self.tuner.board().check().map_err(HwError::BoardValue)?;
         let soc = self.setup.soc;
-        self.request = None;
+        let aborted = self.abort(r);
         self.standing_interrupts = InterruptSet::empty();
         self.sdio_irq_enabled = false;
         self.clock = ClockPlan::Gated;
@@ -99,7 +104,7 @@ impl<R> Controller<R> {
             hz: 0,
             timing: Timing::Legacy,
         });
-        Ok(())
+        Ok(aborted)
     }
 
     /// The patch bits of `msdc_init_hw` (Linux 7.x), by SoC quirk. A [`SocData`] patch

@@ -128,6 +128,7 @@ pub use slot::{
     CardDetect, PadState, SignalVoltage, UnsupportedVoltage, CARD_DETECT_DEBOUNCE,
     CARD_RESET_PULSE_US,
 };
+pub use suspend::{BusClock, Resumed};
 
 use self::bus::ClockRequest;
 use self::request::InFlight;

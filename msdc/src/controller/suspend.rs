@@ -3,7 +3,7 @@
 //! Runtime power management of the controller: suspend and resume around the glue's clock
 //! gating, and where the setters' register accesses go while it is suspended.
 
-use super::super::clock::ClockPlan;
+use super::super::clock::{ClockPlan, Timing};
 use super::super::power::{Configuration, SavedRegisters};
 use super::super::regs::{
     InterruptSet, MsdcBase, MsdcRegs, MSDC_CFG, MSDC_INT, MSDC_INTEN, MSDC_PS, SDC_STS,
@@ -11,7 +11,54 @@ use super::super::regs::{
 use super::{writable_cfg, Controller, HwError, SuspendError, POLL, RESET_CLEARS};
 use crate::registers::Io;
 
+/// The bus clock as the MMC core last asked for it (its `ios`): what a resume that lost the
+/// clock programs again ([`Controller::resume_with_clock`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BusClock {
+    /// The clock asked for, in Hz; 0 gates it.
+    pub hz: u32,
+    /// The timing the clock is for.
+    pub timing: Timing,
+}
+
+/// How [`Controller::resume_with_clock`] brought the controller back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resumed {
+    /// Everything saved went back as it was.
+    Restored,
+    /// The saved clock did not become stable: everything else went back, and the clock was
+    /// programmed again from the bus settings and runs at `hz`. The sampling may have
+    /// drifted meanwhile: the card should be re-tuned before it is trusted at a tuned rate.
+    ClockRestarted {
+        /// The rate now running.
+        hz: u32,
+    },
+}
+
 impl<R> Controller<R> {
+    /// Runtime resume with a fallback for a clock that did not come back: [`Controller::resume`],
+    /// and if the saved clock never became stable, the clock asked for (the core's last
+    /// `ios`) programmed again as [`Controller::set_clock`] does, with the bounded `CKSTB`
+    /// wait once more. The bus width and everything else went back with the saved state.
+    ///
+    /// [`Resumed::ClockRestarted`] tells the glue to ask the core for a re-tune. An error
+    /// means the clock did not settle the second time either: it stays gated, as after
+    /// [`Controller::resume`]'s own failure, and the controller cannot serve the card.
+    pub fn resume_with_clock(
+        &mut self,
+        r: &impl MsdcRegs,
+        clock: BusClock,
+    ) -> Result<Resumed, HwError> {
+        match self.resume(r) {
+            Ok(()) => Ok(Resumed::Restored),
+            Err(HwError::ClockTimeout) => {
+                let hz = self.set_clock(r, clock.hz, clock.timing)?;
+                Ok(Resumed::ClockRestarted { hz })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// Runtime suspend, before the glue gates the clocks (`msdc_runtime_suspend`).
     ///
     /// Refused while a request is in flight. Otherwise reads the save set (see the `power`

@@ -19,7 +19,9 @@ use models::msdc::regs::{
 use models::msdc::{CardSlot, MsdcModel};
 use models::sd::{SdCard, BLOCK_SIZE};
 use msdc::clock::Timing;
-use msdc::controller::{CardDetect, HwError, Progress, StartError, SuspendError, POLL_LIMIT};
+use msdc::controller::{
+    BusClock, CardDetect, HwError, Progress, Resumed, StartError, SuspendError, POLL_LIMIT,
+};
 use msdc::regs::MsdcBase;
 use msdc::soc::{self, PadTuneRegister};
 use registers::{Io, PollLimit, Window};
@@ -450,6 +452,91 @@ fn resume_without_a_stable_clock_fails_after_the_bounded_wait() {
     rig.assert_no_violations();
 }
 
+/// The configuration registers other than the sample points, which a clock programmed
+/// again sets to the defaults for its rate (no tuning ran on these benches).
+fn without_sample_points(c: Vec<(&'static str, u32)>) -> Vec<(&'static str, u32)> {
+    let sample_points = ["MSDC_IOCON", "MSDC_PAD_TUNE0"];
+    c.into_iter()
+        .filter(|(name, _)| !sample_points.contains(name))
+        .collect()
+}
+
+/// The clock `sd_host` leaves: 50 MHz, high speed.
+const SD_BUS: BusClock = BusClock {
+    hz: 50_000_000,
+    timing: Timing::SdHighSpeed,
+};
+
+#[test]
+fn resume_with_a_late_clock_programs_the_bus_again() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&modern_config(), &mut storage);
+    let mut host = sd_host(&rig);
+    configure_slot(&mut host);
+    let before = configuration(&rig);
+    host.ctrl.suspend(&rig).unwrap();
+    power_off(&rig);
+    // Unstable through resume's own bounded wait, stable a few reads into the second.
+    rig.misbehave.clock_unstable_reads.set(POLL_LIMIT + 8);
+    assert_eq!(
+        host.ctrl.resume_with_clock(&rig, SD_BUS),
+        Ok(Resumed::ClockRestarted { hz: 50_000_000 })
+    );
+    assert_eq!(
+        rig.misbehave.clock_unstable_reads.get(),
+        0,
+        "both waits ran"
+    );
+    assert!(!host.ctrl.is_suspended());
+    assert_eq!(host.ctrl.bus_clock_hz(), 50_000_000);
+    assert_ne!(rig.peek(MSDC_CFG::OFFSET) & CFG_CKPDN, 0, "the clock runs");
+    assert_eq!(
+        without_sample_points(configuration(&rig)),
+        without_sample_points(before),
+        "bus width, clock and the rest as before the suspend"
+    );
+    assert_ok(&host.run(&block_request(false, 3, 1, false), &[(0, 512)]));
+    rig.assert_no_violations();
+}
+
+#[test]
+fn resume_with_clock_fails_when_the_clock_never_comes_back() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&modern_config(), &mut storage);
+    let mut host = sd_host(&rig);
+    configure_slot(&mut host);
+    host.ctrl.suspend(&rig).unwrap();
+    power_off(&rig);
+    rig.misbehave.pin_clock_unstable.set(true);
+    assert_eq!(
+        host.ctrl.resume_with_clock(&rig, SD_BUS),
+        Err(HwError::ClockTimeout)
+    );
+    assert!(!host.ctrl.is_suspended());
+    assert_eq!(host.ctrl.bus_clock_hz(), 0);
+    assert_eq!(
+        rig.peek(MSDC_CFG::OFFSET) & CFG_CKPDN,
+        0,
+        "the clock stays gated"
+    );
+}
+
+#[test]
+fn resume_with_clock_leaves_a_restored_controller_alone() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&modern_config(), &mut storage);
+    let mut host = sd_host(&rig);
+    configure_slot(&mut host);
+    let before = configuration(&rig);
+    host.ctrl.suspend(&rig).unwrap();
+    power_off(&rig);
+    assert_eq!(
+        host.ctrl.resume_with_clock(&rig, SD_BUS),
+        Ok(Resumed::Restored)
+    );
+    assert_eq!(configuration(&rig), before, "the tuned sample points too");
+}
+
 #[test]
 fn resume_after_the_clocks_were_only_gated() {
     let (mut storage, expect) = patterned(64 * BLOCK_SIZE);
@@ -540,4 +627,24 @@ fn initialisation_again_on_a_controller_in_use() {
     transfer(&mut host, &expect, |card: &SdCard<'_>| {
         card.storage().to_vec()
     });
+}
+
+#[test]
+fn initialisation_under_a_request_hands_its_token_back() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&modern_config(), &mut storage);
+    let mut host = sd_host(&rig);
+    configure_slot(&mut host);
+    host.start(&block_request(false, 2, 1, false), &[(0, 512)])
+        .expect("started");
+    assert!(!host.ctrl.is_idle());
+
+    let aborted = host.ctrl.init_hardware(&rig).expect("init_hardware");
+    let (token, result) = aborted.expect("the request in flight comes back");
+    assert_eq!(token, host.started);
+    assert_eq!(result.first_error(), Some(mmc_request::ErrorKind::TimedOut));
+    assert!(host.ctrl.is_idle());
+    // Idle: a second initialisation has nothing to hand back.
+    assert_eq!(host.ctrl.init_hardware(&rig), Ok(None));
+    rig.assert_no_violations();
 }

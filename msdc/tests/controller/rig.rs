@@ -131,6 +131,9 @@ pub(crate) struct Misbehaviour {
     pub(crate) pin_reset: Cell<bool>,
     /// `MSDC_CFG.CKSTB` never comes back.
     pub(crate) pin_clock_unstable: Cell<bool>,
+    /// `MSDC_CFG.CKSTB` reads clear for this many more reads of `MSDC_CFG`: a clock that
+    /// comes back late.
+    pub(crate) clock_unstable_reads: Cell<u32>,
     /// `MSDC_DMA_CFG.STS` reads back set forever.
     pub(crate) pin_dma_active: Cell<bool>,
     /// `SDC_STS.CMDBUSY` reads back set forever.
@@ -446,6 +449,10 @@ impl<C: CardSlot> Rig<C> {
                     value |= CFG_RST;
                 }
                 if m.pin_clock_unstable.get() {
+                    value &= !CFG_CKSTB;
+                }
+                if let Some(left) = m.clock_unstable_reads.get().checked_sub(1) {
+                    m.clock_unstable_reads.set(left);
                     value &= !CFG_CKSTB;
                 }
             }

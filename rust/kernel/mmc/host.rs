@@ -22,6 +22,7 @@ use super::{
     cqe::{CqeOps, CqeOpsTable},
     ops::{HostOps, OpsTable},
 };
+use crate::mmc_request::ErrorStat;
 
 /// A host known to the MMC core, as the driver's callbacks see it.
 ///
@@ -100,6 +101,44 @@ impl Host {
         // SAFETY: by the type invariant the host is alive; the core changes `ios` only
         // with the host claimed, as it is while it calls the host's operations.
         super::Ios::from_raw(unsafe { &(*self.as_raw()).ios })
+    }
+
+    /// Counts an error in the core's statistics (`mmc_debugfs_err_stats_inc()`, read in
+    /// debugfs `err_stats` and `err_state`).
+    pub fn count_error(&self, stat: ErrorStat) {
+        let index = match stat {
+            ErrorStat::CommandTimeout => bindings::mmc_err_stat_MMC_ERR_CMD_TIMEOUT,
+            ErrorStat::CommandCrc => bindings::mmc_err_stat_MMC_ERR_CMD_CRC,
+            ErrorStat::DataTimeout => bindings::mmc_err_stat_MMC_ERR_DAT_TIMEOUT,
+            ErrorStat::DataCrc => bindings::mmc_err_stat_MMC_ERR_DAT_CRC,
+            ErrorStat::Dma => bindings::mmc_err_stat_MMC_ERR_ADMA,
+            ErrorStat::RequestTimeout => bindings::mmc_err_stat_MMC_ERR_REQ_TIMEOUT,
+            ErrorStat::ControllerTimeout => bindings::mmc_err_stat_MMC_ERR_CTRL_TIMEOUT,
+        };
+        // Each index above is below `MMC_ERR_MAX`, the array's length.
+        let index = index as usize;
+        // SAFETY: by the type invariant the host is alive and the index is in bounds. The
+        // counters are plain `u32`s that the core reads (debugfs) and clears without a lock;
+        // an unsynchronised increment, as the C inline helper does it.
+        unsafe {
+            let counter = ptr::addr_of_mut!((*self.as_raw()).err_stats[index]);
+            ptr::write_volatile(counter, ptr::read_volatile(counter).wrapping_add(1));
+        }
+    }
+
+    /// Asks the core to re-tune before its next request (`mmc_retune_needed()`): the
+    /// sampling may have drifted, e.g. after the clock had to be programmed again. Does
+    /// nothing for a card that is not re-tunable at its current timing (`can_retune`).
+    pub fn retune_needed(&self) {
+        let host = self.as_raw();
+        // SAFETY: by the type invariant the host is alive; a load of a plain `bool` and a
+        // store of a plain `int` that the core reads before its next request, as the C
+        // inline helper does them.
+        unsafe {
+            if ptr::read_volatile(ptr::addr_of!((*host).can_retune)) {
+                ptr::write_volatile(ptr::addr_of_mut!((*host).need_retune), 1);
+            }
+        }
     }
 
     /// Publishes how many requests the block layer may keep with the host software queue

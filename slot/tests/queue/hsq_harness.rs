@@ -18,7 +18,7 @@ use std::cell::{Cell, Ref, RefCell, RefMut};
 use hsq::{HsqError, RequestShape, NORMAL_DEPTH, PERFORMANCE_DEPTH};
 use mmc_request::{Direction, ErrorKind, RequestResult};
 use models::msdc::{CardSlot, Fault};
-use slot::{Owner, QueuedSlotRequest};
+use slot::{Owner, QueuedSlotRequest, Refusal};
 
 use crate::block::{Attempt, BlockLayer, Work};
 use crate::board::Board;
@@ -267,6 +267,26 @@ impl<'b, C: CardSlot> HsqHarness<'b, C> {
             self.tick();
         }
         panic!("the queue stalled: {:?}", self.log().last());
+    }
+
+    /// Offers the queue a 4 KiB read under `tag`, outside the block layer's bookkeeping,
+    /// and returns what it answered; a refused request must come back whole.
+    pub(crate) fn offer_under_tag(&self, tag: u8) -> Result<(), Refusal> {
+        let emmc = self.core().kind == CardKind::Emmc;
+        let issue = Issue {
+            id: Attempt {
+                job: usize::MAX,
+                number: 1,
+                tag,
+            },
+            request: block_request(Direction::Read, 0, 8, emmc),
+            segments: self.slot.board.segments(0, 4096),
+            for_mmc_card: emmc,
+        };
+        slot::software_queue::enqueue(&self.slot, issue).map_err(|refused| {
+            assert_eq!(refused.request.id.tag, tag, "the refused request came back");
+            refused.error
+        })
     }
 
     /// The block layer issues what `mmc_mq_queue_rq` lets through: nothing while recovery

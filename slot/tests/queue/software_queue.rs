@@ -15,6 +15,7 @@ use models::sd::{SdCard, SdConfig};
 use msdc::controller::HostSetup;
 use msdc::dma::DmaAddressing;
 use msdc::soc;
+use slot::Refusal;
 
 use crate::block::{initial_storage, Attempt, Work, REGION_SECTORS};
 use crate::board::{setup, Board};
@@ -289,6 +290,24 @@ const MULTI_BLOCK_WRITE: usize = 3;
 fn on_both(job: usize, fault: Fault, error: ErrorKind) {
     with_emmc(|harness| one_failure(harness, job, fault, error));
     with_sd(|harness| one_failure(harness, job, fault, error));
+}
+
+#[test]
+fn a_tag_outside_the_table_is_refused_as_invalid_not_busy() {
+    with_emmc(|harness| {
+        // `-EINVAL`, not `-EBUSY`: the core would requeue a busy refusal for ever, and
+        // the tag can never fit.
+        assert_eq!(
+            harness.offer_under_tag(hsq::SLOT_COUNT as u8),
+            Err(Refusal::TagOutOfRange)
+        );
+        assert_eq!(
+            harness.offer_under_tag(u8::MAX),
+            Err(Refusal::TagOutOfRange)
+        );
+        // Nothing was queued: the jobs after it run as if it never came.
+        run_and_check(harness, FAULT_JOBS);
+    });
 }
 
 #[test]

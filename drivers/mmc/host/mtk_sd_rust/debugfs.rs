@@ -5,8 +5,8 @@
 //! depth, requests issued and completed, the most in flight at once, errors by kind,
 //! error recoveries, direct commands, runtime suspends, resumes and system sleeps, the
 //! last tuning (`tuning`) with the number of tunings and their probes, the hardware
-//! faults the request engine recorded, and the software queue's dispatches deferred to
-//! the busy retry (`busy_retries`).
+//! faults the request engine recorded, the software queue's dispatches deferred to the
+//! busy retry (`busy_retries`), and the interrupt handler's longest run (`irq_max_ns`).
 
 use kernel::{debugfs::Scope, prelude::*, str::CString, sync::Arc};
 
@@ -57,6 +57,7 @@ pub(crate) fn host_dir(index: i32, msdc: Arc<Msdc>) -> Result<Pin<KBox<HostDir>>
             dir.read_only_file(c"hardware_faults", &c.hardware_faults);
             dir.read_only_file(c"tuning_probes_failed", &c.tuning_probes_failed);
             dir.read_only_file(c"busy_retries", &c.busy_retries);
+            dir.read_only_file(c"irq_max_ns", &c.irq_max_ns);
         }),
         GFP_KERNEL,
     )

@@ -58,6 +58,7 @@ use crate::{
         self, DescriptorMemory, Host, HostOps, Ios, PinState, Pins, PowerMode, PreparedData,
         Request, TuningBus, TuningCard,
     },
+    mmc_request::ErrorStat,
     msdc::{
         clock::Timing,
         controller::{
@@ -229,7 +230,8 @@ impl Msdc {
             sdio_wake_irq,
         } = parts;
         let mut controller = Controller::new(setup);
-        controller.init_hardware(&regs).map_err(|e| {
+        // A new controller has no request in flight to hand back.
+        let _idle = controller.init_hardware(&regs).map_err(|e| {
             dev_err!(dev, "controller initialisation failed: {:?}\n", e);
             EIO
         })?;
@@ -462,6 +464,15 @@ impl Msdc {
     /// Logs and counts a bounded hardware wait that ran out.
     fn log_hardware_fault(&self, fault: HwError) {
         self.counters.hardware_fault();
+        if matches!(
+            fault,
+            HwError::ResetTimeout
+                | HwError::FifoClearTimeout
+                | HwError::ClockTimeout
+                | HwError::DmaStopTimeout
+        ) {
+            self.host.count_error(ErrorStat::ControllerTimeout);
+        }
         dev_err!(self.dev, "controller fault: {:?}\n", fault);
     }
 
@@ -627,9 +638,19 @@ impl HostOps for MsdcSlot {
                 // The card's supply comes up: the controller may have lost power with it
                 // (`msdc_init_hw` on power-up, as upstream, where a vmmc exists).
                 if host.has_vmmc() {
-                    let mut state = msdc.state.lock();
-                    if let Err(e) = state.controller.init_hardware(&msdc.regs) {
-                        dev_err!(msdc.dev, "controller initialisation failed: {:?}\n", e);
+                    let initialised = msdc.state.lock().controller.init_hardware(&msdc.regs);
+                    match initialised {
+                        Ok(None) => {}
+                        // The core powers the card up between requests: one still on the
+                        // bus is a broken invariant. It completes through its engine,
+                        // outside the lock.
+                        Ok(Some((in_flight, result))) => {
+                            dev_warn!(msdc.dev, "power-up under a request: request failed\n");
+                            slot::finish(&**msdc, in_flight, &result);
+                        }
+                        Err(e) => {
+                            dev_err!(msdc.dev, "controller initialisation failed: {:?}\n", e)
+                        }
                     }
                 }
                 if let Err(e) = host.set_vmmc(Some(ios.vdd)) {

@@ -12,6 +12,7 @@ use kernel::{
     of, platform,
     prelude::*,
     sync::Arc,
+    time::{Instant, Monotonic},
 };
 
 use crate::registers::Io;
@@ -203,7 +204,11 @@ struct MsdcIrq {
 
 impl irq::Handler for MsdcIrq {
     fn handle(&self) -> IrqReturn {
-        if self.msdc.handle_interrupt() {
+        let entered = Instant::<Monotonic>::now();
+        let handled = self.msdc.handle_interrupt();
+        let ns = u64::try_from(entered.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.msdc.counters.interrupt_handled(ns);
+        if handled {
             IrqReturn::Handled
         } else {
             IrqReturn::None

@@ -2,7 +2,8 @@
 
 //! The slot's counters, as debugfs shows them: its queue mode and the engine that runs it,
 //! requests issued and completed, the most in flight at once, errors by kind, recoveries,
-//! power cycles, tunings, hardware faults and dispatches deferred for a busy bus.
+//! power cycles, tunings, hardware faults, dispatches deferred for a busy bus and the
+//! interrupt handler's longest run.
 
 use core::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 
@@ -97,6 +98,9 @@ pub(crate) struct Counters {
     /// Software queue dispatches that found the bus busy (a card still programming a
     /// write) and went to the busy retry work.
     pub(crate) busy_retries: AtomicU64,
+    /// The longest run of the interrupt handler so far, in ns of the monotonic clock: a
+    /// stretch with interrupts off on its CPU.
+    pub(crate) irq_max_ns: AtomicU64,
 }
 
 /// The last tuning's outcome as debugfs shows it, `<timing> window=<lo>-<hi> chosen=<n>`
@@ -215,6 +219,11 @@ impl Counters {
     /// A dispatch found the bus busy and waits for the busy retry.
     pub(super) fn busy_retry(&self) {
         self.busy_retries.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The interrupt handler ran for `ns`.
+    pub(crate) fn interrupt_handled(&self, ns: u64) {
+        self.irq_max_ns.fetch_max(ns, Ordering::Relaxed);
     }
 
     pub(super) fn failed(&self) {

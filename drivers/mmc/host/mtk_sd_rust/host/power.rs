@@ -16,7 +16,10 @@ use super::{Msdc, Queue, State};
 use crate::{
     hsq,
     kernel_mmc::PinState,
-    msdc::controller::{SignalVoltage, SuspendError},
+    msdc::{
+        clock::Timing,
+        controller::{BusClock, Resumed, SignalVoltage, SuspendError},
+    },
 };
 
 impl Msdc {
@@ -54,33 +57,37 @@ impl Msdc {
     }
 
     /// Runtime resume, with the clocks running again: restores the controller, the pads,
-    /// then the queue. A restore that fails initialises the controller again (its clock
-    /// then stays gated until the core's error recovery sets the bus up again); only a
-    /// controller that does not even initialise fails the resume, which the PM core then
+    /// then the queue. If the saved clock does not become stable, the clock the core last
+    /// asked for is programmed once more and the core is asked to re-tune; if it does not
+    /// become stable then either, the resume fails (as upstream's), which the PM core
     /// records as the device's runtime error.
     pub(crate) fn resume(&self) -> Result {
-        let (failures, pads) = {
-            let mut state = self.state.lock();
-            let state = &mut *state;
-            let failures = match state.controller.resume(&self.regs) {
-                Ok(()) => None,
-                // Card detect and SDIO mode are programmed as they were.
-                Err(restore) => Some((restore, state.controller.init_hardware(&self.regs).err())),
-            };
-            (failures, state.controller.signal_voltage())
+        let ios = self.host.ios();
+        let clock = BusClock {
+            hz: ios.clock_hz,
+            timing: Timing::from_mmc(u32::from(ios.timing)).unwrap_or(Timing::Legacy),
         };
-        let mut result = Ok(());
-        if let Some((restore, init)) = failures {
-            dev_err!(
-                self.dev,
-                "controller state not restored ({:?}): initialised again\n",
-                restore
-            );
-            if let Some(e) = init {
-                dev_err!(self.dev, "controller initialisation failed: {:?}\n", e);
-                result = Err(EIO);
+        let (resumed, pads) = {
+            let mut state = self.state.lock();
+            let resumed = state.controller.resume_with_clock(&self.regs, clock);
+            (resumed, state.controller.signal_voltage())
+        };
+        let result = match resumed {
+            Ok(Resumed::Restored) => Ok(()),
+            Ok(Resumed::ClockRestarted { hz }) => {
+                dev_warn!(
+                    self.dev,
+                    "clock not stable after resume: programmed again at {} Hz, re-tuning\n",
+                    hz
+                );
+                self.host.retune_needed();
+                Ok(())
             }
-        }
+            Err(e) => {
+                dev_err!(self.dev, "clock not stable after resume: {:?}\n", e);
+                Err(EIO)
+            }
+        };
         let pins = match pads {
             SignalVoltage::V180 => PinState::Uhs,
             _ => PinState::Default,

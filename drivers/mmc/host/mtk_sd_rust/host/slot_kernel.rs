@@ -15,7 +15,7 @@ use super::{counters::result_errors, software_queue::hsq_errno, Msdc, Queue};
 use crate::{
     backend::RegisterWindow,
     kernel_mmc::{DescriptorMemory, QueuedRequest, Request},
-    mmc_request::{Data, RequestResult, Segment},
+    mmc_request::{Data, ErrorStat, RequestResult, Segment},
     msdc::controller::HwError,
     slot::{
         watchdog, DescriptorArea, QueueFault, QueuedSlotRequest, Refusal, SlotKernel, SlotRequest,
@@ -163,6 +163,8 @@ impl SlotKernel for Arc<Msdc> {
             opcode,
             watchdog::REQUEST_TIMEOUT_MS
         );
+        // Its result, finished next, adds the time-out of the phase that was running.
+        self.host.count_error(ErrorStat::RequestTimeout);
     }
 
     fn request_issued(&self) {
@@ -174,10 +176,14 @@ impl SlotKernel for Arc<Msdc> {
             dev_dbg!(self.dev, "CMD{} data phase failed: {:?}\n", opcode, kind);
         }
         if tuning_probe {
+            // A failed probe is part of tuning, which the core counts as a whole.
             self.counters
                 .tuning_probe_completed(result_errors(result).next().is_some());
         } else {
             self.counters.completed(result_errors(result));
+            for stat in result.error_stats() {
+                self.host.count_error(stat);
+            }
         }
     }
 
