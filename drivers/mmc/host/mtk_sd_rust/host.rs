@@ -646,7 +646,7 @@ impl HostOps for MsdcSlot {
                         // outside the lock.
                         Ok(Some((in_flight, result))) => {
                             dev_warn!(msdc.dev, "power-up under a request: request failed\n");
-                            slot::finish(&**msdc, in_flight, &result);
+                            slot::finish(msdc, in_flight, &result);
                         }
                         Err(e) => {
                             dev_err!(msdc.dev, "controller initialisation failed: {:?}\n", e)
