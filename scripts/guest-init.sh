@@ -30,8 +30,16 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 # the serial port the two shared, and scripts/e2e-check.sh reads each line intact.
 # The kernel command line lifts the log's rate limit on such writes (printk.devkmsg=on,
 # scripts/run.sh); a line longer than a record holds is cut at 900 characters.
+# A line "@@relayed FILE" is not logged: the relay creates FILE, which tells the
+# writer that every line before it is in the kernel log (scripts/e2e/common/rc,
+# say_and_flush).
 mkfifo /tmp/console
-while IFS= read -r line; do printf '%.900s\n' "$line" >/dev/kmsg; done </tmp/console &
+while IFS= read -r line; do
+	case $line in
+	"@@relayed /tmp/"*) : >"${line#@@relayed }" ;;
+	*) printf '%.900s\n' "$line" >/dev/kmsg ;;
+	esac
+done </tmp/console &
 RELAY=$!
 exec >/tmp/console 2>&1
 
