@@ -12,9 +12,10 @@
 #   in the guest) must pass each result line of the log as it is and fail it edited:
 #   a fault cell that did not recover, a fault cell other than a card removal with an
 #   I/O error, a card removal whose disk did not verify after the insertion, a sample
-#   point outside its window, a disk without its in-flight figure, a host short of
-#   runtime suspends, a re-tuning that kept the old sample point, an unbind/bind or a
-#   module reload run cut short after its first cycle.
+#   point outside its window, a card at another timing or a disk in another mode
+#   than the board describes, a CQHCI disk with one request in flight at most, a
+#   host short of runtime suspends, a re-tuning that kept the old sample point, an
+#   unbind/bind or a module reload run cut short after its first cycle.
 #
 # Fails if any edited copy passes. That fio's verify catches a corrupted block is
 # shown inside every run by the negative control (scripts/e2e/tests/jobs/002).
@@ -109,12 +110,16 @@ line=$(first '^e2e: timing mmc[0-9]+ [a-z0-9]+ window=[0-9]+-[0-9]+ chosen=[0-9]
 want=$(awk '{ print $4 }' <<<"$line")
 judged "a sample point outside its window" "judge_timing \"\$LINE\" $want" "$line" \
 	"$(awk '{ split($5, w, /[=-]/); $6 = "chosen=" (w[2] > 0 ? w[2] - 1 : w[3] + 1); print }' <<<"$line")"
+judged "a card at another timing than the board describes" "judge_timing \"\$LINE\" $want" \
+	"$line" "$(awk '{ $4 = ($4 == "hs200" ? "hs" : "hs200"); print }' <<<"$line")"
 line=$(first '^e2e: mode mmcblk[0-9]+ cqe ')
 d=$(awk '{ print $3 }' <<<"$line")
 more=$(first "^e2e:   $d on mmc[0-9]+: ")
 judged "a CQHCI disk with one request in flight at most" \
 	"judge_mode \"\$LINE\" '$more' cqe cqe" "$line" \
 	"$(sed -E 's/ max_in_flight=[0-9]+/ max_in_flight=1/' <<<"$line")"
+judged "a disk in another mode than the board describes" \
+	"judge_mode \"\$LINE\" '$more' cqe cqe" "$line" "$(sed -E 's/ cqe / hsq /' <<<"$line")"
 line=$(first '^e2e: pm mmcblk[0-9]+ runtime_suspends=')
 judged "a host short of runtime suspends" "judge_pm \"\$LINE\" 100" "$line" \
 	"$(sed -E 's/ runtime_suspends=[0-9]+/ runtime_suspends=5/' <<<"$line")"
