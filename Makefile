@@ -33,7 +33,7 @@ help:
 	@echo "make e2e-negative  the end-to-end check must fail edited logs of make e2e"
 	@echo "make stress     the end-to-end run with the whole fault matrix (every disk, ten"
 	@echo "                faults a cell, lost interrupts), 100 unbind/bind cycles a slot"
-	@echo "                and 100 module unload/reload cycles, then every phase on arm64"
+	@echo "                and 100 module unload/reload cycles, then every case on arm64"
 	@echo "make perf       performance kernel under QEMU -icount: fio figures per disk,"
 	@echo "                queue mode and job, as lines, CSV and a chart (asserts no speed)"
 	@echo "make perf-smoke the perf harness on the x86_64 test kernel: it runs, no figures"
@@ -107,16 +107,16 @@ e2e:
 # The Chromebook architecture, on QEMU's arm64 virt machine with two vCPUs: what
 # differs by architecture (the virt machine's interrupt path, suspend to idle) or
 # needs two CPUs (the interrupt handler, the issuing threads and an unbind racing
-# for real): the jobs, power and lifecycle phases. The x86_64 test kernel is
-# uniprocessor (TODO[UP-KERNEL]).
+# for real): the board's cards, the fio jobs, the power and queue cases and unbind/bind
+# (scripts/e2e/tests groups). The x86_64 test kernel is uniprocessor (TODO[UP-KERNEL]).
 e2e-arm64:
-	E2E_SMP=2 E2E_PHASES=$(ARM64_PHASES) $(SCRIPTS)/run.sh short arm64
+	E2E_SMP=2 E2E_CASES=$(ARM64_CASES) $(SCRIPTS)/run.sh short arm64
 
-ARM64_PHASES := jobs,power,lifecycle
+ARM64_CASES := board,jobs,power,queue,lifecycle
 
 # Not part of make test: the short run's boot with the whole fault matrix, a hundred
 # unbind/bind cycles per slot and a hundred module unload/reload cycles under load
-# (KASAN and lockdep on), its own log; then every phase on the arm64 kernel with two
+# (KASAN and lockdep on), its own log; then every case on the arm64 kernel with two
 # vCPUs. docs/testing.md has its time.
 stress:
 	E2E_MATRIX=full RUN_TIMEOUT=12600 $(SCRIPTS)/run.sh short

@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Proves that scripts/e2e-check.sh can fail (make test runs it after make e2e), on
-# edited copies of make e2e's passing log: with a line the kernel prints for lost
-# I/O added, with a fio job that failed, with the negative control missing (the
-# run's own proof that fio's verify catches a zeroed block: scripts/guest-init.sh
-# corrupt_control, which e2e-check wants in every run), with a fault cell that did
-# not recover or had an I/O error outside a card removal, with a card removal
-# whose disk did not verify afterwards, with a model violation, or with a module
-# reload run cut short, the check must fail, each for its own reason. Fails if the
-# checker passes any of them. No boot: the corrupted disk is judged inside the
-# main boot, by its negative control.
+# Proves that the end-to-end verdicts can fail (make test runs it after make e2e),
+# without a boot, on make e2e's passing log:
+#
+# - scripts/e2e-check.sh must fail edited copies of the log, each for its own reason:
+#   a line the kernel prints for lost I/O added inside a case that expects none; a
+#   kernel warning added inside a case, which must be charged to that case; a model
+#   violation added; a case's verdict turned to FAILED; a case's verdict removed (the
+#   negative control's, the re-tuning's); the guest's result turned to FAIL.
+# - The cases' own judges (scripts/e2e/common/verdicts, run here under busybox sh as
+#   in the guest) must pass each result line of the log as it is and fail it edited:
+#   a fault cell that did not recover, a fault cell other than a card removal with an
+#   I/O error, a card removal whose disk did not verify after the insertion, a sample
+#   point outside its window, a card at another timing or a disk in another mode
+#   than the board describes, a CQHCI disk with one request in flight at most, a
+#   host short of runtime suspends, a re-tuning that kept the old sample point, an
+#   unbind/bind or a module reload run cut short after its first cycle.
+#
+# Fails if any edited copy passes. That fio's verify catches a corrupted block is
+# shown inside every run by the negative control (scripts/e2e/tests/jobs/002).
 #
 # usage: scripts/e2e-negative.sh [PASSING-LOG]   (default: make e2e's log)
 
@@ -19,6 +28,7 @@ PASSING=${1:-$CACHE/run-x86_64-short.log}
 [[ -r $PASSING ]] || die "no passing end-to-end log at $PASSING: run make e2e first"
 "$REPO/scripts/e2e-check.sh" "$PASSING" >/dev/null 2>&1 ||
 	die "the log $PASSING does not pass the check to begin with"
+command -v busybox >/dev/null || die "no busybox (Debian's busybox-static; scripts/setup.sh installs it)"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -36,39 +46,103 @@ must_fail() {
 	log "e2e-negative: $1: the check fails, as it must"
 }
 
-# The teeth, on edited copies of the passing log (CR LF as the console writes it).
+# The teeth of the host check, on edited copies of the passing log (CR LF as the
+# console writes it).
 sed '/^e2e: fio jobs took /i [  123.456789] I/O error, dev mmcblk0, sector 2048 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 2\r' \
 	"$PASSING" >"$work/io-error.log"
-must_fail "a log with a block I/O error" "$work/io-error.log" 'lost or failed I/O'
-# A fio job that failed its verify, as the guest reports it (its result line too).
-sed -E '0,/^e2e: PASS (mmcblk[0-9]+) ([a-z0-9-]+) .*/s//e2e: FAIL \1 \2 fio exit=1 error=84/
-	s/^e2e: result PASS/e2e: result FAIL/' "$PASSING" >"$work/job.log"
-must_fail "a log with a failed fio job" "$work/job.log" 'did not pass|end-to-end run failed'
-sed '/^e2e: control /d' "$PASSING" >"$work/control.log"
-must_fail "a log without the negative control" "$work/control.log" 'no negative control'
-# A phase the command line asked for (all, by default) whose line is missing.
-sed '/^e2e: retune /d' "$PASSING" >"$work/phase.log"
-must_fail "a log whose re-tuning phase left no line" "$work/phase.log" '"e2e: retune" lines'
-sed -E 's/^(fault: [a-z_]+ [a-z]+ injected=)([0-9]+) recovered=[0-9]+/\1\2 recovered=0/' \
-	"$PASSING" >"$work/fault.log"
-must_fail "a fault cell that did not recover" "$work/fault.log" 'fault cell failed'
-# I/O errors are expected of a card removal only.
-sed -E '/^fault: card_removal /!s/^(fault: [a-z_]+ [a-z]+ injected=[0-9]+ recovered=[0-9]+ io_errors=)[0-9]+/\11/' \
-	"$PASSING" >"$work/fault-io.log"
-must_fail "a fault cell (not a card removal) with an I/O error" "$work/fault-io.log" 'fault cell failed'
-sed -E 's/^(fault: card_removal .* verify_failures=)[0-9]+/\11/' "$PASSING" >"$work/removal.log"
-must_fail "a card removal whose disk did not verify after the insertion" "$work/removal.log" \
-	'fault cell failed'
+must_fail "a log with a block I/O error in the jobs" "$work/io-error.log" \
+	'lost or failed I/O, during jobs/001'
+# A warning inside the power case's markers must be charged to it.
+sed '/^e2e: sleep: [a-z]* returned after /i [  123.456789] WARNING: CPU: 0 PID: 1 at drivers/mmc/host/mtk_sd_rust/mtk_sd_rust.rs:1 example+0x0/0x10\r' \
+	"$PASSING" >"$work/warning.log"
+must_fail "a log with a kernel warning in the system sleep" "$work/warning.log" \
+	'the kernel reported problems, during power/002'
 sed '/^e2e: result PASS/i simulated controller 0x11f60000: 1 model violation(s), new kind: Example\r' \
 	"$PASSING" >"$work/violation.log"
 must_fail "a log with a model violation" "$work/violation.log" "broke the simulated hardware"
+sed -E 's/^e2e: case jobs\/001 passed in /e2e: case jobs\/001 FAILED in /' "$PASSING" >"$work/job.log"
+must_fail "a log whose jobs case failed" "$work/job.log" 'case jobs/001 failed'
+sed '/^e2e: case jobs\/002 passed in /d' "$PASSING" >"$work/control.log"
+must_fail "a log without the negative control's verdict" "$work/control.log" \
+	'case jobs/002: 0 verdict lines'
+if grep -q '^e2e: case retune/001 passed in ' "$PASSING"; then
+	sed '/^e2e: case retune\/001 passed in /d' "$PASSING" >"$work/phase.log"
+	must_fail "a log whose re-tuning case left no verdict" "$work/phase.log" \
+		'case retune/001: 0 verdict lines'
+fi
+sed -E 's/^e2e: result PASS/e2e: result FAIL/' "$PASSING" >"$work/result.log"
+must_fail "a log whose guest reported a failure" "$work/result.log" "end-to-end run failed"
+
+# The teeth of the cases' judges: each line of the passing log passes its judge, and
+# the edited line must fail it.
+# usage: judged NAME JUDGE-CALL: the judge (a shell command with the line in $LINE)
+# passes the log's line and fails the edited one (EDITED).
+judge() {
+	LINE=$1 busybox sh -c ". '$REPO/scripts/e2e/common/verdicts'
+		fail() { echo \"e2e: FAIL \$*\"; }
+		$2" >"$work/judge.out" 2>&1
+}
+judged() {
+	local name=$1 call=$2 line=$3 edited=$4
+	[[ -n $line ]] || die "no line for \"$name\" in $PASSING"
+	judge "$line" "$call" || {
+		cat "$work/judge.out" >&2
+		die "the judge fails the passing log's line: $line"
+	}
+	if judge "$edited" "$call"; then
+		die "the judge passed $name: $edited"
+	fi
+	log "e2e-negative: $name: the case's judge fails it, as it must"
+}
+text=$(tr -d '\r' <"$PASSING")
+first() { grep -m1 -E "$1" <<<"$text" || true; }
+
+line=$(first '^fault: [a-z_]+ [a-z]+ injected=[1-9]')
+judged "a fault cell that did not recover" 'judge_fault "$LINE"' "$line" \
+	"$(sed -E 's/ recovered=[0-9]+/ recovered=0/' <<<"$line")"
+line=$(grep -E '^fault: [a-z_]+ [a-z]+ injected=[1-9]' <<<"$text" | grep -vm1 '^fault: card_removal ' || true)
+judged "a fault cell (not a card removal) with an I/O error" 'judge_fault "$LINE"' "$line" \
+	"$(sed -E 's/ io_errors=[0-9]+/ io_errors=1/' <<<"$line")"
+line=$(first '^fault: card_removal ')
+judged "a card removal whose disk did not verify after the insertion" 'judge_fault "$LINE"' \
+	"$line" "$(sed -E 's/ verify_failures=[0-9]+/ verify_failures=1/' <<<"$line")"
+line=$(first '^e2e: timing mmc[0-9]+ [a-z0-9]+ window=[0-9]+-[0-9]+ chosen=[0-9]+$')
+want=$(awk '{ print $4 }' <<<"$line")
+judged "a sample point outside its window" "judge_timing \"\$LINE\" $want" "$line" \
+	"$(awk '{ split($5, w, /[=-]/); $6 = "chosen=" (w[2] > 0 ? w[2] - 1 : w[3] + 1); print }' <<<"$line")"
+judged "a card at another timing than the board describes" "judge_timing \"\$LINE\" $want" \
+	"$line" "$(awk '{ $4 = ($4 == "hs200" ? "hs" : "hs200"); print }' <<<"$line")"
+line=$(first '^e2e: mode mmcblk[0-9]+ cqe ')
+d=$(awk '{ print $3 }' <<<"$line")
+more=$(first "^e2e:   $d on mmc[0-9]+: ")
+judged "a CQHCI disk with one request in flight at most" \
+	"judge_mode \"\$LINE\" '$more' cqe cqe" "$line" \
+	"$(sed -E 's/ max_in_flight=[0-9]+/ max_in_flight=1/' <<<"$line")"
+judged "a disk in another mode than the board describes" \
+	"judge_mode \"\$LINE\" '$more' cqe cqe" "$line" "$(sed -E 's/ cqe / hsq /' <<<"$line")"
+line=$(first '^e2e: pm mmcblk[0-9]+ runtime_suspends=')
+judged "a host short of runtime suspends" "judge_pm \"\$LINE\" 100" "$line" \
+	"$(sed -E 's/ runtime_suspends=[0-9]+/ runtime_suspends=5/' <<<"$line")"
+line=$(first '^e2e: retune ')
+if [[ -n $line ]]; then
+	old=$(sed -E 's/.* before=[0-9]+-[0-9]+\/([0-9]+) .*/\1/' <<<"$line")
+	judged "a re-tuning that kept the old sample point" 'judge_retune "$LINE"' "$line" \
+		"$(sed -E "s/( after=[0-9]+-[0-9]+\/)[0-9]+/\1$old/" <<<"$line")"
+fi
+line=$(first '^e2e: lifecycle ')
+cycles=$(sed -E 's/.* cycles=([0-9]+) .*/\1/' <<<"$line")
+judged "an unbind/bind run cut short after its first cycle" "judge_lifecycle \"\$LINE\" $cycles" \
+	"$line" "$(sed -E 's/ cycles=[0-9]+/ cycles=1/' <<<"$line")"
 # The module build's reload cycles (a run of the module build has their line).
-if grep -q '^e2e: module cycles=' "$PASSING"; then
-	sed -E 's/^(e2e: module cycles=)[0-9]+/\11/' "$PASSING" >"$work/module.log"
-	must_fail "a module reload run that stopped after its first cycle" "$work/module.log" \
-		'"e2e: module" line'
+line=$(first '^e2e: module cycles=')
+if [[ -n $line ]]; then
+	cycles=$(sed -E 's/.* cycles=([0-9]+) .*/\1/' <<<"$line")
+	disks=$(sed -E 's/.* disks=([0-9]+) .*/\1/' <<<"$line")
+	judged "a module reload run that stopped after its first cycle" \
+		"judge_module \"\$LINE\" $cycles $disks" "$line" \
+		"$(sed -E 's/ cycles=[0-9]+/ cycles=1/' <<<"$line")"
 else
 	log "e2e-negative: no module reload cycles in $PASSING (a built-in driver run): not edited"
 fi
 
-log "e2e-negative: the checker failed every log it must fail"
+log "e2e-negative: the check and the cases' judges failed every log and line they must fail"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Packs a guest's initramfs: Debian's static busybox as the shell, fio with the
 # shared libraries it links (among them libaio, for the queued jobs' libaio
-# engine) and /init (scripts/guest-init.sh); on x86_64 also insncount's guest side
+# engine), /init (scripts/guest-init.sh) and the end-to-end cases at /e2e
+# (scripts/e2e/); on x86_64 also insncount's guest side
 # (insncount/guest/: /bin/insncal, /bin/insnmark and the calibration's /insncal). The x86_64 guest gets the host's own
 # files (the host is x86_64 like the guest); the arm64 guest gets those of
 # Debian's arm64 packages, which setup.sh unpacks into $USERLAND_ARM64, its
@@ -103,12 +104,17 @@ printf '%s\n' "${LIBS[@]}" | grep -q '/libaio\.so' ||
 
 # This script decides the layout, so it is an input too.
 INSNCOUNT_GUEST=$REPO/insncount/guest
+# The end-to-end cases and their runner (scripts/e2e/), packed at /e2e.
+mapfile -t E2E_FILES < <(cd "$REPO/scripts/e2e" && find . -type f | LC_ALL=C sort)
 INPUTS=("${BASH_SOURCE[0]}" "$REPO/scripts/guest-init.sh" "$REPO/scripts/guest-perf.sh"
 	"$INSNCOUNT_GUEST/insncal.S" "$INSNCOUNT_GUEST/calibrate.sh"
 	"$ROOT$BUSYBOX" "$ROOT$FIO" ${KO:+"$KO"})
 for f in "${LIBS[@]}"; do INPUTS+=("$ROOT$f"); done
-# Contents only: the same files from another checkout give the same image.
-hash=$(sha256sum "${INPUTS[@]}" | cut -d' ' -f1 | sha256sum | cut -d' ' -f1)
+for f in "${E2E_FILES[@]}"; do INPUTS+=("$REPO/scripts/e2e/$f"); done
+# Contents only, and the cases' names: the same files from another checkout give the
+# same image.
+hash=$({ sha256sum "${INPUTS[@]}" | cut -d' ' -f1; printf '%s\n' "${E2E_FILES[@]}"; } |
+	sha256sum | cut -d' ' -f1)
 if [[ -s $OUT && -s $STAMP && $(cat "$STAMP") == "$hash" ]]; then
 	log "initramfs up to date ($OUT)"
 	exit 0
@@ -121,6 +127,8 @@ trap 'rm -rf "$root" "$tmp"' EXIT
 mkdir -p "$root"/{bin,dev,proc,sys,tmp,mnt}
 cp "$ROOT$BUSYBOX" "$root/bin/busybox"
 install -m 0755 "$REPO/scripts/guest-init.sh" "$root/init"
+cp -r "$REPO/scripts/e2e" "$root/e2e"
+chmod 0755 "$root/e2e/check"
 # make perf boots with rdinit=/perf.
 install -m 0755 "$REPO/scripts/guest-perf.sh" "$root/perf"
 # install copies the file a symlink points to, under the name ldd printed (the soname).

@@ -6,7 +6,7 @@
 # MSDC disks (eMMC with CQHCI, eMMC with HSQ, SD with HSQ, an eMMC without
 # command queueing on a CQHCI controller and an SD card in a slot that may hold
 # SDIO, both served one request at a time), writes and verifies each with fio,
-# one request at a time and 32 deep (scripts/guest-init.sh), then on all at once
+# one request at a time and 32 deep (scripts/e2e/tests/jobs), then on all at once
 # runtime-suspends and resumes each host after every I/O of a verified job and
 # puts the guest to sleep (suspend to idle) during another, and prints the
 # driver's queueing and power statistics per disk; scripts/e2e-check.sh then
@@ -20,7 +20,8 @@
 # environment:
 #   E2E_KERNEL=PATH    boot this kernel image; implies E2E_NO_BUILD=1 and no lock
 #   E2E_NO_BUILD=1     skip scripts/kernel.sh and boot the cached image as it is
-#   E2E_DISKS=N        whole-disk mmcblk devices the guest waits for (5)
+#   E2E_DISKS=N        whole-disk mmcblk devices the guest waits for (default: the
+#                      memory cards the board describes)
 #   E2E_WAIT=S         how long it waits for them (60)
 #   E2E_SIZE=MiB       fio size per job instead of the mode's
 #   E2E_SLEEP=pm_test  the system sleep without a wake-up source: /sys/power/pm_test
@@ -28,7 +29,8 @@
 #                      the RTC alarm's wake-up
 #   E2E_TARGET=file    test hook: the same jobs on a tmpfs file, not the disks
 #   E2E_FAULT=corrupt  test hook: zero a block between writing and verifying
-#   E2E_CMDLINE=...    more guest parameters (scripts/guest-init.sh lists them), e.g.
+#   E2E_CMDLINE=...    more guest parameters (scripts/e2e/check and its cases list
+#                      them), e.g.
 #                      "msdc_e2e_pm_think=100 msdc_e2e_wake=5"
 #   E2E_LOG=PATH       the console log (default $CACHE/run-ARCH[-short].log)
 #   E2E_SMP=N          vCPUs of the guest (1; 2 races the interrupt handler, the
@@ -38,11 +40,11 @@
 #                      with two
 #   E2E_MATRIX=full    the whole fault matrix and 100 unbind/bind cycles per slot
 #                      (make stress)
-#   E2E_PHASES=LIST    only these phases of the guest's run (comma-separated, of
-#                      jobs,power,matrix,retune,lifecycle,removal,module; all by
-#                      default): make e2e-arm64 runs those that differ by
+#   E2E_CASES=LIST     only these end-to-end cases (comma-separated groups, such as
+#                      jobs, or cases, such as retune/001: scripts/e2e/tests; all
+#                      by default): make e2e-arm64 runs those that differ by
 #                      architecture. scripts/e2e-check.sh reads the list from the
-#                      kernel command line and wants every phase on it
+#                      kernel command line and wants a verdict of every case on it
 #   E2E_DRIVER=module  the driver as the out-of-tree module build (scripts/kernel.sh
 #                      ARCH module) in place of the built-in one, which the kernel
 #                      command line keeps from starting (initcall_blacklist): the
@@ -53,7 +55,8 @@
 #   E2E_DRIVER=c       upstream's C driver (mtk-sd.c, CONFIG_MMC_MTK_RUST_SIM_C_DRIVER)
 #                      on every slot of the built-in test kernel
 #                      (mtk_sd_rust_sim.driver=c); E2E_CMDLINE="mtk_sd_rust_sim.driver=
-#                      c,rust,..." picks per slot. Its phases so far: jobs,power
+#                      c,rust,..." picks per slot. Its cases so far: board, jobs,
+#                      power, queue
 #                      (docs/testing.md, "Upstream's C driver")
 #   RUN_TIMEOUT=S      QEMU's time limit (1500)
 
@@ -137,12 +140,14 @@ fi
 # printk.devkmsg=on: the guest prints its lines through /dev/kmsg (guest-init.sh),
 # without the rate limit user space gets by default.
 CMDLINE="console=$CONSOLE kunit.enable=0 panic=-1 rdinit=/init printk.devkmsg=on msdc_e2e=$MODE"
-CMDLINE+=" msdc_e2e_disks=${E2E_DISKS:-5} msdc_e2e_wait=${E2E_WAIT:-60}"
+CMDLINE+=" msdc_e2e_wait=${E2E_WAIT:-60}"
+[[ -z ${E2E_DISKS:-} ]] || CMDLINE+=" msdc_e2e_disks=$E2E_DISKS"
 CMDLINE+=" msdc_e2e_target=${E2E_TARGET:-disks}"
 [[ -z ${E2E_SIZE:-} ]] || CMDLINE+=" msdc_e2e_size=$E2E_SIZE"
 [[ -z ${E2E_FAULT:-} ]] || CMDLINE+=" msdc_e2e_fault=$E2E_FAULT"
 [[ -z ${E2E_MATRIX:-} ]] || CMDLINE+=" msdc_e2e_matrix=$E2E_MATRIX"
-[[ -z ${E2E_PHASES:-} ]] || CMDLINE+=" msdc_e2e_phases=$E2E_PHASES"
+[[ -z ${E2E_PHASES:-} ]] || die "E2E_PHASES is gone: E2E_CASES names groups or cases (scripts/e2e/tests)"
+[[ -z ${E2E_CASES:-} ]] || CMDLINE+=" msdc_e2e_cases=$E2E_CASES"
 [[ -z ${E2E_SLEEP:-} ]] || CMDLINE+=" msdc_e2e_sleep=$E2E_SLEEP"
 [[ -z ${E2E_CMDLINE:-} ]] || CMDLINE+=" $E2E_CMDLINE"
 # The built-in driver's initcall (the module! macro's __<name>_init) is skipped, so

@@ -5,7 +5,7 @@
 #           the device-tree check and the patch series' check once set-up is done;
 #   x86_64  after set-up: the test kernel, the module and production builds, KUnit,
 #           the end-to-end run, its negative checks and the perf smoke run;
-#   arm64   after set-up: the same kernel builds and KUnit, and the end-to-end phases
+#   arm64   after set-up: the same kernel builds and KUnit, and the end-to-end cases
 #           that differ by architecture or need two vCPUs.
 # The arm64 lane's kernel builds run at a lower priority, so that the x86_64 kernel,
 # whose lane has the longer run after it, is built first when both compete. A lane

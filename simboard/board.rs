@@ -66,6 +66,7 @@
 //! driver that misuses the hardware one new way after another is not hidden behind its
 //! first mistake).
 
+mod describe;
 #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
 mod engine_choice;
 mod exports;
@@ -1265,6 +1266,7 @@ fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
         files.push(scope, GFP_KERNEL)?;
     }
     SLOT_DIRS.populate(files);
+    describe::publish(&root)?;
     Ok(root)
 }
 

@@ -37,6 +37,20 @@ impl Node {
         NonNull::new(node).map(|node| Self { node })
     }
 
+    /// Whether the node has the property `name` (a boolean property is there or not).
+    pub(crate) fn has_property(&self, name: &CStr) -> bool {
+        // SAFETY: by the type invariant the node is alive; `name` is NUL-terminated; the
+        // result is only compared with null.
+        let property = unsafe {
+            bindings::of_find_property(
+                self.node.as_ptr(),
+                name.as_char_ptr(),
+                core::ptr::null_mut(),
+            )
+        };
+        !property.is_null()
+    }
+
     /// Removes the property `name`, if the node has it (before its device is populated).
     pub(crate) fn remove_property(&self, name: &CStr) -> Result {
         // SAFETY: by the type invariant the node is alive; `name` is NUL-terminated.
