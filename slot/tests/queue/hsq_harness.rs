@@ -18,13 +18,13 @@ use std::cell::{Cell, Ref, RefCell, RefMut};
 use hsq::{HsqError, RequestShape, NORMAL_DEPTH, PERFORMANCE_DEPTH};
 use mmc_request::{Direction, ErrorKind, RequestResult};
 use models::msdc::{CardSlot, Fault};
-use slot::{Owner, QueuedSlotRequest, Refusal};
+use slot::{Owner, Refusal};
 
 use crate::block::{Attempt, BlockLayer, Work};
 use crate::board::Board;
 use crate::common::block_request;
 use crate::common::flags::{AC, R1};
-use crate::slot::{ready_for_data, BenchRequest, CardKind, CoreHost, QueueSide, Slot};
+use crate::slot::{ready_for_data, CardKind, CoreHost, Issue, QueueSide, Slot};
 
 /// The block-layer tags of the software queue.
 const TAGS: std::ops::Range<u8> = 0..hsq::SLOT_COUNT as u8;
@@ -35,15 +35,6 @@ const MAX_RETRIES: u32 = 5;
 /// `CMD_ERRORS` of the block driver: card status bits that fail a request.
 const CMD_ERRORS: u32 =
     (1 << 31) | (1 << 30) | (1 << 29) | (1 << 26) | (1 << 21) | (1 << 20) | (1 << 19);
-
-/// A request the software queue holds under its tag: an `mmc_request` of the block layer.
-pub(crate) type Issue = BenchRequest<Attempt>;
-
-impl QueuedSlotRequest for Issue {
-    fn tag(&self) -> i32 {
-        i32::from(self.id.tag)
-    }
-}
 
 /// What happened, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -251,10 +251,11 @@ impl Msdc {
                 memory,
                 idle_timer,
             } => {
-                let queue = HardwareQueue::new(config, memory, idle_timer).map_err(|e| {
-                    dev_err!(dev, "CQHCI configuration refused: {:?}\n", e);
-                    EINVAL
-                })?;
+                let queue = hardware_queue::new_hardware_queue(config, memory, idle_timer)
+                    .map_err(|e| {
+                        dev_err!(dev, "CQHCI configuration refused: {:?}\n", e);
+                        EINVAL
+                    })?;
                 Queue::Hardware(KBox::init(queue, GFP_KERNEL)?)
             }
             // The C engine queues; the slot runs what it dispatches one at a time.
@@ -404,13 +405,7 @@ impl Msdc {
             // consumes only what it has enabled.
             let sdio = state.controller.sdio_irq_event(&self.regs);
             let card_changed = state.controller.card_detect_event(&self.regs);
-            let tasks = match &mut state.queue {
-                Queue::Hardware(hq) if hq.engine.is_enabled() => state
-                    .controller
-                    .command_queue_event(&self.regs)
-                    .map(|event| self.task_interrupt(hq, event.cmd_error, event.data_error)),
-                _ => None,
-            };
+            let tasks = slot::command_queue::task_event(self, &mut state.view());
             // The C `cqhci`'s CMDQ interrupt, taken out as the Rust engine's is, for
             // `cqhci_irq` once the lock is released.
             #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
@@ -421,7 +416,7 @@ impl Msdc {
                 Progress::Pending => None,
                 Progress::Done(in_flight, result) => Some((in_flight, result)),
             };
-            self.note_hardware_fault(&mut state.controller);
+            slot::note_hardware_fault(self, &mut state.controller);
             // Under the lock, so that none can reach a host that `quiesce` saw leave.
             if !state.removed {
                 if card_changed {
@@ -441,24 +436,12 @@ impl Msdc {
             self.c_cqhci_irq(event);
         }
         if let Some(outcome) = tasks {
-            self.finish_tasks(&outcome.completed);
-            if outcome.wake {
-                self.idle.notify_all();
-            }
+            slot::command_queue::finish_event(self, &outcome);
         }
         if let Some((in_flight, result)) = done {
             slot::finish(self, in_flight, &result);
         }
         handled
-    }
-
-    /// Logs and counts the hardware fault the request engine recorded last, if any: a
-    /// bounded wait for the hardware (reset, FIFO clear, DMA stop, clock) that ran out.
-    /// Called with the lock held, on every path that drives the engine through requests.
-    fn note_hardware_fault(&self, controller: &mut Controller<InFlight>) {
-        if let Some(fault) = controller.take_hardware_fault() {
-            self.log_hardware_fault(fault);
-        }
     }
 
     /// Logs and counts a bounded hardware wait that ran out.
