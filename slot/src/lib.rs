@@ -40,7 +40,7 @@ pub mod services;
 pub mod software_queue;
 pub mod watchdog;
 
-pub use request::{finish, note_hardware_fault, recheck_sdio_irq, start_request};
+pub use request::{finish, interrupt, note_hardware_fault, recheck_sdio_irq, start_request};
 pub use services::{
     DescriptorArea, InFlight, Owner, QueueFault, QueuedSlotRequest, Refusal, SlotKernel, SlotOwner,
     SlotRequest, SlotView,

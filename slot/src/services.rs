@@ -154,6 +154,9 @@ pub struct SlotView<'a, K: SlotKernel + ?Sized> {
     pub software_queue: Option<&'a mut SoftwareQueue<K::Queued>>,
     /// The CQHCI command queue engine, on a slot that has one.
     pub hardware_queue: Option<&'a mut SlotHardwareQueue<K>>,
+    /// The host has left the MMC core (driver removal): no interrupt may ask it for a
+    /// rescan or signal an SDIO card any more.
+    pub host_removed: bool,
 }
 
 /// What the slot logic needs of the kernel.
@@ -233,8 +236,12 @@ pub trait SlotKernel {
     /// for it). Any context.
     fn dispatching(&self, tag: u8, depth: u8);
 
-    /// Signals the SDIO card's interrupt to the core.
+    /// Signals the SDIO card's interrupt to the core. Any context.
     fn signal_sdio_irq(&self);
+
+    /// The card-detect line changed: the core rescans after the debounce. Any context, with
+    /// the lock held.
+    fn card_changed(&self);
 
     /// A dispatch of the software queue found the bus busy (a card still programming) and
     /// waits: run [`retry_busy`](super::software_queue::retry_busy) from process context,

@@ -353,7 +353,7 @@ impl<'b, C: CardSlot> CoreHost<'b> for CqeHarness<'b, C> {
         self.slot.start_core(request, segments)
     }
 
-    /// The interrupt handler (`Msdc::handle_interrupt`); false if the line is low.
+    /// The interrupt handler (`slot::interrupt`); false if the line is low.
     fn interrupt(&mut self) -> bool {
         self.slot.handle_interrupt()
     }

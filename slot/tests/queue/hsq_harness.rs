@@ -425,28 +425,30 @@ impl<'b, C: CardSlot> CoreHost<'b> for HsqHarness<'b, C> {
         &self.slot
     }
 
-    /// The interrupt handler (`Msdc::handle_interrupt`); false if the line is low.
+    /// The interrupt handler (`Msdc::handle_interrupt`); false if the line is low. With
+    /// [`Mistake::ReleaseBeforeCompletion`], a handler that releases the host before the
+    /// core sees a queued request's completion.
     fn interrupt(&mut self) -> bool {
+        if self.core().mistake.get() != Some(Mistake::ReleaseBeforeCompletion) {
+            return self.slot.handle_interrupt();
+        }
         if !self.slot.interrupt_entry() {
             return false;
         }
         let Some((in_flight, result)) = self.slot.request_interrupt() else {
             return true;
         };
-        if matches!(in_flight.owner, Owner::Queue { .. }) {
-            // The core starts recovery from this completion: from here on nothing may be
-            // dispatched until it finishes.
-            if failed(&result) {
-                self.core().recovering.set(true);
-            }
-            if self.core().mistake.get() == Some(Mistake::ReleaseBeforeCompletion) {
-                if let Owner::Queue { request, tag } = in_flight.owner {
-                    self.release_before_completion(request, tag, &result);
+        match in_flight.owner {
+            Owner::Queue { request, tag } => {
+                // The core starts recovery from this completion: from here on nothing may
+                // be dispatched until it finishes.
+                if failed(&result) {
+                    self.core().recovering.set(true);
                 }
-                return true;
+                self.release_before_completion(request, tag, &result);
             }
+            Owner::Core(_) => slot::finish(&self.slot, in_flight, &result),
         }
-        slot::finish(&self.slot, in_flight, &result);
         true
     }
 }

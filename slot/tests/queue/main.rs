@@ -3,7 +3,7 @@
 //! The slot logic against the models: the host software queue (`hsq`) on an eMMC and an
 //! SD card, and the CQHCI engine (`cqhci`) on an eMMC with its command queue, each run by
 //! the slot logic the kernel runs (`slot::software_queue`, `slot::command_queue`,
-//! `slot::finish`) with a harness that plays the MMC core and block layer around it.
+//! `slot::interrupt`) with a harness that plays the MMC core and block layer around it.
 //!
 //! Every test runs many requests at once with their data checked byte for byte, and
 //! proves that each one was completed exactly once and none was lost, also when a data

@@ -9,6 +9,7 @@
 //! kernel, panics here.
 
 use std::cell::{Cell, RefCell, RefMut};
+use std::convert::Infallible;
 
 use cqhci::regs::CQSSC1;
 use cqhci::{Wait, Warnings};
@@ -346,8 +347,9 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
         Some(done.remove(at).1)
     }
 
-    /// The start of the glue's interrupt handler: whether the line is up, then the SDIO
-    /// and card-detect events, which these slots never have.
+    /// The start of the interrupt handler, for a harness that departs from its order:
+    /// whether the line is up, then the SDIO and card-detect events, which these slots
+    /// never have.
     pub(crate) fn interrupt_entry(&self) -> bool {
         if !self.board.interrupt_line() {
             return false;
@@ -369,22 +371,13 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
         }
     }
 
-    /// The interrupt handler of a slot without a software queue (`Msdc::handle_interrupt`'s
-    /// order): the line, the SDIO and card-detect events, the CMDQ event, the request
-    /// engine; then, with the lock released, the completed tasks and the finished request.
+    /// The interrupt handler (`Msdc::handle_interrupt`: `slot::interrupt`) once the line
+    /// is up; false if it is low. The bench has no engine outside the slot logic.
     pub(crate) fn handle_interrupt(&self) -> bool {
-        if !self.interrupt_entry() {
+        if !self.board.interrupt_line() {
             return false;
         }
-        let tasks = self.with_slot(|mut slot| slot::command_queue::task_event(self, &mut slot));
-        let done = self.request_interrupt();
-        if let Some(outcome) = tasks {
-            slot::command_queue::finish_event(self, &outcome);
-        }
-        if let Some((in_flight, result)) = done {
-            slot::finish(self, in_flight, &result);
-        }
-        true
+        slot::interrupt(self, |_| None::<Infallible>, |never| match never {})
     }
 
     /// Asserts that nothing is on the controller, every completion of the core's was
@@ -431,6 +424,7 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> SlotKernel for Slot<'b, C, S> {
             descriptors: &mut engines.descriptors,
             software_queue: engines.software_queue.as_mut(),
             hardware_queue: engines.hardware_queue.as_mut(),
+            host_removed: false,
         })
     }
 
@@ -509,6 +503,10 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> SlotKernel for Slot<'b, C, S> {
 
     fn signal_sdio_irq(&self) {
         panic!("an SDIO interrupt on a slot without an SDIO card");
+    }
+
+    fn card_changed(&self) {
+        panic!("a card-detect event on a slot without a card-detect line");
     }
 
     /// The harness runs the retry when it next gets the chance ([`Slot::run_busy_retry`]).

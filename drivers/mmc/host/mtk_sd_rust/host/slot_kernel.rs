@@ -13,7 +13,7 @@ use kernel::{
 
 use super::{
     counters::result_errors, hardware_queue::cqhci_errno, software_queue::hsq_errno, Msdc, Queue,
-    State,
+    State, CARD_DETECT_DELAY_MS,
 };
 use crate::{
     backend::RegisterWindow,
@@ -104,6 +104,7 @@ impl State {
             descriptors: &mut self.descriptors,
             software_queue,
             hardware_queue,
+            host_removed: self.removed,
         }
     }
 }
@@ -251,6 +252,10 @@ impl SlotKernel for Arc<Msdc> {
 
     fn signal_sdio_irq(&self) {
         self.host.signal_sdio_irq();
+    }
+
+    fn card_changed(&self) {
+        self.host.detect_change(CARD_DETECT_DELAY_MS);
     }
 
     fn schedule_busy_retry(&self) {
