@@ -11,7 +11,9 @@
 //! queue is on ([`SlotKernel::set_cqe_on`]). The multi-step operations (disable, suspend,
 //! recovery) wait for the hardware with the lock released ([`SlotKernel::sleep_until`]),
 //! except `cqe_off`, whose halt is short enough to poll under the lock. Task requests are
-//! completed with the lock released, one lock round trip each.
+//! completed with the lock released, one lock round trip each; until the completion
+//! returns, the task is still known as completing, so that the core's time-out never takes
+//! it for gone ([`timeout`]).
 
 use crate::cqhci::{
     self, regs::CQCRDCT, regs::CQSSC1, CardInfo, CompletionStatus, Completions, Cqhci, CqhciBlock,
@@ -38,6 +40,15 @@ pub struct Task<Q> {
     pub direct: bool,
 }
 
+/// A request taken out of the task table to be completed with the lock released.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Completing<I> {
+    /// The request.
+    pub id: I,
+    /// How many completions of it under this tag have not returned yet.
+    pub count: u8,
+}
+
 /// The CQHCI engine, its descriptor memory and the requests of the tasks it holds.
 pub struct HardwareQueue<Q: QueuedSlotRequest, M> {
     /// The engine.
@@ -46,6 +57,8 @@ pub struct HardwareQueue<Q: QueuedSlotRequest, M> {
     pub memory: M,
     /// The requests of the tasks the engine holds, by tag.
     pub tasks: [Option<Task<Q>>; cqhci::Tag::COUNT],
+    /// The requests taken out of `tasks` whose completion has not returned yet, by tag.
+    pub completing: [Option<Completing<Q::Id>>; cqhci::Tag::COUNT],
     /// `CQSSC1` for the MSDC's hooks: the send-status idle timer at this `hclk`.
     pub idle_timer: CQSSC1,
 }
@@ -57,6 +70,7 @@ impl<Q: QueuedSlotRequest, M: DescriptorArea> HardwareQueue<Q, M> {
             engine,
             memory,
             tasks: [const { None }; cqhci::Tag::COUNT],
+            completing: [None; cqhci::Tag::COUNT],
             idle_timer,
         }
     }
@@ -81,6 +95,11 @@ impl<Q: QueuedSlotRequest, M: DescriptorArea> HardwareQueue<Q, M> {
                 },
             )
         })
+    }
+
+    /// Whether a completion of the request `id` has not returned yet.
+    fn is_completing(&self, id: &Q::Id) -> bool {
+        self.completing.iter().flatten().any(|c| c.id == *id)
     }
 }
 
@@ -475,7 +494,8 @@ pub fn finish_event<K: SlotKernel + ?Sized>(kernel: &K, outcome: &TaskOutcome) {
 }
 
 /// Completes the tasks in `completed`, one lock round trip each: the request is taken out
-/// under the lock and completed with it released.
+/// under the lock and completed with it released. Until its completion returns, the core's
+/// time-out finds it completing ([`timeout`]).
 pub fn finish_tasks<K: SlotKernel + ?Sized>(kernel: &K, completed: &Completions) {
     let regs = kernel.regs();
     for completion in completed.iter() {
@@ -483,6 +503,16 @@ pub fn finish_tasks<K: SlotKernel + ?Sized>(kernel: &K, completed: &Completions)
         let taken = kernel.with_slot(|slot| {
             let queue = slot.hardware_queue?;
             let task = queue.tasks.get_mut(at).and_then(Option::take)?;
+            let id = task.request.id();
+            if let Some(place) = queue.completing.get_mut(at) {
+                *place = Some(match *place {
+                    Some(c) if c.id == id => Completing {
+                        id,
+                        count: c.count.saturating_add(1),
+                    },
+                    _ => Completing { id, count: 1 },
+                });
+            }
             let response = if task.direct {
                 Io::<CqhciBlock>::read::<CQCRDCT>(regs).response()
             } else {
@@ -494,6 +524,7 @@ pub fn finish_tasks<K: SlotKernel + ?Sized>(kernel: &K, completed: &Completions)
             kernel.cqe_event(QueueEvent::NoRequestForTag(ticket_tag(completion.tag)));
             continue;
         };
+        let id = request.id();
         let (bytes, error) = task_ending(completion.status, request.data());
         kernel.complete_task(
             request,
@@ -504,16 +535,33 @@ pub fn finish_tasks<K: SlotKernel + ?Sized>(kernel: &K, completed: &Completions)
                 response,
             },
         );
+        kernel.with_slot(|slot| {
+            let Some(place) = slot
+                .hardware_queue
+                .and_then(|queue| queue.completing.get_mut(at))
+            else {
+                return;
+            };
+            *place = match *place {
+                Some(c) if c.id == id && c.count > 1 => Some(Completing {
+                    id,
+                    count: c.count - 1,
+                }),
+                Some(c) if c.id == id => None,
+                other => other,
+            };
+        });
     }
 }
 
 /// `cqe_timeout` for the request `id`: `Some(recovery_needed)` if its task is still
-/// queued (now marked timed out); `None` if it is gone.
+/// queued (now marked timed out) or its completion is under way (`Some(false)`: the core
+/// waits for that completion); `None` if it is gone.
 pub fn timeout<K: SlotKernel + ?Sized>(
     kernel: &K,
     id: &<K::Queued as QueuedSlotRequest>::Id,
 ) -> Option<bool> {
-    let recovery_needed = kernel.with_slot(|slot| {
+    let verdict = kernel.with_slot(|slot| {
         let queue = slot.hardware_queue?;
         let ticket = queue
             .tasks
@@ -523,15 +571,21 @@ pub fn timeout<K: SlotKernel + ?Sized>(
             .map(|task| task.ticket);
         match ticket {
             Some(ticket) => match queue.engine.timeout(ticket) {
-                TimeoutVerdict::TimedOut { recovery_needed } => Some(recovery_needed),
+                TimeoutVerdict::TimedOut { recovery_needed } => Some(Some(recovery_needed)),
                 TimeoutVerdict::AlreadyCompleted => None,
             },
+            None if queue.is_completing(id) => Some(None),
             None => None,
         }
     })?;
-    kernel.cqe_event(QueueEvent::TaskTimedOut);
-    kernel.wake_idle_waiters();
-    Some(recovery_needed)
+    match verdict {
+        Some(recovery_needed) => {
+            kernel.cqe_event(QueueEvent::TaskTimedOut);
+            kernel.wake_idle_waiters();
+            Some(recovery_needed)
+        }
+        None => Some(false),
+    }
 }
 
 /// `cqe_recovery_start`: the engine halts and stops taking tasks (sleeping with the lock

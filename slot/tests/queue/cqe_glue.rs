@@ -62,6 +62,10 @@ pub(crate) struct CqeCore {
     in_recovery: Cell<bool>,
     /// Every task completion the slot logic handed back, in order.
     statuses: RefCell<Vec<(Attempt, CompletionStatus)>>,
+    /// A job whose completion asks `cqe_timeout` about its own request, while it runs.
+    timeout_in_completion: Cell<Option<usize>>,
+    /// What those `cqe_timeout`s answered, with the attempt they asked about.
+    timeout_answers: RefCell<Vec<(Attempt, Option<bool>)>>,
 }
 
 impl<'b, C: CardSlot> QueueSide<'b, C> for CqeCore {
@@ -87,6 +91,11 @@ impl<'b, C: CardSlot> QueueSide<'b, C> for CqeCore {
     /// all transferred is requeued, and so is a direct command completed in recovery.
     fn complete_task(&self, slot: &Slot<'b, C, Self>, issue: Issue, end: TaskEnd) {
         let attempt = issue.id;
+        if self.timeout_in_completion.get() == Some(attempt.job) {
+            // The block layer's time-out running on another CPU meanwhile.
+            let during = command_queue::timeout(slot, &attempt);
+            self.timeout_answers.borrow_mut().push((attempt, during));
+        }
         self.statuses.borrow_mut().push((attempt, end.status));
         let mut block = self.block.borrow_mut();
         block.host_completed(&attempt, end.error);
@@ -133,6 +142,8 @@ impl<'b, C: CardSlot> CqeHarness<'b, C> {
             recovery_needed: Cell::new(false),
             in_recovery: Cell::new(false),
             statuses: RefCell::new(Vec::new()),
+            timeout_in_completion: Cell::new(None),
+            timeout_answers: RefCell::new(Vec::new()),
         };
         let mut harness = Self {
             slot: Slot::new(board, core, false),
@@ -167,6 +178,17 @@ impl<'b, C: CardSlot> CqeHarness<'b, C> {
     /// Every task completion the slot logic handed back, in order.
     pub(crate) fn statuses(&self) -> Ref<'_, Vec<(Attempt, CompletionStatus)>> {
         self.core().statuses.borrow()
+    }
+
+    /// Makes the completion of job `job` ask `cqe_timeout` about its own request while it
+    /// runs.
+    pub(crate) fn time_out_in_completion(&self, job: usize) {
+        self.core().timeout_in_completion.set(Some(job));
+    }
+
+    /// What the `cqe_timeout`s of [`CqeHarness::time_out_in_completion`] answered.
+    pub(crate) fn timeout_answers(&self) -> Vec<(Attempt, Option<bool>)> {
+        self.core().timeout_answers.borrow().clone()
     }
 
     /// The core's `cqe_timeout` for `attempt`'s request.
@@ -330,6 +352,7 @@ impl<'b, C: CardSlot> CqeHarness<'b, C> {
             assert_eq!(queue.engine.idle_state(), cqhci::IdleState::Idle);
             assert!(queue.engine.in_flight().is_empty());
             assert!(queue.tasks.iter().all(Option::is_none));
+            assert!(queue.completing.iter().all(Option::is_none));
             assert_eq!(queue.engine.is_on(), self.slot.cqe_on());
         }
         self.slot.assert_idle();

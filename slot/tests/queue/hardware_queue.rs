@@ -227,6 +227,31 @@ fn a_command_without_cqe_off_is_caught() {
     });
 }
 
+/// The block layer's time-out of a task whose completion runs (taken out of the task table,
+/// completed with the lock released) finds it completing, never gone: the core then waits
+/// for that completion (`BLK_EH_RESET_TIMER`) instead of completing the request itself a
+/// second time. Once the completion returned, the request is gone.
+#[test]
+fn a_time_out_during_a_completion_finds_the_task_completing() {
+    with_queue(|harness| {
+        harness.time_out_in_completion(3);
+        let jobs = harness.block().add(tasks(0, 7));
+        harness.run();
+        let answers = harness.timeout_answers();
+        assert_eq!(answers.len(), 1, "{answers:?}");
+        let (attempt, during) = answers[0];
+        assert_eq!(attempt.job, 3);
+        assert_eq!(during, Some(false), "cqe_timeout during the completion");
+        assert_eq!(harness.cqe_timeout(&attempt), None, "after the completion");
+        assert_eq!(harness.recoveries, 0);
+        for job in jobs {
+            assert_eq!(harness.statuses_of(job), [CompletionStatus::Done]);
+        }
+        harness.assert_idle();
+        assert!(harness.slot().cqe_events().is_empty());
+    });
+}
+
 /// A task the block layer times out while it is queued is marked timed out; the core's
 /// recovery (the notifier runs from `mmc_cqe_timed_out`) clears and requeues it, and every
 /// task ends once.

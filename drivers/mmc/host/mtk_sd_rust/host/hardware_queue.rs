@@ -31,6 +31,7 @@ pub(super) fn new_hardware_queue(
         engine,
         memory,
         tasks <- pin_init::init_array_from_fn(|_| None),
+        completing: [None; cqhci::Tag::COUNT],
         idle_timer,
     }))
 }
