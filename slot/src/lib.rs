@@ -11,8 +11,8 @@
 //! after the core saw the completion) lives here. What it needs of the kernel (its lock,
 //! completing a request to the MMC core, the watchdog's timer, counters and the log) is
 //! the [`SlotKernel`] trait: the driver implements it over the MMC abstraction layer, the
-//! host tests over the models. Of the CQHCI command queue, [`command_queue`] holds only
-//! what a request becomes as a task and what a completed task hands back.
+//! host tests over the models. The CQHCI command queue engine's tasks, its interrupt and
+//! its waits go through [`command_queue`] the same way.
 //!
 //! Request ownership stays with the types: a request is in exactly one place (with its
 //! caller, in the software queue's table, or on the controller as the token of
@@ -40,7 +40,7 @@ pub mod services;
 pub mod software_queue;
 pub mod watchdog;
 
-pub use request::{finish, note_hardware_fault, recheck_sdio_irq, start_request};
+pub use request::{finish, interrupt, note_hardware_fault, recheck_sdio_irq, start_request};
 pub use services::{
     DescriptorArea, InFlight, Owner, QueueFault, QueuedSlotRequest, Refusal, SlotKernel, SlotOwner,
     SlotRequest, SlotView,

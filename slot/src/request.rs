@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! A request on the controller: launched (one at a time, or as the software queue's
-//! dispatch) and finished, with the lock taken and released in the glue's one order.
+//! dispatch) and finished, with the lock taken and released in the glue's one order; and
+//! the interrupt handler, which finishes it.
 
 use crate::mmc_request::{RequestResult, Segment};
-use crate::msdc::controller::{Controller, DmaChain};
+use crate::msdc::controller::{Controller, DmaChain, Progress};
 
 use super::services::{
     DescriptorArea, InFlight, NotStarted, Owner, Refusal, SlotKernel, SlotOwner, SlotRequest,
     SlotView,
 };
-use super::software_queue;
+use super::{command_queue, software_queue};
 
 /// Logs and counts the hardware fault the request engine recorded last, if any. Called with
 /// the lock held, on every path that drives the engine through requests.
@@ -159,4 +160,53 @@ pub fn recheck_sdio_irq<K: SlotKernel + ?Sized>(kernel: &K) {
     if lost {
         kernel.signal_sdio_irq();
     }
+}
+
+/// The interrupt handler: with the lock held, the events in the engine's order (the SDIO
+/// card's interrupt, card detect, the CMDQ interrupt of the CQHCI engine, then `other`'s,
+/// then the request engine's), each consumed and acknowledged by its own call, and the
+/// core told of a card change or an SDIO interrupt unless it has let the host go; with the
+/// lock released, `other`'s event to `handle_other`, the completed tasks to the core, and
+/// the finished request to [`finish`]. Whether there was anything to handle.
+///
+/// `other` takes, with the lock held, the CMDQ interrupt of an engine the slot logic does
+/// not run (the kernel's C `cqhci` in test kernels).
+pub fn interrupt<K: SlotKernel + ?Sized, E>(
+    kernel: &K,
+    other: impl FnOnce(&mut SlotView<'_, K>) -> Option<E>,
+    handle_other: impl FnOnce(E),
+) -> bool {
+    let regs = kernel.regs();
+    let (events, tasks, other_event, done) = kernel.with_slot(|mut slot| {
+        let sdio = slot.controller.sdio_irq_event(regs);
+        let card_changed = slot.controller.card_detect_event(regs);
+        let tasks = command_queue::task_event(kernel, &mut slot);
+        let other_event = other(&mut slot);
+        let done = match slot.controller.handle_interrupt(regs) {
+            Progress::Pending => None,
+            Progress::Done(in_flight, result) => Some((in_flight, result)),
+        };
+        note_hardware_fault(kernel, slot.controller);
+        // Under the lock, so that none reaches a host that has gone.
+        if !slot.host_removed {
+            if card_changed {
+                kernel.card_changed();
+            }
+            if sdio {
+                kernel.signal_sdio_irq();
+            }
+        }
+        (sdio || card_changed, tasks, other_event, done)
+    });
+    let handled = events || tasks.is_some() || other_event.is_some() || done.is_some();
+    if let Some(event) = other_event {
+        handle_other(event);
+    }
+    if let Some(outcome) = tasks {
+        command_queue::finish_event(kernel, &outcome);
+    }
+    if let Some((in_flight, result)) = done {
+        finish(kernel, in_flight, &result);
+    }
+    handled
 }

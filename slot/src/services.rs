@@ -3,12 +3,14 @@
 //! What the slot logic needs of the kernel ([`SlotKernel`]), the requests it handles and
 //! the token a request holds on the controller.
 
+use crate::cqhci::{self, CqhciBlock, Warnings};
 use crate::hsq::HsqError;
 use crate::mmc_request::{Data, Request, RequestResult, Segment};
 use crate::msdc::controller::{Controller, HwError, StartError};
 use crate::msdc::regs::MsdcBase;
 use crate::registers::Io;
 
+use super::command_queue::{Operation, QueueEvent, SlotHardwareQueue, TaskEnd};
 use super::software_queue::SoftwareQueue;
 
 /// A request of the MMC core as the slot launches it.
@@ -31,8 +33,18 @@ pub trait SlotRequest {
 
 /// A request the MMC core queued (`cqe_request`).
 pub trait QueuedSlotRequest: SlotRequest {
+    /// What names the request to the core's time-out (`cqe_timeout`).
+    type Id: Copy + PartialEq;
+
     /// The block layer's tag.
     fn tag(&self) -> i32;
+
+    /// The request's name.
+    fn id(&self) -> Self::Id;
+
+    /// The first block a data task moves (`mmc_data::blk_addr`) and its `MMC_DATA_*`
+    /// flags; `None` without data.
+    fn block_address_and_flags(&self) -> Option<(u32, u32)>;
 }
 
 /// The memory the controller's GPD/BD chain is written to.
@@ -58,6 +70,17 @@ pub enum Refusal {
     },
     /// The slot has no software queue (`-EINVAL`).
     NoSoftwareQueue,
+    /// The slot has no command queue engine (`-EINVAL`).
+    NoCommandQueue,
+    /// A data task of blocks other than 512 bytes (`-EINVAL`).
+    BlockSize(u32),
+    /// The command queue engine refused the task of `tag`.
+    Task {
+        /// The block layer's tag.
+        tag: u8,
+        /// Why.
+        error: cqhci::Error,
+    },
     /// A tag outside the software queue's table: a requeue would meet it again (`-EINVAL`).
     TagOutOfRange,
     /// The tag's place in the table holds a request already (`-EBUSY`).
@@ -129,6 +152,11 @@ pub struct SlotView<'a, K: SlotKernel + ?Sized> {
     pub descriptors: &'a mut K::Descriptors,
     /// The host software queue, on a slot that has one.
     pub software_queue: Option<&'a mut SoftwareQueue<K::Queued>>,
+    /// The CQHCI command queue engine, on a slot that has one.
+    pub hardware_queue: Option<&'a mut SlotHardwareQueue<K>>,
+    /// The host has left the MMC core (driver removal): no interrupt may ask it for a
+    /// rescan or signal an SDIO card any more.
+    pub host_removed: bool,
 }
 
 /// What the slot logic needs of the kernel.
@@ -136,14 +164,17 @@ pub struct SlotView<'a, K: SlotKernel + ?Sized> {
 /// The methods that say "any context" may be called with the lock held, so they must not
 /// take it; the others are called with the lock released and may take it.
 pub trait SlotKernel {
-    /// The controller's registers.
-    type Regs: Io<MsdcBase>;
+    /// The controller's registers, its CQHCI block's included.
+    type Regs: Io<MsdcBase> + Io<CqhciBlock>;
     /// A request of the core's `request` callback.
     type Request: SlotRequest<Error = Self::Error>;
     /// A request of the core's `cqe_request`.
     type Queued: QueuedSlotRequest<Error = Self::Error>;
     /// The descriptor memory.
     type Descriptors: DescriptorArea;
+    /// The CQHCI engine's descriptor memory: its task descriptor list, then its transfer
+    /// descriptors.
+    type TaskMemory: DescriptorArea;
     /// What a failed request completes with (an errno).
     type Error;
     /// A point in time, for the watchdog.
@@ -205,8 +236,12 @@ pub trait SlotKernel {
     /// for it). Any context.
     fn dispatching(&self, tag: u8, depth: u8);
 
-    /// Signals the SDIO card's interrupt to the core.
+    /// Signals the SDIO card's interrupt to the core. Any context.
     fn signal_sdio_irq(&self);
+
+    /// The card-detect line changed: the core rescans after the debounce. Any context, with
+    /// the lock held.
+    fn card_changed(&self);
 
     /// A dispatch of the software queue found the bus busy (a card still programming) and
     /// waits: run [`retry_busy`](super::software_queue::retry_busy) from process context,
@@ -214,4 +249,29 @@ pub trait SlotKernel {
     /// [`BusWait::Done`](super::software_queue::BusWait::Done). A retry queued and not yet
     /// running serves (it sees this dispatch); one that runs must run again.
     fn schedule_busy_retry(&self);
+
+    /// Publishes whether the CQHCI engine is on (`mmc_host::cqe_on`), after each engine
+    /// call: the core halts it (`cqe_off`) before a command of its own. Any context.
+    fn set_cqe_on(&self, on: bool);
+
+    /// A task was issued to the CQHCI engine (counted). Any context.
+    fn task_issued(&self, direct: bool);
+
+    /// The task of `request` needs error recovery: tells the core
+    /// (`mrq->recovery_notifier`). Any context, with the lock held.
+    fn notify_recovery(&self, request: &Self::Queued);
+
+    /// Completes a CQHCI task's request as `end` says (`mmc_cqe_request_done`); the core
+    /// may call back into the queue from it.
+    fn complete_task(&self, request: Self::Queued, end: TaskEnd);
+
+    /// Sleeps until `wait`'s register condition holds or its time is up (the engine copes
+    /// with either), with the lock released: process context.
+    fn sleep_until(&self, wait: cqhci::Wait);
+
+    /// A CQHCI operation ran into problems: log them. Any context.
+    fn cqe_warnings(&self, operation: Operation, warnings: Warnings);
+
+    /// Something of the CQHCI engine to log. Any context.
+    fn cqe_event(&self, event: QueueEvent);
 }

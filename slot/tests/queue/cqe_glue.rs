@@ -1,36 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The CQHCI engine as the kernel glue drives it (`drivers/mmc/host/mtk_sd_rust/host/hardware_queue.rs`,
-//! `drivers/mmc/host/mtk_sd_rust/host/cqe_ops.rs` and the interrupt handler of `drivers/mmc/host/mtk_sd_rust/host.rs`), on the bench,
-//! with the MMC core's side around it: the block layer's tasks and their completion
-//! (`mmc_blk_cqe_complete_rq`), the recovery notifier, `mmc_cqe_recovery`, and the core's
-//! own commands, before which it halts the queue (`cqe_off`).
+//! The CQHCI engine on the bench, run by the slot logic the kernel runs
+//! (`slot::command_queue`: the task issue with the MSDC's hooks, the CMDQ interrupt, the
+//! completed tasks, `cqe_off`, recovery), with the MMC core's side around it: the block
+//! layer's tasks and their completion (`mmc_blk_cqe_complete_rq`), the recovery notifier,
+//! `mmc_cqe_recovery`, and the core's own commands, before which it halts the queue
+//! (`cqe_off`) when the slot logic says the queue is on.
 //!
-//! Every engine call that may run a hook gets the controller's hooks
-//! (`Controller::cqe_hooks`) and hands what they did back (`Controller::absorb_cqe`). The
-//! interrupt handler passes the errors `Controller::command_queue_event` decoded to
-//! `Cqhci::irq` and completes the tasks it returns; waits of multi-step operations let the
-//! hardware run and its interrupts be handled, as the glue's sleeps with the lock released
-//! do, except for `cqe_off`, which polls under the lock.
+//! The waits of the multi-step operations let the hardware run and its interrupts be
+//! handled ([`Slot::handle_interrupt`]), as the kernel's sleeps with the lock released do.
 
-use cqhci::regs::{Tag, CQCAP, CQCRDCT, CQSSC1};
-use cqhci::{
-    CardInfo, CompletionStatus, Completions, Cqhci, DescriptorMemory, Finished,
-    Segment as TaskSegment, Step, Wait,
-};
-use mmc_request::{ErrorKind, Request, Segment};
+use std::cell::{Cell, Ref, RefCell, RefMut};
+
+use cqhci::regs::CQCAP;
+use cqhci::{CardInfo, CompletionStatus, Cqhci};
+use mmc_request::{Request, RequestResult, Segment};
 use models::msdc::CardSlot;
-use msdc::cqe::{send_status_idle_timer, CqeEvent, CqeHooks, ENGINE_CONFIG, SEND_STATUS_IDLE_NS};
+use msdc::cqe::{send_status_idle_timer, ENGINE_CONFIG, SEND_STATUS_IDLE_NS};
 use registers::Io;
-use slot::command_queue;
+use slot::command_queue::{self, TaskEnd};
 
 use crate::block::{Attempt, BlockLayer, Work};
-use crate::board::{Board, CQ_AT, CQ_LEN};
+use crate::board::{Board, CQ_LEN};
 use crate::common::flags::{AC, R1B, R1B_NO_CRC};
-use crate::common::{command, data};
+use crate::common::{block_request, command, request};
 use crate::slot::{
-    bring_up_emmc, ready_for_data, switch_arg, CardKind, CoreHost, NoQueue, Slot, CMD_RETRIES,
-    EMMC_RCA,
+    bring_up_emmc, ready_for_data, switch_arg, CardKind, CoreHost, Issue, QueueSide, Slot,
+    CMD_RETRIES, EMMC_RCA,
 };
 
 /// The data slots, and the direct command's: the harness gives the flush the block-layer
@@ -49,13 +45,6 @@ const CQE_RETRIES: u32 = 2;
 /// Ticks after which the harness calls a run stuck.
 const MAX_TICKS: usize = 100_000;
 
-/// A task of the engine, from its doorbell to its completion.
-struct Task {
-    attempt: Attempt,
-    /// A direct command: its response comes from `CQCRDCT`.
-    direct: bool,
-}
-
 /// A departure from the core's contract, to show that the harness notices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mistake {
@@ -63,19 +52,76 @@ pub(crate) enum Mistake {
     SkipOff,
 }
 
-/// The glue, the engines and the core of a slot with a CQHCI block.
-pub(crate) struct CqeHarness<'b, C: CardSlot> {
-    slot: Slot<'b, C, NoQueue>,
-    engine: Cqhci,
-    idle_timer: CQSSC1,
-    tasks: [Option<Task>; Tag::COUNT],
-    pub(crate) block: BlockLayer,
+/// The MMC core and block layer of a slot with a CQHCI engine: what the slot logic calls
+/// back into.
+pub(crate) struct CqeCore {
+    block: RefCell<BlockLayer>,
     /// The recovery notifier ran: the core's recovery work is scheduled.
-    recovery_needed: bool,
+    recovery_needed: Cell<bool>,
     /// `mq->in_recovery`.
-    in_recovery: bool,
-    /// Every task completion the engine handed back, in order.
-    pub(crate) statuses: Vec<(Attempt, CompletionStatus)>,
+    in_recovery: Cell<bool>,
+    /// Every task completion the slot logic handed back, in order.
+    statuses: RefCell<Vec<(Attempt, CompletionStatus)>>,
+    /// A job whose completion asks `cqe_timeout` about its own request, while it runs.
+    timeout_in_completion: Cell<Option<usize>>,
+    /// What those `cqe_timeout`s answered, with the attempt they asked about.
+    timeout_answers: RefCell<Vec<(Attempt, Option<bool>)>>,
+}
+
+impl<'b, C: CardSlot> QueueSide<'b, C> for CqeCore {
+    type Queued = Issue;
+
+    fn dispatching(&self, _slot: &Slot<'b, C, Self>, tag: u8, _depth: u8) {
+        panic!("a slot without a software queue dispatched tag {tag}");
+    }
+
+    fn complete_queued(&self, _slot: &Slot<'b, C, Self>, issue: Issue, _: &RequestResult) {
+        panic!(
+            "job {}: a task completed as a software queue's",
+            issue.id.job
+        );
+    }
+
+    /// `mmc_cqe_recovery_notifier`: schedules the recovery work once.
+    fn notify_recovery(&self, _request: &Issue) {
+        self.recovery_needed.set(true);
+    }
+
+    /// `mmc_blk_cqe_complete_rq`: an error is retried `MMC_CQE_RETRIES` times; data not
+    /// all transferred is requeued, and so is a direct command completed in recovery.
+    fn complete_task(&self, slot: &Slot<'b, C, Self>, issue: Issue, end: TaskEnd) {
+        let attempt = issue.id;
+        if self.timeout_in_completion.get() == Some(attempt.job) {
+            // The block layer's time-out running on another CPU meanwhile.
+            let during = command_queue::timeout(slot, &attempt);
+            self.timeout_answers.borrow_mut().push((attempt, during));
+        }
+        self.statuses.borrow_mut().push((attempt, end.status));
+        let mut block = self.block.borrow_mut();
+        block.host_completed(&attempt, end.error);
+        let work = block.work(attempt.job);
+        match (end.error, work) {
+            (Some(e), _) => block.retry_or_fail(&attempt, e),
+            (None, Work::Data { .. }) if end.bytes == work.bytes() => {
+                block.end_ok(slot.board, &attempt);
+            }
+            (None, Work::Data { .. }) => block.requeue(&attempt),
+            (None, Work::Flush) if self.in_recovery.get() => block.requeue(&attempt),
+            (None, Work::Flush) => {
+                assert!(
+                    ready_for_data(end.response),
+                    "flush status {:#x}",
+                    end.response
+                );
+                block.end_ok(slot.board, &attempt);
+            }
+        }
+    }
+}
+
+/// The slot logic, the engines and the core of a slot with a CQHCI block.
+pub(crate) struct CqeHarness<'b, C: CardSlot> {
+    slot: Slot<'b, C, CqeCore>,
     /// Recoveries run.
     pub(crate) recoveries: u32,
     /// The most tasks the engine held at once.
@@ -91,124 +137,88 @@ impl<'b, C: CardSlot> CqeHarness<'b, C> {
         let layout = engine.layout();
         assert!(layout.tdl_len() + layout.transfer_area_len() <= CQ_LEN);
         let cap = Io::<cqhci::CqhciBlock>::read::<CQCAP>(board);
+        let core = CqeCore {
+            block: RefCell::new(block),
+            recovery_needed: Cell::new(false),
+            in_recovery: Cell::new(false),
+            statuses: RefCell::new(Vec::new()),
+            timeout_in_completion: Cell::new(None),
+            timeout_answers: RefCell::new(Vec::new()),
+        };
         let mut harness = Self {
-            slot: Slot::new(board, NoQueue, false),
-            engine,
-            idle_timer: send_status_idle_timer(HCLK_HZ, cap, SEND_STATUS_IDLE_NS),
-            tasks: [const { None }; Tag::COUNT],
-            block,
-            recovery_needed: false,
-            in_recovery: false,
-            statuses: Vec::new(),
+            slot: Slot::new(board, core, false),
             recoveries: 0,
             max_tasks: 0,
             mistake: None,
         };
+        harness.slot.install_hardware_queue(
+            engine,
+            send_status_idle_timer(HCLK_HZ, cap, SEND_STATUS_IDLE_NS),
+        );
         bring_up_emmc(&mut harness, true);
         harness.slot.attach(CardKind::Emmc);
-        harness.enable();
-        harness
-    }
-
-    /// `cqe_enable`.
-    fn enable(&mut self) {
-        let board = self.slot.board;
         let card = CardInfo {
             command_queue_enabled: true,
             rca: EMMC_RCA as u16,
         };
-        self.with_memory(|engine, hooks, mem| engine.enable(board, hooks, card, mem))
-            .expect("cqe_enable");
-        assert_eq!(self.engine.queue_depth(), 31);
+        let depth = command_queue::enable(&harness.slot, card).expect("a CQHCI engine");
+        assert_eq!(depth, Ok(31), "cqe_enable");
+        harness
     }
 
-    /// `Msdc::with_engine`: one engine call with the controller's hooks, whose aftermath
-    /// the controller absorbs.
-    fn with_engine<T>(&mut self, f: impl FnOnce(&mut Cqhci, &CqeHooks<'_, Board<C>>) -> T) -> T {
-        let board = self.slot.board;
-        let mut controller = self.slot.controller();
-        let hooks = controller.cqe_hooks(board, self.idle_timer);
-        let answer = f(&mut self.engine, &hooks);
-        let aftermath = hooks.finish();
-        assert_eq!(aftermath.fault, None, "a hook's poll timed out");
-        controller.absorb_cqe(aftermath);
-        answer
+    fn core(&self) -> &CqeCore {
+        &self.slot.side
     }
 
-    /// [`CqeHarness::with_engine`] with the engine's descriptor memory lent
-    /// (`HardwareQueue::engine_and_memory`): the task descriptor list, then the transfer
-    /// descriptors.
-    fn with_memory<T>(
-        &mut self,
-        f: impl FnOnce(&mut Cqhci, &CqeHooks<'_, Board<C>>, &mut DescriptorMemory<'_>) -> T,
-    ) -> T {
-        let board = self.slot.board;
-        let tdl_len = self.engine.layout().tdl_len();
-        self.with_engine(|engine, hooks| {
-            let mut ram = board.ram();
-            let (tdl, transfers) = ram[CQ_AT..CQ_AT + CQ_LEN].split_at_mut(tdl_len);
-            let mut mem = DescriptorMemory {
-                tdl,
-                tdl_bus: board.bus(CQ_AT),
-                transfers,
-                transfers_bus: board.bus(CQ_AT + tdl_len),
-            };
-            f(engine, hooks, &mut mem)
-        })
+    /// The block layer.
+    pub(crate) fn block(&self) -> RefMut<'_, BlockLayer> {
+        self.core().block.borrow_mut()
     }
 
-    /// `Msdc::drive_engine`: an operation to its end, sleeping between register checks.
-    fn drive(
-        &mut self,
-        first: impl FnOnce(&mut Cqhci, &Board<C>, &CqeHooks<'_, Board<C>>) -> Step,
-    ) -> Finished {
-        let board = self.slot.board;
-        let mut step = self.with_engine(|engine, hooks| first(engine, board, hooks));
-        for _ in 0..8 {
-            match step {
-                Step::Done(finished) => {
-                    assert!(finished.warnings.is_empty(), "{:?}", finished.warnings);
-                    return finished;
-                }
-                Step::Wait(wait) => {
-                    self.sleep_until(wait);
-                    step = self.with_engine(|engine, hooks| engine.resume(board, hooks));
-                }
-            }
-        }
-        panic!("the engine did not finish");
+    /// Every task completion the slot logic handed back, in order.
+    pub(crate) fn statuses(&self) -> Ref<'_, Vec<(Attempt, CompletionStatus)>> {
+        self.core().statuses.borrow()
     }
 
-    /// `Msdc::sleep_until`, one hardware step per microsecond; the interrupt handler may
-    /// run meanwhile.
-    fn sleep_until(&mut self, wait: Wait) {
-        let board = self.slot.board;
-        for _ in 0..wait.timeout_us {
-            if wait.condition.is_met(board) {
-                return;
-            }
-            board.advance(1);
-            self.interrupt();
-        }
+    /// Makes the completion of job `job` ask `cqe_timeout` about its own request while it
+    /// runs.
+    pub(crate) fn time_out_in_completion(&self, job: usize) {
+        self.core().timeout_in_completion.set(Some(job));
     }
 
-    /// `cqe_off`: the halt polled under the lock.
-    fn cqe_off(&mut self) {
-        let board = self.slot.board;
-        let finished = self.with_engine(|engine, hooks| {
-            let first = engine.off(board, hooks);
-            engine.drive(board, hooks, first, |wait| {
-                wait.poll(board, 1);
-            })
-        });
-        assert!(finished.warnings.is_empty(), "{:?}", finished.warnings);
-        assert!(!self.engine.is_on());
+    /// What the `cqe_timeout`s of [`CqeHarness::time_out_in_completion`] answered.
+    pub(crate) fn timeout_answers(&self) -> Vec<(Attempt, Option<bool>)> {
+        self.core().timeout_answers.borrow().clone()
+    }
+
+    /// The core's `cqe_timeout` for `attempt`'s request.
+    pub(crate) fn cqe_timeout(&self, attempt: &Attempt) -> Option<bool> {
+        command_queue::timeout(&self.slot, attempt)
+    }
+
+    /// The attempt of job `job` whose task the engine holds, if any.
+    pub(crate) fn queued_attempt(&self, job: usize) -> Option<Attempt> {
+        let queue = self.slot.hardware_queue();
+        let attempt = queue
+            .tasks
+            .iter()
+            .flatten()
+            .map(|task| task.request.id)
+            .find(|attempt| attempt.job == job);
+        attempt
+    }
+
+    /// `mmc_cqe_recovery_notifier`, as `mmc_cqe_timed_out` calls it for a time-out that
+    /// needs recovery.
+    pub(crate) fn notify_recovery(&self) {
+        self.core().recovery_needed.set(true);
     }
 
     /// `cqe_wait_for_idle`, as the core calls it before a command of its own.
     pub(crate) fn wait_for_idle(&mut self) {
         for _ in 0..MAX_TICKS {
-            match self.engine.idle_state() {
+            let state = self.slot.hardware_queue().engine.idle_state();
+            match state {
                 cqhci::IdleState::Idle => return,
                 cqhci::IdleState::RecoveryNeeded => panic!("recovery while waiting for idle"),
                 cqhci::IdleState::Busy => self.tick(),
@@ -221,11 +231,11 @@ impl<'b, C: CardSlot> CqeHarness<'b, C> {
     pub(crate) fn run(&mut self) {
         for _ in 0..MAX_TICKS {
             self.submit();
-            if self.recovery_needed {
+            if self.core().recovery_needed.get() {
                 self.recovery_work();
                 continue;
             }
-            if self.block.all_ended() {
+            if self.block().all_ended() {
                 return;
             }
             self.tick();
@@ -236,220 +246,139 @@ impl<'b, C: CardSlot> CqeHarness<'b, C> {
     /// The block layer issues what `mmc_mq_queue_rq` lets through: nothing while recovery
     /// is needed, data tasks while a data slot is free, the flush in the direct command's.
     pub(crate) fn submit(&mut self) {
-        while !self.recovery_needed {
-            let Some(job) = self.block.next() else {
-                return;
+        while !self.core().recovery_needed.get() {
+            let issue = {
+                let mut block = self.block();
+                let Some(job) = block.next() else {
+                    return;
+                };
+                let tags = match block.work(job) {
+                    Work::Flush => DCMD_TAGS,
+                    Work::Data { .. } => DATA_TAGS,
+                };
+                let Some(tag) = block.free_tag(tags) else {
+                    return;
+                };
+                let attempt = block.start(self.slot.board, tag);
+                self.issue(&block, attempt)
             };
-            let tags = match self.block.work(job) {
-                Work::Flush => DCMD_TAGS,
-                Work::Data { .. } => DATA_TAGS,
-            };
-            let Some(tag) = self.block.free_tag(tags) else {
-                return;
-            };
-            let attempt = self.block.start(self.slot.board, tag);
-            if let Err(e) = self.cqe_request(attempt) {
-                panic!("cqe_request refused job {}: {e:?}", attempt.job);
+            let job = issue.id.job;
+            if let Err(refused) = command_queue::issue(&self.slot, issue) {
+                panic!("cqe_request refused job {job}: {:?}", refused.error);
             }
-            self.max_tasks = self.max_tasks.max(self.engine.in_flight().count());
+            let held = self.slot.hardware_queue().engine.in_flight().count();
+            self.max_tasks = self.max_tasks.max(held);
         }
     }
 
-    /// `cqe_request` (`Msdc::queue_task`): a data task or the flush's direct command.
-    fn cqe_request(&mut self, attempt: Attempt) -> Result<(), cqhci::Error> {
-        let board = self.slot.board;
-        let work = self.block.work(attempt.job);
-        let issued = match work {
+    /// The `mmc_request` of `attempt`: a data task with its buffer in one or two segments,
+    /// or the flush (`mmc_blk_cqe_issue_flush`: SWITCH, R1B).
+    fn issue(&self, block: &BlockLayer, attempt: Attempt) -> Issue {
+        let work = block.work(attempt.job);
+        let (request, segments): (Request, Vec<Segment>) = match work {
             Work::Data {
                 direction,
                 lba,
                 blocks,
-            } => {
-                let task = command_queue::data_task(&data(direction, 512, blocks), lba, 0);
-                let tag = Tag::new(u32::from(attempt.tag)).expect("tag");
-                let mapped = board.segments(attempt.tag, work.bytes());
-                self.with_memory(|engine, hooks, mem| {
-                    let segments = mapped.iter().map(|s| TaskSegment {
-                        address: s.bus_address,
-                        length: s.len,
-                    });
-                    engine.issue_data(board, hooks, mem, tag, &task, segments)
-                })
-            }
-            Work::Flush => {
-                // `mmc_blk_cqe_issue_flush`: SWITCH, R1B.
-                let flush = command(6, switch_arg(EXT_CSD_FLUSH_CACHE, 1), R1B | AC);
-                let flush = command_queue::direct_command(&flush)?;
-                self.with_memory(|engine, hooks, mem| engine.issue_dcmd(board, hooks, mem, &flush))
-            }
-        }?;
-        let slot = &mut self.tasks[issued.tag.index()];
-        assert!(slot.is_none(), "slot {} issued twice", issued.tag.number());
-        *slot = Some(Task {
-            attempt,
-            direct: work == Work::Flush,
-        });
-        Ok(())
-    }
-
-    /// `Msdc::task_interrupt`: the host's errors to the engine, the recovery notifier of
-    /// the task in error.
-    fn task_interrupt(&mut self, event: CqeEvent) -> Completions {
-        let outcome = self
-            .engine
-            .irq(self.slot.board, event.cmd_error, event.data_error);
-        if let Some(tag) = outcome.notify_recovery {
-            if self.tasks[tag.index()].is_some() {
-                // `mmc_cqe_recovery_notifier`: schedules the recovery work once.
-                self.recovery_needed = true;
-            }
-        }
-        assert!(
-            !outcome.error_while_idle,
-            "an error while no task was queued"
-        );
-        assert!(outcome.spurious.is_empty(), "completions for empty slots");
-        outcome.completed
-    }
-
-    /// `Msdc::finish_tasks`: each completed task's request back to the core.
-    fn finish_tasks(&mut self, completed: &Completions) {
-        let board = self.slot.board;
-        for completion in completed.iter() {
-            let task = self.tasks[completion.tag.index()]
-                .take()
-                .unwrap_or_else(|| panic!("slot {} completed twice", completion.tag.number()));
-            let response = if task.direct {
-                Io::<cqhci::CqhciBlock>::read::<CQCRDCT>(board).response()
-            } else {
-                0
-            };
-            let task_data = match self.block.work(task.attempt.job) {
-                Work::Data {
-                    direction, blocks, ..
-                } => Some(data(direction, 512, blocks)),
-                Work::Flush => None,
-            };
-            let (bytes, error) = command_queue::task_ending(completion.status, task_data);
-            self.statuses.push((task.attempt, completion.status));
-            self.complete_task(task.attempt, bytes, error, response);
-        }
-    }
-
-    /// `mmc_blk_cqe_complete_rq`: an error is retried `MMC_CQE_RETRIES` times; data not
-    /// all transferred is requeued, and so is a direct command completed in recovery.
-    fn complete_task(
-        &mut self,
-        attempt: Attempt,
-        bytes: u32,
-        error: Option<ErrorKind>,
-        response: u32,
-    ) {
-        self.block.host_completed(&attempt, error);
-        let work = self.block.work(attempt.job);
-        match (error, work) {
-            (Some(e), _) => self.block.retry_or_fail(&attempt, e),
-            (None, Work::Data { .. }) if bytes == work.bytes() => {
-                self.block.end_ok(self.slot.board, &attempt);
-            }
-            (None, Work::Data { .. }) => self.block.requeue(&attempt),
-            (None, Work::Flush) if self.in_recovery => self.block.requeue(&attempt),
-            (None, Work::Flush) => {
-                assert!(ready_for_data(response), "flush status {response:#x}");
-                self.block.end_ok(self.slot.board, &attempt);
-            }
+            } => (
+                block_request(direction, lba, blocks, true),
+                self.slot.board.segments(attempt.tag, work.bytes()),
+            ),
+            Work::Flush => (
+                request(command(6, switch_arg(EXT_CSD_FLUSH_CACHE, 1), R1B | AC)),
+                Vec::new(),
+            ),
+        };
+        Issue {
+            id: attempt,
+            request,
+            segments,
+            for_mmc_card: true,
         }
     }
 
     /// The core's recovery work (`mmc_blk_cqe_recovery`, `mmc_cqe_recovery`): recovery
     /// start, CMD12, the busy poll, CMD48, recovery finish.
     fn recovery_work(&mut self) {
-        self.in_recovery = true;
+        self.core().in_recovery.set(true);
         self.recoveries += 1;
-        self.drive(|engine, board, hooks| engine.recovery_start(board, hooks));
-        assert!(!self.engine.is_on());
+        command_queue::recovery_start(&self.slot);
+        assert!(!self.slot.hardware_queue().engine.is_on());
+        assert!(!self.slot.cqe_on(), "cqe_on published after recovery start");
         // The card may have no transfer to stop: the stop's error does not matter.
         self.wait_for_cmd(12, 0, R1B_NO_CRC | AC, CMD_RETRIES);
         self.poll_for_busy(EMMC_RCA);
         let discard = self.wait_for_cmd(48, DISCARD_QUEUE, R1B_NO_CRC | AC, CMD_RETRIES);
-        let finished = self.drive(|engine, board, _| engine.recovery_finish(board));
-        assert!(!self.engine.recovery_pending());
-        assert!(
-            self.engine.in_flight().is_empty(),
-            "tasks left after recovery"
-        );
-        self.finish_tasks(&finished.completions);
-        assert!(
-            self.tasks.iter().all(Option::is_none),
-            "tasks never completed"
-        );
+        command_queue::recovery_finish(&self.slot);
+        {
+            let queue = self.slot.hardware_queue();
+            assert!(!queue.engine.recovery_pending());
+            assert!(
+                queue.engine.in_flight().is_empty(),
+                "tasks left after recovery"
+            );
+            assert!(
+                queue.tasks.iter().all(Option::is_none),
+                "tasks never completed"
+            );
+        }
         if discard.error.is_some() {
             self.wait_for_cmd(48, DISCARD_QUEUE, R1B_NO_CRC | AC, CMD_RETRIES);
         }
-        self.in_recovery = false;
-        self.recovery_needed = false;
+        self.core().in_recovery.set(false);
+        self.core().recovery_needed.set(false);
     }
 
     /// The status of every completion of job `job`, in order.
     pub(crate) fn statuses_of(&self, job: usize) -> Vec<CompletionStatus> {
-        self.statuses
+        self.statuses()
             .iter()
             .filter(|(attempt, _)| attempt.job == job)
             .map(|&(_, status)| status)
             .collect()
     }
 
-    /// The core's `host->cqe_on`.
+    /// The core's `host->cqe_on`, as the slot logic published it.
     pub(crate) fn is_on(&self) -> bool {
-        self.engine.is_on()
+        self.slot.cqe_on()
     }
 
-    /// Asserts the engine's state at the end: enabled, idle, holding nothing.
+    /// Asserts the engine's state at the end: enabled, idle, holding nothing, and the core
+    /// told it is off exactly when the engine is.
     pub(crate) fn assert_idle(&self) {
-        assert!(self.engine.is_enabled());
-        assert_eq!(self.engine.idle_state(), cqhci::IdleState::Idle);
-        assert!(self.engine.in_flight().is_empty());
-        assert!(self.tasks.iter().all(Option::is_none));
+        {
+            let queue = self.slot.hardware_queue();
+            assert!(queue.engine.is_enabled());
+            assert_eq!(queue.engine.idle_state(), cqhci::IdleState::Idle);
+            assert!(queue.engine.in_flight().is_empty());
+            assert!(queue.tasks.iter().all(Option::is_none));
+            assert!(queue.completing.iter().all(Option::is_none));
+            assert_eq!(queue.engine.is_on(), self.slot.cqe_on());
+        }
         self.slot.assert_idle();
     }
 }
 
 impl<'b, C: CardSlot> CoreHost<'b> for CqeHarness<'b, C> {
     type Card = C;
-    type Side = NoQueue;
+    type Side = CqeCore;
 
-    fn slot(&self) -> &Slot<'b, C, NoQueue> {
+    fn slot(&self) -> &Slot<'b, C, CqeCore> {
         &self.slot
     }
 
     /// `mmc_start_request`: the queue is halted first if it is on (`cqe_off`).
     fn start_core(&mut self, request: &Request, segments: &[Segment]) -> u32 {
-        if self.engine.is_on() && self.mistake != Some(Mistake::SkipOff) {
-            self.cqe_off();
+        if self.slot.cqe_on() && self.mistake != Some(Mistake::SkipOff) {
+            command_queue::off(&self.slot);
+            assert!(!self.slot.cqe_on(), "cqe_off left the queue on");
         }
         self.slot.start_core(request, segments)
     }
 
-    /// The interrupt handler (`Msdc::handle_interrupt`); false if the line is low.
+    /// The interrupt handler (`slot::interrupt`); false if the line is low.
     fn interrupt(&mut self) -> bool {
-        if !self.slot.interrupt_entry() {
-            return false;
-        }
-        let board = self.slot.board;
-        let event = if self.engine.is_enabled() {
-            self.slot.controller().command_queue_event(board)
-        } else {
-            None
-        };
-        let tasks = event.map(|event| self.task_interrupt(event));
-        let done = self.slot.request_interrupt();
-        if let Some(completed) = tasks {
-            self.finish_tasks(&completed);
-        }
-        if let Some((in_flight, result)) = done {
-            slot::finish(&self.slot, in_flight, &result);
-        }
-        true
+        self.slot.handle_interrupt()
     }
 }
 

@@ -12,6 +12,7 @@ use models::emmc::{Card, ReadyOrder};
 use msdc::controller::HostSetup;
 use msdc::dma::DmaAddressing;
 use msdc::soc;
+use slot::command_queue::QueueEvent;
 
 use crate::block::{initial_storage, Work, REGION_SECTORS};
 use crate::board::{setup, Board};
@@ -55,7 +56,7 @@ fn with_queue(f: impl FnOnce(&mut CqeHarness<'_, Card<'_>>)) {
     let board = Board::with_cqhci(cqe_setup(), card);
     let mut harness = CqeHarness::new(&board, block);
     f(&mut harness);
-    harness.block.assert_all_ended(board.card().storage());
+    harness.block().assert_all_ended(board.card().storage());
 }
 
 /// `DATA_JOBS` data jobs of the mix with the flush at `FLUSH_AT`, each in its own region;
@@ -78,15 +79,15 @@ fn tasks(first: usize, data_jobs: usize) -> Vec<Work> {
 fn run_full_queue<C: models::msdc::CardSlot>(
     harness: &mut CqeHarness<'_, C>,
 ) -> std::ops::Range<usize> {
-    let jobs = harness.block.add(tasks(0, DATA_JOBS));
+    let jobs = harness.block().add(tasks(0, DATA_JOBS));
     harness.submit();
     assert_eq!(
         harness.max_tasks, 32,
         "31 data tasks and the flush in flight"
     );
     harness.run();
-    let back = harness.block.read_back(jobs.clone());
-    harness.block.add(back);
+    let back = harness.block().read_back(jobs.clone());
+    harness.block().add(back);
     harness.run();
     harness.assert_idle();
     jobs
@@ -104,7 +105,7 @@ fn thirty_one_tasks_and_a_flush_complete_once_each() {
         }
         assert_eq!(harness.board().card().stats().flushes, flushes + 1);
         // Out of order: the card's shuffled readiness reorders the completions.
-        let order: Vec<usize> = harness.statuses.iter().map(|(a, _)| a.job).collect();
+        let order: Vec<usize> = harness.statuses().iter().map(|(a, _)| a.job).collect();
         assert!(order.windows(2).any(|w| w[0] > w[1]), "{order:?}");
     });
 }
@@ -187,7 +188,7 @@ fn a_command_timeout_is_recovered() {
 fn the_core_gets_the_bus_between_tasks() {
     with_queue(|harness| {
         for round in 0..3 {
-            let jobs = harness.block.add(tasks(round * 8, 7));
+            let jobs = harness.block().add(tasks(round * 8, 7));
             harness.run();
             assert!(
                 harness.is_on(),
@@ -206,8 +207,8 @@ fn the_core_gets_the_bus_between_tasks() {
                 assert_eq!(harness.statuses_of(job), [CompletionStatus::Done]);
             }
         }
-        let back = harness.block.read_back(0..24);
-        harness.block.add(back);
+        let back = harness.block().read_back(0..24);
+        harness.block().add(back);
         harness.run();
         harness.assert_idle();
     });
@@ -218,10 +219,62 @@ fn the_core_gets_the_bus_between_tasks() {
 #[should_panic(expected = "CommandWhileCqhciActive")]
 fn a_command_without_cqe_off_is_caught() {
     with_queue(|harness| {
-        harness.block.add(tasks(0, 4));
+        harness.block().add(tasks(0, 4));
         harness.run();
         harness.mistake = Some(Mistake::SkipOff);
         harness.wait_for_cmd(13, EMMC_RCA << 16, R1 | AC, 0);
         harness.board().assert_clean();
+    });
+}
+
+/// The block layer's time-out of a task whose completion runs (taken out of the task table,
+/// completed with the lock released) finds it completing, never gone: the core then waits
+/// for that completion (`BLK_EH_RESET_TIMER`) instead of completing the request itself a
+/// second time. Once the completion returned, the request is gone.
+#[test]
+fn a_time_out_during_a_completion_finds_the_task_completing() {
+    with_queue(|harness| {
+        harness.time_out_in_completion(3);
+        let jobs = harness.block().add(tasks(0, 7));
+        harness.run();
+        let answers = harness.timeout_answers();
+        assert_eq!(answers.len(), 1, "{answers:?}");
+        let (attempt, during) = answers[0];
+        assert_eq!(attempt.job, 3);
+        assert_eq!(during, Some(false), "cqe_timeout during the completion");
+        assert_eq!(harness.cqe_timeout(&attempt), None, "after the completion");
+        assert_eq!(harness.recoveries, 0);
+        for job in jobs {
+            assert_eq!(harness.statuses_of(job), [CompletionStatus::Done]);
+        }
+        harness.assert_idle();
+        assert!(harness.slot().cqe_events().is_empty());
+    });
+}
+
+/// A task the block layer times out while it is queued is marked timed out; the core's
+/// recovery (the notifier runs from `mmc_cqe_timed_out`) clears and requeues it, and every
+/// task ends once.
+#[test]
+fn a_task_timed_out_while_queued_is_recovered() {
+    with_queue(|harness| {
+        let jobs = harness.block().add(tasks(0, 7));
+        harness.submit();
+        let attempt = harness.queued_attempt(2).expect("job 2 is queued");
+        assert_eq!(harness.cqe_timeout(&attempt), Some(true));
+        assert_eq!(harness.slot().cqe_events(), [QueueEvent::TaskTimedOut]);
+        harness.notify_recovery();
+        harness.run();
+        assert_eq!(harness.recoveries, 1);
+        let statuses = harness.statuses_of(2);
+        assert_eq!(
+            statuses.last(),
+            Some(&CompletionStatus::Done),
+            "{statuses:?}"
+        );
+        let back = harness.block().read_back(jobs);
+        harness.block().add(back);
+        harness.run();
+        harness.assert_idle();
     });
 }

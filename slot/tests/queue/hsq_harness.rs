@@ -18,13 +18,13 @@ use std::cell::{Cell, Ref, RefCell, RefMut};
 use hsq::{HsqError, RequestShape, NORMAL_DEPTH, PERFORMANCE_DEPTH};
 use mmc_request::{Direction, ErrorKind, RequestResult};
 use models::msdc::{CardSlot, Fault};
-use slot::{Owner, QueuedSlotRequest, Refusal};
+use slot::{Owner, Refusal};
 
 use crate::block::{Attempt, BlockLayer, Work};
 use crate::board::Board;
 use crate::common::block_request;
 use crate::common::flags::{AC, R1};
-use crate::slot::{ready_for_data, BenchRequest, CardKind, CoreHost, QueueSide, Slot};
+use crate::slot::{ready_for_data, CardKind, CoreHost, Issue, QueueSide, Slot};
 
 /// The block-layer tags of the software queue.
 const TAGS: std::ops::Range<u8> = 0..hsq::SLOT_COUNT as u8;
@@ -35,15 +35,6 @@ const MAX_RETRIES: u32 = 5;
 /// `CMD_ERRORS` of the block driver: card status bits that fail a request.
 const CMD_ERRORS: u32 =
     (1 << 31) | (1 << 30) | (1 << 29) | (1 << 26) | (1 << 21) | (1 << 20) | (1 << 19);
-
-/// A request the software queue holds under its tag: an `mmc_request` of the block layer.
-pub(crate) type Issue = BenchRequest<Attempt>;
-
-impl QueuedSlotRequest for Issue {
-    fn tag(&self) -> i32 {
-        i32::from(self.id.tag)
-    }
-}
 
 /// What happened, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -434,28 +425,30 @@ impl<'b, C: CardSlot> CoreHost<'b> for HsqHarness<'b, C> {
         &self.slot
     }
 
-    /// The interrupt handler (`Msdc::handle_interrupt`); false if the line is low.
+    /// The interrupt handler (`Msdc::handle_interrupt`); false if the line is low. With
+    /// [`Mistake::ReleaseBeforeCompletion`], a handler that releases the host before the
+    /// core sees a queued request's completion.
     fn interrupt(&mut self) -> bool {
+        if self.core().mistake.get() != Some(Mistake::ReleaseBeforeCompletion) {
+            return self.slot.handle_interrupt();
+        }
         if !self.slot.interrupt_entry() {
             return false;
         }
         let Some((in_flight, result)) = self.slot.request_interrupt() else {
             return true;
         };
-        if matches!(in_flight.owner, Owner::Queue { .. }) {
-            // The core starts recovery from this completion: from here on nothing may be
-            // dispatched until it finishes.
-            if failed(&result) {
-                self.core().recovering.set(true);
-            }
-            if self.core().mistake.get() == Some(Mistake::ReleaseBeforeCompletion) {
-                if let Owner::Queue { request, tag } = in_flight.owner {
-                    self.release_before_completion(request, tag, &result);
+        match in_flight.owner {
+            Owner::Queue { request, tag } => {
+                // The core starts recovery from this completion: from here on nothing may
+                // be dispatched until it finishes.
+                if failed(&result) {
+                    self.core().recovering.set(true);
                 }
-                return true;
+                self.release_before_completion(request, tag, &result);
             }
+            Owner::Core(_) => slot::finish(&self.slot, in_flight, &result),
         }
-        slot::finish(&self.slot, in_flight, &result);
         true
     }
 }

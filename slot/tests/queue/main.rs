@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The command-queue glue against the models: the host software queue (`hsq`) on an eMMC
-//! and an SD card, and the CQHCI engine (`cqhci`) on an eMMC with its command queue, each
-//! driven by a harness that makes the engine calls in the order of the kernel glue
-//! (`drivers/mmc/host/mtk_sd_rust/host.rs`, `drivers/mmc/host/mtk_sd_rust/host/{software_queue,hardware_queue,cqe_ops}.rs`) and plays
-//! the MMC core and block layer around it.
+//! The slot logic against the models: the host software queue (`hsq`) on an eMMC and an
+//! SD card, and the CQHCI engine (`cqhci`) on an eMMC with its command queue, each run by
+//! the slot logic the kernel runs (`slot::software_queue`, `slot::command_queue`,
+//! `slot::interrupt`) with a harness that plays the MMC core and block layer around it.
 //!
 //! Every test runs many requests at once with their data checked byte for byte, and
 //! proves that each one was completed exactly once and none was lost, also when a data

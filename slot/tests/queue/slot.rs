@@ -9,18 +9,23 @@
 //! kernel, panics here.
 
 use std::cell::{Cell, RefCell, RefMut};
+use std::convert::Infallible;
 
+use cqhci::regs::CQSSC1;
+use cqhci::{Wait, Warnings};
 use mmc_request::{CommandResult, Data, Direction, ErrorKind, Request, RequestResult, Segment};
 use models::msdc::CardSlot;
 use msdc::clock::Timing;
 use msdc::controller::{Controller, HwError, Progress, StartError};
+use slot::command_queue::{HardwareQueue, Operation, QueueEvent, TaskEnd};
 use slot::software_queue::SoftwareQueue;
 use slot::{
     DescriptorArea, InFlight, QueueFault, QueuedSlotRequest, Refusal, SlotKernel, SlotRequest,
     SlotView,
 };
 
-use crate::board::{Board, AREA_AT, AREA_LEN, SCRATCH_AT, SCRATCH_LEN};
+use crate::block::Attempt;
+use crate::board::{Board, AREA_AT, AREA_LEN, CQ_AT, CQ_LEN, SCRATCH_AT, SCRATCH_LEN};
 use crate::common::flags::{AC, ADTC, BC, BCR, NONE, R1, R1B, R2, R3};
 use crate::common::{command, data, request};
 
@@ -85,6 +90,28 @@ impl<Id> SlotRequest for BenchRequest<Id> {
 /// A request of the core's `request` callback, numbered by the bench.
 pub(crate) type CoreRequest = BenchRequest<u32>;
 
+/// A request the core queued (`cqe_request`): an `mmc_request` of the block layer, named
+/// by its attempt.
+pub(crate) type Issue = BenchRequest<Attempt>;
+
+impl QueuedSlotRequest for Issue {
+    type Id = Attempt;
+
+    fn tag(&self) -> i32 {
+        i32::from(self.id.tag)
+    }
+
+    fn id(&self) -> Attempt {
+        self.id
+    }
+
+    /// The block address is the command's argument (an eMMC addresses blocks); the
+    /// block layer sets no `MMC_DATA_*` flags here.
+    fn block_address_and_flags(&self) -> Option<(u32, u32)> {
+        self.request.data.map(|_| (self.request.cmd.arg, 0))
+    }
+}
+
 /// What a slot's queue adds to the slot: the requests it queues and the MMC core's side of
 /// their dispatch and completion.
 pub(crate) trait QueueSide<'b, C: CardSlot>: Sized {
@@ -101,51 +128,21 @@ pub(crate) trait QueueSide<'b, C: CardSlot>: Sized {
         request: Self::Queued,
         result: &RequestResult,
     );
-}
 
-/// The queue side of a slot without a software queue: nothing is ever queued.
-pub(crate) struct NoQueue;
-
-/// The request a [`NoQueue`] slot never has.
-pub(crate) enum NoRequest {}
-
-impl SlotRequest for NoRequest {
-    type Error = Refusal;
-
-    fn spec(&self) -> Option<Request> {
-        match *self {}
+    /// [`SlotKernel::complete_task`]: the core's completion of a CQHCI task.
+    fn complete_task(&self, _slot: &Slot<'b, C, Self>, request: Self::Queued, _end: TaskEnd) {
+        panic!(
+            "tag {}: a task completed on a slot without a command queue",
+            request.tag()
+        );
     }
 
-    fn data(&self) -> Option<Data> {
-        match *self {}
-    }
-
-    fn for_mmc_card(&self) -> bool {
-        match *self {}
-    }
-
-    fn map_data(&mut self) -> Result<impl Iterator<Item = Segment> + '_, Refusal> {
-        match *self {}
-        #[expect(unreachable_code)]
-        Ok(core::iter::empty())
-    }
-}
-
-impl QueuedSlotRequest for NoRequest {
-    fn tag(&self) -> i32 {
-        match *self {}
-    }
-}
-
-impl<'b, C: CardSlot> QueueSide<'b, C> for NoQueue {
-    type Queued = NoRequest;
-
-    fn dispatching(&self, _slot: &Slot<'b, C, Self>, tag: u8, _depth: u8) {
-        panic!("a slot without a software queue dispatched tag {tag}");
-    }
-
-    fn complete_queued(&self, _slot: &Slot<'b, C, Self>, request: NoRequest, _: &RequestResult) {
-        match request {}
+    /// [`SlotKernel::notify_recovery`]: the core's recovery notifier, with the lock held.
+    fn notify_recovery(&self, request: &Self::Queued) {
+        panic!(
+            "tag {}: recovery notified on a slot without a command queue",
+            request.tag()
+        );
     }
 }
 
@@ -160,11 +157,25 @@ impl<C: CardSlot> DescriptorArea for Descriptors<'_, C> {
     }
 }
 
+/// The CQHCI engine's descriptor memory in the bench's RAM, lent for one engine call.
+pub(crate) struct TaskArea<'b, C: CardSlot>(&'b Board<C>);
+
+impl<C: CardSlot> DescriptorArea for TaskArea<'_, C> {
+    fn with_area<T>(&mut self, write: impl FnOnce(u64, &mut [u8]) -> T) -> T {
+        let mut ram = self.0.ram();
+        write(self.0.bus(CQ_AT), &mut ram[CQ_AT..CQ_AT + CQ_LEN])
+    }
+}
+
+/// The CQHCI engine of a bench slot.
+pub(crate) type BenchHardwareQueue<'b, C, Q> = HardwareQueue<Q, TaskArea<'b, C>>;
+
 /// What the slot's lock guards.
 struct Engines<'b, C: CardSlot, S: QueueSide<'b, C>> {
     controller: Controller<InFlight<Slot<'b, C, S>>>,
     descriptors: Descriptors<'b, C>,
     software_queue: Option<SoftwareQueue<S::Queued>>,
+    hardware_queue: Option<BenchHardwareQueue<'b, C, S::Queued>>,
 }
 
 /// One slot on the bench: the engines under the bench's lock, and the kernel's services to
@@ -187,6 +198,10 @@ pub(crate) struct Slot<'b, C: CardSlot, S: QueueSide<'b, C>> {
     timed_out: RefCell<Vec<u32>>,
     /// A dispatch waits for a busy bus: the harness runs the busy retry.
     busy_retry: Cell<bool>,
+    /// `mmc_host::cqe_on`, as the slot logic last published it.
+    cqe_on: Cell<bool>,
+    /// The CQHCI events the slot logic reported (only time-outs are expected).
+    cqe_events: RefCell<Vec<QueueEvent>>,
     /// The queue's side.
     pub(crate) side: S,
 }
@@ -203,6 +218,7 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
                 controller,
                 descriptors: Descriptors(board),
                 software_queue: software_queue.then(SoftwareQueue::new),
+                hardware_queue: None,
             }),
             mmc_card: Cell::new(false),
             next_core: Cell::new(0),
@@ -212,6 +228,8 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
             clock_ns: Cell::new(0),
             timed_out: RefCell::new(Vec::new()),
             busy_retry: Cell::new(false),
+            cqe_on: Cell::new(false),
+            cqe_events: RefCell::new(Vec::new()),
             side,
         }
     }
@@ -231,6 +249,30 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
         RefMut::map(self.lock(), |engines| {
             engines.software_queue.as_mut().expect("a software queue")
         })
+    }
+
+    /// Gives the slot a CQHCI engine (`cqe` in the device tree) with `idle_timer` for the
+    /// hooks; its descriptor memory is the board's.
+    pub(crate) fn install_hardware_queue(&self, engine: cqhci::Cqhci, idle_timer: CQSSC1) {
+        self.lock().hardware_queue =
+            Some(HardwareQueue::new(engine, TaskArea(self.board), idle_timer));
+    }
+
+    /// The CQHCI engine and its tasks, under the lock.
+    pub(crate) fn hardware_queue(&self) -> RefMut<'_, BenchHardwareQueue<'b, C, S::Queued>> {
+        RefMut::map(self.lock(), |engines| {
+            engines.hardware_queue.as_mut().expect("a CQHCI engine")
+        })
+    }
+
+    /// The core's `host->cqe_on`.
+    pub(crate) fn cqe_on(&self) -> bool {
+        self.cqe_on.get()
+    }
+
+    /// The CQHCI events reported so far.
+    pub(crate) fn cqe_events(&self) -> Vec<QueueEvent> {
+        self.cqe_events.borrow().clone()
     }
 
     /// Lets `ns` pass on the watchdog's clock.
@@ -305,8 +347,9 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
         Some(done.remove(at).1)
     }
 
-    /// The start of the glue's interrupt handler: whether the line is up, then the SDIO
-    /// and card-detect events, which these slots never have.
+    /// The start of the interrupt handler, for a harness that departs from its order:
+    /// whether the line is up, then the SDIO and card-detect events, which these slots
+    /// never have.
     pub(crate) fn interrupt_entry(&self) -> bool {
         if !self.board.interrupt_line() {
             return false;
@@ -326,6 +369,15 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
             Progress::Pending => None,
             Progress::Done(in_flight, result) => Some((in_flight, result)),
         }
+    }
+
+    /// The interrupt handler (`Msdc::handle_interrupt`: `slot::interrupt`) once the line
+    /// is up; false if it is low. The bench has no engine outside the slot logic.
+    pub(crate) fn handle_interrupt(&self) -> bool {
+        if !self.board.interrupt_line() {
+            return false;
+        }
+        slot::interrupt(self, |_| None::<Infallible>, |never| match never {})
     }
 
     /// Asserts that nothing is on the controller, every completion of the core's was
@@ -355,6 +407,7 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> SlotKernel for Slot<'b, C, S> {
     type Request = CoreRequest;
     type Queued = S::Queued;
     type Descriptors = Descriptors<'b, C>;
+    type TaskMemory = TaskArea<'b, C>;
     type Error = Refusal;
     /// The watchdog's clock, in ns.
     type Instant = u64;
@@ -370,6 +423,8 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> SlotKernel for Slot<'b, C, S> {
             controller: &mut engines.controller,
             descriptors: &mut engines.descriptors,
             software_queue: engines.software_queue.as_mut(),
+            hardware_queue: engines.hardware_queue.as_mut(),
+            host_removed: false,
         })
     }
 
@@ -450,9 +505,50 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> SlotKernel for Slot<'b, C, S> {
         panic!("an SDIO interrupt on a slot without an SDIO card");
     }
 
+    fn card_changed(&self) {
+        panic!("a card-detect event on a slot without a card-detect line");
+    }
+
     /// The harness runs the retry when it next gets the chance ([`Slot::run_busy_retry`]).
     fn schedule_busy_retry(&self) {
         self.busy_retry.set(true);
+    }
+
+    fn set_cqe_on(&self, on: bool) {
+        self.cqe_on.set(on);
+    }
+
+    fn task_issued(&self, _direct: bool) {}
+
+    fn notify_recovery(&self, request: &S::Queued) {
+        self.side.notify_recovery(request);
+    }
+
+    fn complete_task(&self, request: S::Queued, end: TaskEnd) {
+        self.side.complete_task(self, request, end);
+    }
+
+    /// One hardware step per microsecond, the interrupt handler after each: the lock is
+    /// released, so the hardware runs and its interrupts are handled meanwhile.
+    fn sleep_until(&self, wait: Wait) {
+        for _ in 0..wait.timeout_us {
+            if wait.condition.is_met(self.board) {
+                return;
+            }
+            self.board.advance(1);
+            self.handle_interrupt();
+        }
+    }
+
+    fn cqe_warnings(&self, operation: Operation, warnings: Warnings) {
+        panic!("CQHCI {operation:?}: {warnings:?}");
+    }
+
+    fn cqe_event(&self, event: QueueEvent) {
+        match event {
+            QueueEvent::TaskTimedOut => self.cqe_events.borrow_mut().push(event),
+            _ => panic!("CQHCI: {event:?}"),
+        }
     }
 }
 

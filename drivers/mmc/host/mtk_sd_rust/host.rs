@@ -30,6 +30,9 @@ mod slot_kernel;
 mod software_queue;
 mod tuning;
 
+#[cfg(not(CONFIG_MMC_MTK_RUST_C_ENGINES))]
+use core::convert::Infallible;
+
 use kernel::{
     device::Device,
     impl_has_hr_timer, impl_has_work, new_condvar, new_work,
@@ -62,8 +65,8 @@ use crate::{
     msdc::{
         clock::Timing,
         controller::{
-            CardDetect, Controller, HostSetup, HwError, PadState, Progress, SignalVoltage,
-            StartError, POLL_INTERVAL_US, POLL_LIMIT,
+            CardDetect, Controller, HostSetup, HwError, PadState, SignalVoltage, StartError,
+            POLL_INTERVAL_US, POLL_LIMIT,
         },
         dma,
     },
@@ -251,10 +254,11 @@ impl Msdc {
                 memory,
                 idle_timer,
             } => {
-                let queue = HardwareQueue::new(config, memory, idle_timer).map_err(|e| {
-                    dev_err!(dev, "CQHCI configuration refused: {:?}\n", e);
-                    EINVAL
-                })?;
+                let queue = hardware_queue::new_hardware_queue(config, memory, idle_timer)
+                    .map_err(|e| {
+                        dev_err!(dev, "CQHCI configuration refused: {:?}\n", e);
+                        EINVAL
+                    })?;
                 Queue::Hardware(KBox::init(queue, GFP_KERNEL)?)
             }
             // The C engine queues; the slot runs what it dispatches one at a time.
@@ -393,72 +397,28 @@ impl Msdc {
     // ---- The interrupt -----------------------------------------------------------------
 
     /// The interrupt handler's work: consume events, complete what is done, issue what is
-    /// next.
+    /// next (`slot::interrupt`). The C `cqhci`'s CMDQ interrupt is taken out under the lock
+    /// as the Rust engine's is, for `cqhci_irq` once the lock is released.
+    #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
     pub(crate) fn handle_interrupt(self: &Arc<Self>) -> bool {
-        #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
-        let mut c_tasks = None;
-        let (sdio, card_changed, tasks, done) = {
-            let mut guard = self.state.lock();
-            let state = &mut *guard;
-            // The engine's order: each call acknowledges only what it consumes, and
-            // consumes only what it has enabled.
-            let sdio = state.controller.sdio_irq_event(&self.regs);
-            let card_changed = state.controller.card_detect_event(&self.regs);
-            let tasks = match &mut state.queue {
-                Queue::Hardware(hq) if hq.engine.is_enabled() => state
-                    .controller
-                    .command_queue_event(&self.regs)
-                    .map(|event| self.task_interrupt(hq, event.cmd_error, event.data_error)),
-                _ => None,
-            };
-            // The C `cqhci`'s CMDQ interrupt, taken out as the Rust engine's is, for
-            // `cqhci_irq` once the lock is released.
-            #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
-            if self.runs_c_cqhci() {
-                c_tasks = state.controller.command_queue_event(&self.regs);
-            }
-            let done = match state.controller.handle_interrupt(&self.regs) {
-                Progress::Pending => None,
-                Progress::Done(in_flight, result) => Some((in_flight, result)),
-            };
-            self.note_hardware_fault(&mut state.controller);
-            // Under the lock, so that none can reach a host that `quiesce` saw leave.
-            if !state.removed {
-                if card_changed {
-                    self.host.detect_change(CARD_DETECT_DELAY_MS);
+        slot::interrupt(
+            self,
+            |slot| {
+                if self.runs_c_cqhci() {
+                    slot.controller.command_queue_event(&self.regs)
+                } else {
+                    None
                 }
-                if sdio {
-                    self.host.signal_sdio_irq();
-                }
-            }
-            (sdio, card_changed, tasks, done)
-        };
-        let handled = done.is_some() || card_changed || sdio || tasks.is_some();
-        #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
-        let handled = handled || c_tasks.is_some();
-        #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
-        if let Some(event) = c_tasks {
-            self.c_cqhci_irq(event);
-        }
-        if let Some(outcome) = tasks {
-            self.finish_tasks(&outcome.completed);
-            if outcome.wake {
-                self.idle.notify_all();
-            }
-        }
-        if let Some((in_flight, result)) = done {
-            slot::finish(self, in_flight, &result);
-        }
-        handled
+            },
+            |event| self.c_cqhci_irq(event),
+        )
     }
 
-    /// Logs and counts the hardware fault the request engine recorded last, if any: a
-    /// bounded wait for the hardware (reset, FIFO clear, DMA stop, clock) that ran out.
-    /// Called with the lock held, on every path that drives the engine through requests.
-    fn note_hardware_fault(&self, controller: &mut Controller<InFlight>) {
-        if let Some(fault) = controller.take_hardware_fault() {
-            self.log_hardware_fault(fault);
-        }
+    /// The interrupt handler's work: consume events, complete what is done, issue what is
+    /// next (`slot::interrupt`).
+    #[cfg(not(CONFIG_MMC_MTK_RUST_C_ENGINES))]
+    pub(crate) fn handle_interrupt(self: &Arc<Self>) -> bool {
+        slot::interrupt(self, |_| None::<Infallible>, |never| match never {})
     }
 
     /// Logs and counts a bounded hardware wait that ran out.

@@ -12,15 +12,13 @@ use kernel::{
 };
 
 use super::{
-    counters::Mode,
-    hardware_queue::{cqhci_errno, HardwareQueue},
-    software_queue::hsq_errno,
-    Msdc, MsdcSlot, Queue, State, IDLE_WAIT_LIMIT_MS, WAIT_RECHECK_MS,
+    counters::Mode, hardware_queue::cqhci_errno, software_queue::hsq_errno, Msdc, MsdcSlot, Queue,
+    State, IDLE_WAIT_LIMIT_MS, WAIT_RECHECK_MS,
 };
 use crate::{
     cqhci, hsq,
     kernel_mmc::{CqeOps, Host, QueueCard, QueuedRequest, Refused, RequestId},
-    slot::software_queue,
+    slot::{command_queue, software_queue},
 };
 
 impl Msdc {
@@ -73,18 +71,13 @@ impl CqeOps for MsdcSlot {
                 Ok(())
             }
             Queue::Hardware(_) => {
+                drop(guard);
                 let rca = u16::try_from(card.rca).map_err(|_| EINVAL)?;
                 let info = cqhci::CardInfo {
                     command_queue_enabled: card.command_queue_enabled,
                     rca,
                 };
-                let enabled = msdc.with_engine(state, |hq, hooks| {
-                    let (engine, mut mem) = hq.engine_and_memory();
-                    engine
-                        .enable(&msdc.regs, hooks, info, &mut mem)
-                        .map(|()| engine.queue_depth())
-                });
-                match enabled {
+                match command_queue::enable(msdc, info) {
                     Some(Ok(depth)) => {
                         msdc.counters.set_mode(Mode::Cqe);
                         msdc.counters.queue_depth.store(depth, Ordering::Relaxed);
@@ -92,11 +85,7 @@ impl CqeOps for MsdcSlot {
                     }
                     // The card has no command queue: the slot serves it one request at a
                     // time, as the core then expects.
-                    Some(Err(cqhci::Error::CommandQueueDisabled)) => Err(EINVAL),
-                    Some(Err(e)) => {
-                        dev_err!(msdc.dev, "CQHCI enable failed: {:?}\n", e);
-                        Err(cqhci_errno(e))
-                    }
+                    Some(Err(e)) => Err(cqhci_errno(e)),
                     None => Err(EINVAL),
                 }
             }
@@ -125,10 +114,7 @@ impl CqeOps for MsdcSlot {
             }
             return;
         }
-        if msdc
-            .drive_engine("disable", |hq, hooks| hq.engine.disable(&msdc.regs, hooks))
-            .is_some()
-        {
+        if command_queue::disable(msdc).is_some() {
             msdc.counters.set_mode(Mode::Legacy);
         }
     }
@@ -136,30 +122,19 @@ impl CqeOps for MsdcSlot {
     fn cqe_request(&self, _host: &Host, request: QueuedRequest) -> Result<(), Refused> {
         let msdc = &self.msdc;
         let hardware = matches!(msdc.state.lock().queue, Queue::Hardware(_));
-        if hardware {
-            msdc.queue_task(request)
+        let queued = if hardware {
+            command_queue::issue(msdc, request)
         } else {
-            software_queue::enqueue(msdc, request).map_err(|refused| Refused {
-                request: refused.request,
-                error: refused.error,
-            })
-        }
+            software_queue::enqueue(msdc, request)
+        };
+        queued.map_err(|refused| Refused {
+            request: refused.request,
+            error: refused.error,
+        })
     }
 
     fn cqe_off(&self, _host: &Host) {
-        let msdc = &self.msdc;
-        // A 100 µs halt: short enough to poll under the lock.
-        let mut state = msdc.state.lock();
-        let finished = msdc.with_engine(&mut state, |hq, hooks| {
-            let first = hq.engine.off(&msdc.regs, hooks);
-            hq.engine.drive(&msdc.regs, hooks, first, |wait| {
-                wait.poll(&msdc.regs, 1);
-            })
-        });
-        drop(state);
-        if let Some(finished) = finished {
-            msdc.log_warnings("off", finished.warnings);
-        }
+        command_queue::off(&self.msdc);
     }
 
     fn cqe_wait_for_idle(&self, _host: &Host) -> Result {
@@ -188,54 +163,23 @@ impl CqeOps for MsdcSlot {
     }
 
     fn cqe_timeout(&self, _host: &Host, request: RequestId) -> Option<bool> {
-        let msdc = &self.msdc;
-        let verdict = {
-            let mut guard = msdc.state.lock();
-            match &mut guard.queue {
-                Queue::Hardware(hq) => {
-                    let HardwareQueue { engine, tasks, .. } = &mut **hq;
-                    tasks
-                        .iter()
-                        .flatten()
-                        .find(|task| task.request.id() == request)
-                        .map(|task| engine.timeout(task.ticket))
-                }
-                // The software queue's requests have the driver's own watchdog.
-                _ => None,
-            }
-        };
-        match verdict {
-            Some(cqhci::TimeoutVerdict::TimedOut { recovery_needed }) => {
-                dev_err!(msdc.dev, "CQHCI task timed out\n");
-                msdc.idle.notify_all();
-                Some(recovery_needed)
-            }
-            _ => None,
-        }
+        // The software queue's requests have the driver's own watchdog.
+        command_queue::timeout(&self.msdc, &request)
     }
 
     fn cqe_recovery_start(&self, _host: &Host) {
         let msdc = &self.msdc;
         msdc.counters.recoveries.fetch_add(1, Ordering::Relaxed);
         // From the core's completion, possibly in the interrupt handler.
-        if software_queue::recovery_start(msdc) {
-            return;
+        if !software_queue::recovery_start(msdc) {
+            command_queue::recovery_start(msdc);
         }
-        msdc.drive_engine("recovery start", |hq, hooks| {
-            hq.engine.recovery_start(&msdc.regs, hooks)
-        });
-        msdc.idle.notify_all();
     }
 
     fn cqe_recovery_finish(&self, _host: &Host) {
         let msdc = &self.msdc;
-        if software_queue::recovery_finish(msdc) {
-            return;
-        }
-        if let Some(finished) = msdc.drive_engine("recovery finish", |hq, _| {
-            hq.engine.recovery_finish(&msdc.regs)
-        }) {
-            msdc.finish_recovered(&finished);
+        if !software_queue::recovery_finish(msdc) {
+            command_queue::recovery_finish(msdc);
         }
     }
 }

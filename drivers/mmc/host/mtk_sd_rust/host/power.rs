@@ -10,9 +10,9 @@
 
 use core::sync::atomic::Ordering;
 
-use kernel::prelude::*;
+use kernel::{prelude::*, sync::Arc};
 
-use super::{Msdc, Queue, State};
+use super::{Msdc, Queue};
 use crate::{
     hsq,
     kernel_mmc::PinState,
@@ -20,12 +20,13 @@ use crate::{
         clock::Timing,
         controller::{BusClock, Resumed, SignalVoltage, SuspendError},
     },
+    slot::command_queue,
 };
 
 impl Msdc {
     /// Runtime suspend: stops the queue engine and saves the controller's state. `EBUSY`
     /// while requests are in flight (the PM core tries again after the next idle period).
-    pub(crate) fn suspend(&self) -> Result {
+    pub(crate) fn suspend(self: &Arc<Self>) -> Result {
         self.suspend_queue()?;
         let saved = {
             let mut state = self.state.lock();
@@ -115,7 +116,7 @@ impl Msdc {
 
     /// Stops the queue engine: waits (bounded) for the software queue to drain; halts and
     /// switches off CQHCI when no task is queued.
-    fn suspend_queue(&self) -> Result {
+    fn suspend_queue(self: &Arc<Self>) -> Result {
         // The kernel's C engine in the Rust engine's place (test kernels).
         #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
         if let Some(c) = self.c_engine() {
@@ -138,24 +139,12 @@ impl Msdc {
             );
             return drained.ok_or(EBUSY);
         }
-        let busy = |state: &State| match &state.queue {
-            Queue::Hardware(hq) => !hq.engine.in_flight().is_empty(),
-            _ => false,
-        };
-        if busy(&self.state.lock()) {
-            return Err(EBUSY);
+        // Halting waits for the controller: sleeping, with the lock released.
+        if command_queue::suspend(self) {
+            Ok(())
+        } else {
+            Err(EBUSY)
         }
-        // Halting waits for the controller: sleeping, with the lock released (the engine
-        // logs what went wrong; switching it off below works either way).
-        let _ = self.drive_engine("suspend", |hq, hooks| hq.engine.off(&self.regs, hooks));
-        let mut state = self.state.lock();
-        if busy(&state) {
-            // A task arrived while the engine halted: it runs after the un-halt the next
-            // issue does; stay active.
-            return Err(EBUSY);
-        }
-        self.with_engine(&mut state, |hq, _| hq.engine.deactivate(&self.regs));
-        Ok(())
     }
 
     /// Lets the queue engine take requests again. CQHCI needs nothing: its next task

@@ -11,13 +11,18 @@ use kernel::{
     time::{Delta, Instant, Monotonic},
 };
 
-use super::{counters::result_errors, software_queue::hsq_errno, Msdc, Queue};
+use super::{
+    counters::result_errors, hardware_queue::cqhci_errno, software_queue::hsq_errno, Msdc, Queue,
+    State, CARD_DETECT_DELAY_MS,
+};
 use crate::{
     backend::RegisterWindow,
-    kernel_mmc::{DescriptorMemory, QueuedRequest, Request},
+    cqhci,
+    kernel_mmc::{DescriptorMemory, QueuedRequest, Request, RequestId},
     mmc_request::{Data, ErrorStat, RequestResult, Segment},
     msdc::controller::HwError,
     slot::{
+        command_queue::{Operation, QueueEvent, TaskEnd},
         watchdog, DescriptorArea, QueueFault, QueuedSlotRequest, Refusal, SlotKernel, SlotRequest,
         SlotView,
     },
@@ -64,8 +69,18 @@ impl SlotRequest for QueuedRequest {
 }
 
 impl QueuedSlotRequest for QueuedRequest {
+    type Id = RequestId;
+
     fn tag(&self) -> i32 {
         QueuedRequest::tag(self)
+    }
+
+    fn id(&self) -> RequestId {
+        QueuedRequest::id(self)
+    }
+
+    fn block_address_and_flags(&self) -> Option<(u32, u32)> {
+        QueuedRequest::block_address_and_flags(self)
     }
 }
 
@@ -76,11 +91,30 @@ impl DescriptorArea for DescriptorMemory {
     }
 }
 
+impl State {
+    /// The slot's engines as the slot logic sees them, with the lock held.
+    pub(super) fn view(&mut self) -> SlotView<'_, Arc<Msdc>> {
+        let (software_queue, hardware_queue) = match &mut self.queue {
+            Queue::Software(queue) => (Some(&mut **queue), None),
+            Queue::Hardware(queue) => (None, Some(&mut **queue)),
+            _ => (None, None),
+        };
+        SlotView {
+            controller: &mut self.controller,
+            descriptors: &mut self.descriptors,
+            software_queue,
+            hardware_queue,
+            host_removed: self.removed,
+        }
+    }
+}
+
 impl SlotKernel for Arc<Msdc> {
     type Regs = RegisterWindow;
     type Request = Request;
     type Queued = QueuedRequest;
     type Descriptors = DescriptorMemory;
+    type TaskMemory = DescriptorMemory;
     type Error = Error;
     type Instant = Instant<Monotonic>;
 
@@ -89,17 +123,7 @@ impl SlotKernel for Arc<Msdc> {
     }
 
     fn with_slot<T>(&self, f: impl FnOnce(SlotView<'_, Self>) -> T) -> T {
-        let mut guard = self.state.lock();
-        let state = &mut *guard;
-        let software_queue = match &mut state.queue {
-            Queue::Software(queue) => Some(&mut **queue),
-            _ => None,
-        };
-        f(SlotView {
-            controller: &mut state.controller,
-            descriptors: &mut state.descriptors,
-            software_queue,
-        })
+        f(self.state.lock().view())
     }
 
     fn now(&self) -> Instant<Monotonic> {
@@ -114,7 +138,17 @@ impl SlotKernel for Arc<Msdc> {
         match refusal {
             Refusal::Start { opcode, error } => self.start_failed(opcode, error),
             Refusal::ControllerBusy | Refusal::TagInUse => EBUSY,
-            Refusal::NoCommand | Refusal::NoSoftwareQueue | Refusal::TagOutOfRange => EINVAL,
+            Refusal::NoCommand
+            | Refusal::NoSoftwareQueue
+            | Refusal::NoCommandQueue
+            | Refusal::BlockSize(_)
+            | Refusal::TagOutOfRange => EINVAL,
+            Refusal::Task { tag, error } => {
+                if !matches!(error, cqhci::Error::Busy | cqhci::Error::SlotBusy) {
+                    dev_err!(self.dev, "CQHCI refused tag {}: {:?}\n", tag, error);
+                }
+                cqhci_errno(error)
+            }
             Refusal::Queue(error) => hsq_errno(error),
             Refusal::NoRequestForTag => EIO,
             // The card held DAT0 low past the busy retry's limit: as a busy bus at the
@@ -220,8 +254,46 @@ impl SlotKernel for Arc<Msdc> {
         self.host.signal_sdio_irq();
     }
 
+    fn card_changed(&self) {
+        self.host.detect_change(CARD_DETECT_DELAY_MS);
+    }
+
     fn schedule_busy_retry(&self) {
         self.counters.busy_retry();
         Msdc::schedule_busy_retry(self);
+    }
+
+    fn set_cqe_on(&self, on: bool) {
+        self.host.set_cqe_on(on);
+    }
+
+    fn task_issued(&self, direct: bool) {
+        self.counters.issued();
+        if direct {
+            self.counters
+                .direct_commands
+                .fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn notify_recovery(&self, request: &QueuedRequest) {
+        request.notify_recovery();
+    }
+
+    fn complete_task(&self, request: QueuedRequest, end: TaskEnd) {
+        self.counters.completed(end.error);
+        request.complete_task(end.bytes, end.error, end.response);
+    }
+
+    fn sleep_until(&self, wait: cqhci::Wait) {
+        Msdc::sleep_until(self, wait);
+    }
+
+    fn cqe_warnings(&self, operation: Operation, warnings: cqhci::Warnings) {
+        self.log_warnings(operation, warnings);
+    }
+
+    fn cqe_event(&self, event: QueueEvent) {
+        self.log_queue_event(event);
     }
 }
