@@ -152,7 +152,9 @@ impl Rig {
             .unwrap()
             .with_hs400_ck_mode(hs400);
         self.model.write(MSDC_CFG::OFFSET, cfg.raw());
-        while !MSDC_CFG::from_raw(self.model.read(MSDC_CFG::OFFSET)).ckstb() {}
+        // The clock settles in time: let it pass.
+        self.model.elapse(models::msdc::controller::CLOCK_SETTLE_NS);
+        assert!(MSDC_CFG::from_raw(self.model.read(MSDC_CFG::OFFSET)).ckstb());
     }
 
     /// HS200/SDR104 speed: the 200 MHz source undivided.

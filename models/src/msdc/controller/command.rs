@@ -77,7 +77,7 @@ impl MsdcModel {
         if !self.cfg.mode() {
             self.violation(Violation::NotSdMode);
         }
-        if self.clock_reads > 0 || !self.source_clock {
+        if !self.clock_stable() {
             self.violation(Violation::ClockNotStable);
         }
         let refused = self.cqhci_owns_bus();
