@@ -224,7 +224,7 @@ impl Rig {
     }
 
     /// Puts one GPD with one BD of `len` bytes at [`BUFFER`] in memory and starts the DMA.
-    fn arm_dma(&mut self, len: u32) {
+    pub(crate) fn arm_dma(&mut self, len: u32) {
         let gpd = [
             GPD_INFO::zeroed().with_hwo(true).with_bdp(true).raw(),
             NEXT_GPD,
@@ -251,6 +251,12 @@ impl Rig {
     /// interrupt status it leaves.
     pub(crate) fn transfer(&mut self, opcode: u32, len: u32, write: bool) -> MSDC_INT {
         self.arm_dma(len);
+        self.data_command(opcode, len, write)
+    }
+
+    /// Sends `opcode` with a single block of `len` bytes (`write`: to the card), leaving the
+    /// DMA as it is; the interrupt status it leaves.
+    pub(crate) fn data_command(&mut self, opcode: u32, len: u32, write: bool) -> MSDC_INT {
         self.model.write(SDC_BLK_NUM::OFFSET, 1);
         self.model.write(SDC_ARG::OFFSET, 0);
         let word = SDC_CMD::zeroed()

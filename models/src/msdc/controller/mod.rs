@@ -390,6 +390,9 @@ pub struct MsdcModel {
     stop_reads: u32,
     dma_armed: bool,
     phase: Phase,
+    /// The length of a block the card still sends from an abandoned data phase
+    /// ([`MsdcModel::abandon_data`]), clocked out at the next step.
+    drain_pending: Option<u32>,
     fault: Option<(Fault, FaultScope)>,
     commands: u32,
     /// Block transfers whose data phase completed without an error.
@@ -469,6 +472,7 @@ impl MsdcModel {
             stop_reads: 0,
             dma_armed: false,
             phase: Phase::Idle,
+            drain_pending: None,
             fault: None,
             commands: 0,
             block_transfers: 0,
@@ -718,6 +722,7 @@ impl MsdcModel {
     }
 
     fn reset(&mut self) {
+        self.abandon_data();
         self.reset_reads = RESET_POLLS;
         self.phase = Phase::Idle;
         self.dma_armed = false;
@@ -733,6 +738,9 @@ impl MsdcModel {
         self.sync_card(card);
         if !self.clocked() {
             return false;
+        }
+        if let Some(block_len) = self.drain_pending.take() {
+            self.drain_block(card, block_len);
         }
         let progressed = match self.phase {
             Phase::Idle => self.step_cqhci(card, mem),

@@ -27,6 +27,7 @@ impl MsdcModel {
         if self.work_in_progress() {
             self.violation(Violation::PowerOffWhileBusy);
         }
+        self.abandon_data();
         self.reset_registers();
         self.powered = false;
         self.power_offs = self.power_offs.saturating_add(1);
@@ -120,8 +121,10 @@ impl MsdcModel {
         self.card_clock = before.card_clock;
         self.hardware_reset = before.hardware_reset;
         self.lines = before.lines;
-        // The card's supply is separate: a card stuck busy stays so.
+        // The card's supply is separate: a card stuck busy stays so, and one sending a
+        // block goes on.
         self.busy_until = before.busy_until;
+        self.drain_pending = before.drain_pending;
     }
 
     /// Whether a register access at `offset` reaches the registers; records the violation
