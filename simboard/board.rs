@@ -106,7 +106,7 @@ use crate::models::{
     memory::{BusFault, BusMemory},
     msdc::{
         controller::{ModelClock, ModelConfig, MsdcModel, SampleWindows},
-        regs::{CQHCI_BASE, CQHCI_LEN, MSDC_INT, MSDC_PS, SDC_STS},
+        regs::{CQHCI_BASE, CQHCI_LEN, MSDC_CFG, MSDC_INT, MSDC_PS, SDC_CMD, SDC_STS},
         slot::{CardSlot, Socket},
         Violation as MsdcViolation, MAX_VIOLATIONS,
     },
@@ -753,6 +753,12 @@ impl SimulatedMsdc {
         value
     }
 
+    /// Moves the model's clock on to the guest's time since the model was built.
+    fn advance_model(&self, model: &mut MsdcModel) {
+        let since_built = (Instant::<Monotonic>::now() - self.built).as_nanos();
+        model.advance_to(u64::try_from(since_built).unwrap_or(0));
+    }
+
     /// Runs `f`, the models' work, adding the guest time it takes to [`Self::model_ns`].
     fn timed<T>(&self, f: impl FnOnce() -> T) -> T {
         let start = Instant::<Monotonic>::now();
@@ -773,13 +779,11 @@ impl SimulatedMsdc {
             state.raises_seen = state.raises;
             state.unseen_reraises = 0;
         }
-        if offset == SDC_STS::OFFSET || offset == MSDC_PS::OFFSET {
-            // The card's busy on DAT0 ends in guest time, also while a driver polls for it
-            // with interrupts off, when no run can move the model's clock on.
-            let since_built = (Instant::<Monotonic>::now() - self.built).as_nanos();
-            state
-                .model
-                .advance_to(u64::try_from(since_built).unwrap_or(0));
+        if offset == SDC_STS::OFFSET || offset == MSDC_PS::OFFSET || offset == MSDC_CFG::OFFSET {
+            // The card's busy on DAT0 ends, and the card clock settles (`MSDC_CFG.CKSTB`),
+            // in guest time, also while a driver polls for it with interrupts off, when no
+            // run can move the model's clock on.
+            self.advance_model(&mut state.model);
         }
         let settled =
             (CQHCI_BASE..CQHCI_BASE + CQHCI_LEN).contains(&offset) && state.settle_cqhci_control();
@@ -800,6 +804,11 @@ impl SimulatedMsdc {
             let idle = !state.model.busy() && state.model.cqhci().is_none_or(|c| c.is_idle());
             if idle {
                 state.thread_issue = !from_handler;
+            }
+            if offset == SDC_CMD::OFFSET {
+                // Whether the card clock settled since its last change is judged in guest
+                // time.
+                self.advance_model(&mut state.model);
             }
             state.model.write(offset, value);
             (
@@ -941,10 +950,7 @@ impl SimulatedMsdc {
             }
             state.busy_until = None;
             // Time passes for the card between runs too (its queued accesses go on).
-            let since_built = (Instant::<Monotonic>::now() - self.built).as_nanos();
-            state
-                .model
-                .advance_to(u64::try_from(since_built).unwrap_or(0));
+            self.advance_model(&mut state.model);
             state.faults.arm(&mut state.model);
             let pending_before = state.model.interrupt_pending();
             let run_start = Instant::<Monotonic>::now();
@@ -1087,6 +1093,8 @@ impl SlotPower for SimulatedMsdc {
             } else {
                 state.open_gates & !bit
             };
+            // A clock that starts again settles from now (guest time) on.
+            self.advance_model(&mut state.model);
             let group = gates_of(spec.clock);
             let clock_runs = state.open_gates & group == group;
             if clock_runs != state.model.clock_running(spec.clock) {

@@ -10,7 +10,7 @@ use models::cqhci::regs::{
     CQCFG, CQRMEM, CQRMEM_RESET, CQSSC1, CQSSC1_RESET, CQTDBR, CQTDLBA, CQTDLBAU, CQVER,
 };
 use models::emmc::{Card, ReadyOrder};
-use models::msdc::controller::CLOCK_STABLE_POLLS;
+use models::msdc::controller::CLOCK_SETTLE_NS;
 use models::msdc::regs::{
     DataType, ResponseType, CQHCI_BASE, EMMC50_CFG0, EMMC50_CFG3, MSDC_CFG, MSDC_INT, MSDC_INTEN,
     MSDC_IOCON, MSDC_PAD_TUNE, MSDC_PAD_TUNE0, MSDC_PATCH_BIT, MSDC_PATCH_BIT1, MSDC_PATCH_BIT2,
@@ -40,16 +40,18 @@ fn clock_setup(bus: &Bus<MsdcModel>) {
             .with_ckpdn(true)
             .with_const_ckdiv::<2>(),
     );
-    assert!(ckstb_after(bus, CLOCK_STABLE_POLLS));
+    assert!(ckstb_after_settling(bus));
 }
 
-/// Whether `MSDC_CFG.CKSTB` reads set after `reads` reads that must find it clear.
-fn ckstb_after(bus: &Bus<MsdcModel>, reads: u32) -> bool {
-    for read in 0..reads {
+/// Whether `MSDC_CFG.CKSTB`, clear on reads without time passing, reads set once
+/// [`CLOCK_SETTLE_NS`] has passed on the model clock.
+fn ckstb_after_settling(bus: &Bus<MsdcModel>) -> bool {
+    for read in 0..4 {
         if bus.read::<MSDC_CFG>().ckstb() {
-            panic!("CKSTB set at read {read} of {reads}");
+            panic!("CKSTB set at read {read}, before the clock settled");
         }
     }
+    bus.model().elapse(CLOCK_SETTLE_NS);
     let limit = PollLimit {
         attempts: 1,
         interval_us: 1,
@@ -156,7 +158,7 @@ fn power_off_returns_every_register_to_its_reset_value() {
         bus.model().write(offset, value);
     }
     // CKSTB comes back after the divider change; then every register holds its value.
-    assert!(ckstb_after(&bus, CLOCK_STABLE_POLLS));
+    assert!(ckstb_after_settling(&bus));
     for ((offset, value), &(_, reset)) in configuration().iter().zip(&reset) {
         let read = bus.model().read(*offset);
         let expected = if *offset == MSDC_CFG::OFFSET {
@@ -391,7 +393,7 @@ fn a_gated_source_clock_stops_the_bus_and_ckstb_until_it_runs_again() {
         bus.model().set_clock(ModelClock::Source, false);
         assert!(!bus.model().clock_running(ModelClock::Source));
         bus.model().set_clock(ModelClock::Source, true);
-        assert!(ckstb_after(bus, CLOCK_STABLE_POLLS));
+        assert!(ckstb_after_settling(bus));
         assert_eq!(bus.model().violations().0, 0);
 
         let _ = bus.model().take_elapsed_ns();
@@ -405,7 +407,8 @@ fn a_gated_source_clock_stops_the_bus_and_ckstb_until_it_runs_again() {
         assert_eq!(bus.model().run(card, ram, 8), 0);
         assert_eq!(bus.model().take_elapsed_ns(), 0, "no time passes");
         assert_eq!(bus.model().bus_clock_hz(), 0);
-        for _ in 0..CLOCK_STABLE_POLLS + 2 {
+        bus.model().elapse(2 * CLOCK_SETTLE_NS);
+        for _ in 0..4 {
             assert!(!bus.read::<MSDC_CFG>().ckstb(), "CKSTB low while gated");
         }
         // The registers still answer (hclk runs): the command waits.
@@ -413,7 +416,7 @@ fn a_gated_source_clock_stops_the_bus_and_ckstb_until_it_runs_again() {
         assert_eq!(bus.read::<MSDC_INT>().raw(), 0);
 
         bus.model().set_clock(ModelClock::Source, true);
-        assert!(ckstb_after(bus, CLOCK_STABLE_POLLS));
+        assert!(ckstb_after_settling(bus));
         assert_eq!(bus.model().bus_clock_hz(), 25_000_000);
         assert_eq!(bus.model().run(card, ram, 8), 1);
         assert!(bus.read::<MSDC_INT>().cmdrdy());
@@ -464,7 +467,7 @@ fn power_offs_count_and_the_clocks_stay_as_they_were_set() {
     assert!(bus.model().clock_running(ModelClock::Register));
     assert!(!bus.read::<MSDC_CFG>().ckstb(), "still gated");
     bus.model().set_clock(ModelClock::Source, true);
-    assert!(ckstb_after(&bus, CLOCK_STABLE_POLLS));
+    assert!(ckstb_after_settling(&bus));
     bus.model().power_off();
     bus.model().power_on();
     let model = bus.model();

@@ -7,7 +7,7 @@
 mod msdc_sampling_rig;
 
 use models::msdc::regs::{
-    ClockMode, EMMC50_CFG0, EMMC50_PAD_DS_TUNE, EMMC_TOP_CMD, EMMC_TOP_CONTROL, MSDC_INT,
+    ClockMode, EMMC50_CFG0, EMMC50_PAD_DS_TUNE, EMMC_TOP_CMD, EMMC_TOP_CONTROL, MSDC_CFG, MSDC_INT,
     MSDC_IOCON, MSDC_PATCH_BIT, MSDC_PATCH_BIT2, PAD_DS_TUNE, PAD_TUNE2_CELLS, PAD_TUNE_CELLS,
     TOP_BASE,
 };
@@ -380,23 +380,53 @@ fn clock_tuning_selects_the_first_cells() {
     assert!(rig.read_block(21, 128).xfer_compl());
 }
 
+/// A misread response (RSPCRCERR) of a single-block read: the card ran the command and
+/// sends its block anyway, and the controller's data path receives it. Upstream's tuning
+/// relies on that: mtk-sd.c:1398-1406 does not reset the controller after a response CRC
+/// error of CMD19/CMD21 (or during HS400 tuning) because "the tune data may have already
+/// come", and msdc_cmd_next() then starts the DMA (msdc_start_data(), mtk-sd.c:1230-1243)
+/// and waits for the data phase to end. A model that dropped the data phase left that DMA
+/// waiting for ever, and upstream's 5 s request timeout ended every failing tuning point.
 #[test]
-fn a_misread_response_is_rspcrcerr_after_the_card_ran_the_command() {
+fn a_misread_response_is_rspcrcerr_and_the_block_still_arrives() {
     let mut rig = top_board(windows([0; 2], [u64::MAX; 2], 0));
     rig.hs200();
-    let int = rig.read_block(21, 128);
+    // Upstream's order: the command, then the DMA once the response came.
+    let int = rig.data_command(21, 128, false);
     assert!(int.rspcrcerr() && !int.cmdrdy() && !int.xfer_compl() && !int.datcrcerr());
-    // The card ran CMD21 and sent its block; the controller is idle, no data phase waits.
     assert_eq!(rig.card.commands, [21]);
+    assert!(!rig.idle(), "the data phase waits for the DMA");
+    rig.arm_dma(128);
+    rig.run();
+    let int = rig.take_int();
+    assert!(int.xfer_compl() && !int.datcrcerr(), "{int:?}");
     assert_eq!(rig.card.read_left, 0, "the tuning block went out");
+    assert!(rig.buffer(128).iter().all(|&b| b == PATTERN));
     assert!(rig.idle());
-    assert!(!rig.model.busy());
     assert_eq!(rig.model.sampling_errors(), 1);
-    assert_eq!(rig.model.violations().0, 0);
-    // And the next tuning command finds the card ready (SD's CMD19 too).
-    let int = rig.read_block(19, 64);
+
+    // The DMA armed first (the order of a driver that starts it with the command): the
+    // same block arrives in the same run.
+    let int = rig.read_block(21, 128);
+    assert!(
+        int.rspcrcerr() && int.xfer_compl() && !int.datcrcerr(),
+        "{int:?}"
+    );
+    assert!(rig.idle());
+
+    // A host that resets after the error abandons the data phase; the card still clocks
+    // its block out, and the next tuning command finds it ready (SD's CMD19 too).
+    let int = rig.data_command(21, 128, false);
     assert!(int.rspcrcerr());
+    // msdc_reset_hw(): MSDC_CFG.RST, then read until it clears.
+    rig.set_bits(MSDC_CFG::OFFSET, MSDC_CFG::zeroed().with_rst(true).raw());
+    while MSDC_CFG::from_raw(rig.read(MSDC_CFG::OFFSET)).rst() {}
+    assert!(rig.idle());
+    let int = rig.read_block(19, 64);
+    assert!(int.rspcrcerr() && int.xfer_compl());
     assert_eq!(rig.card.read_left, 0);
+    assert_eq!(rig.card.commands, [21, 21, 21, 19]);
+    assert_eq!(rig.model.violations().0, 0);
 }
 
 #[test]

@@ -35,11 +35,8 @@ fn register_behaviour() {
     m.write(MSDC_CFG::OFFSET, SD_MODE.with_const_ckdiv::<125>().raw());
     assert_eq!(m.bus_clock_hz(), 400_000);
     assert!(!MSDC_CFG::from_raw(m.read(MSDC_CFG::OFFSET)).ckstb());
-    let mut stable = false;
-    for _ in 0..4 {
-        stable |= MSDC_CFG::from_raw(m.read(MSDC_CFG::OFFSET)).ckstb();
-    }
-    assert!(stable);
+    m.elapse(models::msdc::controller::CLOCK_SETTLE_NS);
+    assert!(MSDC_CFG::from_raw(m.read(MSDC_CFG::OFFSET)).ckstb());
     // DAT0 high: the card is not busy (msdc_card_busy), card present (CDSTS 0).
     let ps = MSDC_PS::from_raw(m.read(MSDC_PS::OFFSET));
     assert_eq!(ps.dat() & 1, 1, "DAT0 high");

@@ -3,6 +3,7 @@
 //! programmed with the response types mtk-sd gives them (R4 as R3, R5 and R6 as R1, CMD7 as
 //! R1), reach the card and come back without a violation of the model's response checks.
 
+use models::msdc::controller::CLOCK_SETTLE_NS;
 use models::msdc::regs::{ResponseType, MSDC_CFG, MSDC_INT, SDC_ARG, SDC_CMD, SDC_RESP0};
 use models::msdc::{ModelConfig, MsdcModel};
 use models::sdio::regs::cccr;
@@ -31,10 +32,15 @@ fn send(
     (int, m.read(SDC_RESP0::OFFSET))
 }
 
-/// Programs `cfg` and waits for the clock to be stable (CKSTB), as mtk-sd does.
+/// Programs `cfg` and waits for the clock to be stable (CKSTB), as mtk-sd does: 1 µs
+/// between two reads.
 fn set_clock(m: &mut MsdcModel, cfg: MSDC_CFG) {
     m.write(MSDC_CFG::OFFSET, cfg.raw());
-    assert!((0..16).any(|_| MSDC_CFG::from_raw(m.read(MSDC_CFG::OFFSET)).ckstb()));
+    let polls = CLOCK_SETTLE_NS / 1_000 + 1;
+    assert!((0..polls).any(|_| {
+        m.elapse(1_000);
+        MSDC_CFG::from_raw(m.read(MSDC_CFG::OFFSET)).ckstb()
+    }));
 }
 
 #[test]

@@ -152,7 +152,9 @@ impl Rig {
             .unwrap()
             .with_hs400_ck_mode(hs400);
         self.model.write(MSDC_CFG::OFFSET, cfg.raw());
-        while !MSDC_CFG::from_raw(self.model.read(MSDC_CFG::OFFSET)).ckstb() {}
+        // The clock settles in time: let it pass.
+        self.model.elapse(models::msdc::controller::CLOCK_SETTLE_NS);
+        assert!(MSDC_CFG::from_raw(self.model.read(MSDC_CFG::OFFSET)).ckstb());
     }
 
     /// HS200/SDR104 speed: the 200 MHz source undivided.
@@ -222,7 +224,7 @@ impl Rig {
     }
 
     /// Puts one GPD with one BD of `len` bytes at [`BUFFER`] in memory and starts the DMA.
-    fn arm_dma(&mut self, len: u32) {
+    pub(crate) fn arm_dma(&mut self, len: u32) {
         let gpd = [
             GPD_INFO::zeroed().with_hwo(true).with_bdp(true).raw(),
             NEXT_GPD,
@@ -249,6 +251,12 @@ impl Rig {
     /// interrupt status it leaves.
     pub(crate) fn transfer(&mut self, opcode: u32, len: u32, write: bool) -> MSDC_INT {
         self.arm_dma(len);
+        self.data_command(opcode, len, write)
+    }
+
+    /// Sends `opcode` with a single block of `len` bytes (`write`: to the card), leaving the
+    /// DMA as it is; the interrupt status it leaves.
+    pub(crate) fn data_command(&mut self, opcode: u32, len: u32, write: bool) -> MSDC_INT {
         self.model.write(SDC_BLK_NUM::OFFSET, 1);
         self.model.write(SDC_ARG::OFFSET, 0);
         let word = SDC_CMD::zeroed()

@@ -77,7 +77,7 @@ impl MsdcModel {
         if !self.cfg.mode() {
             self.violation(Violation::NotSdMode);
         }
-        if self.clock_reads > 0 || !self.source_clock {
+        if !self.clock_stable() {
             self.violation(Violation::ClockNotStable);
         }
         let refused = self.cqhci_owns_bus();
@@ -193,11 +193,25 @@ impl MsdcModel {
         );
         if checked && !self.response_sampled() {
             // The card ran the command; a single block it reads out goes on the bus anyway
-            // (the tuning commands CMD19 and CMD21 are such reads).
+            // (the tuning commands CMD19 and CMD21 are such reads), and the controller's
+            // data path receives it: a DMA started after the RSPCRCERR moves it and ends
+            // the phase (XFER_COMPL, or DATCRCERR where the data sampling fails too), as
+            // upstream's tuning relies on (mtk-sd.c:1398-1406 keeps the data "that may
+            // have already come" after a response CRC error of CMD19/CMD21 or during
+            // HS400 tuning, and msdc_cmd_next() starts the data phase then). A host that
+            // resets instead abandons it.
             self.sampling_error();
             self.raise(MSDC_INT::with_rspcrcerr);
             if c.data == DataType::Single && !c.write {
-                self.drain_block(card, c.block_len);
+                self.phase = Phase::Data(DataPhase {
+                    write: false,
+                    block_len: c.block_len,
+                    blocks: 1,
+                    auto_cmd12: false,
+                    block_transfer: is_block_transfer(&c),
+                    fault: None,
+                    sent_anyway: true,
+                });
             }
             return;
         }
@@ -223,6 +237,7 @@ impl MsdcModel {
             auto_cmd12: c.auto == AutoCommand::Cmd12,
             block_transfer: is_block_transfer(&c),
             fault: fault.filter(|f| f.in_data_phase()),
+            sent_anyway: false,
         });
     }
 

@@ -31,6 +31,10 @@ pub(super) struct DataPhase {
     /// ([`FaultScope::BlockTransfer`](super::FaultScope::BlockTransfer)).
     pub(super) block_transfer: bool,
     pub(super) fault: Option<Fault>,
+    /// The card sends the block whatever the host does: it ran the command and only its
+    /// response was misread. A host that abandons the phase (a reset, a DMA stop) leaves
+    /// the block to be clocked out before the next command ([`MsdcModel::abandon_data`]).
+    pub(super) sent_anyway: bool,
 }
 
 impl MsdcModel {
@@ -43,6 +47,7 @@ impl MsdcModel {
             self.dma_armed = false;
             self.stop_reads = RESET_POLLS;
             if matches!(self.phase, Phase::Data(_)) {
+                self.abandon_data();
                 self.phase = Phase::Idle;
             }
         } else if value.start() {
@@ -279,7 +284,18 @@ impl MsdcModel {
             auto_cmd12: false,
             block_transfer: false,
             fault: None,
+            sent_anyway: false,
         };
         self.charge_data(&block, u64::from(block_len));
+    }
+
+    /// The host abandons the data phase: a block the card sends anyway
+    /// ([`DataPhase::sent_anyway`]) is still clocked out of it, at the next step.
+    pub(super) fn abandon_data(&mut self) {
+        if let Phase::Data(d) = self.phase {
+            if d.sent_anyway {
+                self.drain_pending = Some(d.block_len);
+            }
+        }
     }
 }

@@ -9,8 +9,9 @@
 //! * `MSDC_CFG.RST` and `MSDC_FIFOCS.CLR` read back set for [`RESET_POLLS`] reads, then
 //!   clear. A reset abandons the command and data phase and stops the DMA; `MSDC_INT` is
 //!   left alone (software clears it).
-//! * `MSDC_CFG.CKSTB` drops when the clock mode/divider fields change and comes back after
-//!   [`CLOCK_STABLE_POLLS`] reads of `MSDC_CFG`.
+//! * `MSDC_CFG.CKSTB` drops when the clock mode/divider fields change and comes back
+//!   [`CLOCK_SETTLE_NS`] later on the model clock, however often software reads it
+//!   meanwhile.
 //! * `MSDC_INT` is write-1-to-clear and latches events whatever `MSDC_INTEN` says;
 //!   [`MsdcModel::interrupt_pending`] is `INT & INTEN != 0`.
 //! * Writing `SDC_CMD` starts a command (`SDC_STS.CMDBUSY`, and `SDCBUSY` for data or
@@ -65,8 +66,8 @@
 //!   garbage, it is [`Violation::GatedAccess`]. Either way a read returns 0 and a write is
 //!   lost. With the source clock gated ([`ModelClock::Source`]) the card clock stops:
 //!   [`MsdcModel::step`] makes no progress and takes no time, [`MsdcModel::bus_clock_hz`]
-//!   is 0 and `MSDC_CFG.CKSTB` reads 0; once it runs again `CKSTB` comes back after
-//!   [`CLOCK_STABLE_POLLS`] reads, as after a divider change (upstream's
+//!   is 0 and `MSDC_CFG.CKSTB` reads 0; once it runs again `CKSTB` comes back
+//!   [`CLOCK_SETTLE_NS`] later, as after a divider change (upstream's
 //!   `msdc_ungate_clock` polls it for up to 20 ms). Gating the source clock with work in
 //!   progress is [`Violation::ClockGatedWhileBusy`]. A new model is powered with both
 //!   clocks running; the card's supply (vmmc) is separate, so the card model is not
@@ -168,8 +169,17 @@ use super::{
 /// bit stays set after software sets it.
 pub const RESET_POLLS: u32 = 1;
 
-/// Timing model: reads of `MSDC_CFG` after a clock change before `CKSTB` is set again.
-pub const CLOCK_STABLE_POLLS: u32 = 2;
+/// Timing model: how long after a clock change (mode, divider, HS400 mode, or the source
+/// clock ungated) `MSDC_CFG.CKSTB` reads set again, on the model clock. Hardware settles in
+/// time, not in reads: a poll that is held up (a preempted or slow CPU) finds the clock
+/// stable once the time is up, at its first read after it. MediaTek publishes no figure;
+/// upstream's use bounds it. mtk-sd.c (7.3) polls `CKSTB` without delay or time limit in
+/// `msdc_set_mclk()` (line 1095), under which the MMC core issues the next command, and
+/// for at most 20 ms, 1 µs apart, in `msdc_ungate_clock()` (lines 971-972), where the
+/// kernel fails the runtime resume if it is not set: the settling takes microseconds. The
+/// model takes 10 µs, a few card clock cycles at the identification clock (400 kHz,
+/// 2.5 µs a cycle), far inside both polls.
+pub const CLOCK_SETTLE_NS: u64 = 10_000;
 
 /// How many violations are kept (the count goes on).
 pub const MAX_VIOLATIONS: usize = 8;
@@ -216,7 +226,7 @@ pub enum Violation {
     CommandWhileBusy,
     /// A command issued with `MSDC_CFG.MODE` clear (MS mode).
     NotSdMode,
-    /// A command issued before `MSDC_CFG.CKSTB` was seen set.
+    /// A command issued before the card clock settled (`MSDC_CFG.CKSTB` clear).
     ClockNotStable,
     /// `SDC_CMD` bits the model does not implement (BRK, GOIRQ, ACMD53), as written.
     UnmodelledCommandBits(u32),
@@ -374,10 +384,15 @@ pub struct MsdcModel {
     top: [u32; TOP_REGISTERS.len()],
     reset_reads: u32,
     fifo_clear_reads: u32,
-    clock_reads: u32,
+    /// When (model clock, ns) the last clock change has settled: `CKSTB` reads set from then
+    /// on.
+    clock_stable_at_ns: u64,
     stop_reads: u32,
     dma_armed: bool,
     phase: Phase,
+    /// The length of a block the card still sends from an abandoned data phase
+    /// ([`MsdcModel::abandon_data`]), clocked out at the next step.
+    drain_pending: Option<u32>,
     fault: Option<(Fault, FaultScope)>,
     commands: u32,
     /// Block transfers whose data phase completed without an error.
@@ -453,10 +468,11 @@ impl MsdcModel {
             top: [0; TOP_REGISTERS.len()],
             reset_reads: 0,
             fifo_clear_reads: 0,
-            clock_reads: 0,
+            clock_stable_at_ns: 0,
             stop_reads: 0,
             dma_armed: false,
             phase: Phase::Idle,
+            drain_pending: None,
             fault: None,
             commands: 0,
             block_transfers: 0,
@@ -553,12 +569,8 @@ impl MsdcModel {
                     v = v.with_rst(true);
                 }
                 // Without the source clock nothing is stable: CKSTB stays low.
-                if self.source_clock {
-                    if self.clock_reads > 0 {
-                        self.clock_reads -= 1;
-                    } else {
-                        v = v.with_ckstb(true);
-                    }
+                if self.clock_stable() {
+                    v = v.with_ckstb(true);
                 }
                 v.raw()
             }
@@ -624,7 +636,7 @@ impl MsdcModel {
                     .with_ckstb(false)
                     .with_bv18pss(false);
                 if self.clock_setting(stored) != self.clock_setting(self.cfg) {
-                    self.clock_reads = CLOCK_STABLE_POLLS;
+                    self.clock_changed();
                 }
                 self.cfg = stored;
                 if written.rst() {
@@ -710,6 +722,7 @@ impl MsdcModel {
     }
 
     fn reset(&mut self) {
+        self.abandon_data();
         self.reset_reads = RESET_POLLS;
         self.phase = Phase::Idle;
         self.dma_armed = false;
@@ -725,6 +738,9 @@ impl MsdcModel {
         self.sync_card(card);
         if !self.clocked() {
             return false;
+        }
+        if let Some(block_len) = self.drain_pending.take() {
+            self.drain_block(card, block_len);
         }
         let progressed = match self.phase {
             Phase::Idle => self.step_cqhci(card, mem),
@@ -795,8 +811,8 @@ impl RegisterFile for MsdcModel {
 
     /// The driver's busy-wait between two polls is time on the model clock (a card's
     /// busy on DAT0 ends meanwhile, [`Fault::ProgramBusy`]); self-clearing bits still
-    /// settle after a number of reads ([`RESET_POLLS`], [`CLOCK_STABLE_POLLS`]), not with
-    /// time.
+    /// settle after a number of reads ([`RESET_POLLS`]), `CKSTB` after time
+    /// ([`CLOCK_SETTLE_NS`]).
     fn wait_us(&mut self, us: u32) {
         self.elapse(u64::from(us).saturating_mul(1_000));
     }

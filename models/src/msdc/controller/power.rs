@@ -4,7 +4,7 @@
 //! the source clock, and what register access and engine work they allow.
 
 use super::super::super::cqhci::CqhciModel;
-use super::{MsdcModel, Phase, Violation, CLOCK_STABLE_POLLS};
+use super::{MsdcModel, Phase, Violation, CLOCK_SETTLE_NS};
 
 /// A clock of the controller, as the model sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +27,7 @@ impl MsdcModel {
         if self.work_in_progress() {
             self.violation(Violation::PowerOffWhileBusy);
         }
+        self.abandon_data();
         self.reset_registers();
         self.powered = false;
         self.power_offs = self.power_offs.saturating_add(1);
@@ -46,8 +47,8 @@ impl MsdcModel {
     /// Gates (`running == false`) or ungates a clock. Gating the source clock while a
     /// command/data phase/DMA/CQHCI task is in progress is a violation
     /// ([`Violation::ClockGatedWhileBusy`]). Once the source clock runs again, `CKSTB`
-    /// needs [`CLOCK_STABLE_POLLS`] reads of `MSDC_CFG` to come back, as after a divider
-    /// change (upstream's `msdc_ungate_clock` polls it).
+    /// comes back [`CLOCK_SETTLE_NS`] later on the model clock, as after a divider change
+    /// (upstream's `msdc_ungate_clock` polls it).
     pub fn set_clock(&mut self, clock: ModelClock, running: bool) {
         match clock {
             ModelClock::Register => self.register_clock = running,
@@ -59,7 +60,7 @@ impl MsdcModel {
                     self.violation(Violation::ClockGatedWhileBusy(clock));
                 }
                 if running {
-                    self.clock_reads = CLOCK_STABLE_POLLS;
+                    self.clock_changed();
                 }
                 self.source_clock = running;
             }
@@ -120,8 +121,10 @@ impl MsdcModel {
         self.card_clock = before.card_clock;
         self.hardware_reset = before.hardware_reset;
         self.lines = before.lines;
-        // The card's supply is separate: a card stuck busy stays so.
+        // The card's supply is separate: a card stuck busy stays so, and one sending a
+        // block goes on.
         self.busy_until = before.busy_until;
+        self.drain_pending = before.drain_pending;
     }
 
     /// Whether a register access at `offset` reaches the registers; records the violation
@@ -142,5 +145,16 @@ impl MsdcModel {
     /// (the card clock is derived from it).
     pub(super) fn clocked(&self) -> bool {
         self.powered && self.source_clock
+    }
+
+    /// The card clock changed (divider, mode, or the source clock ungated): it is stable
+    /// again [`CLOCK_SETTLE_NS`] from now.
+    pub(super) fn clock_changed(&mut self) {
+        self.clock_stable_at_ns = self.now_ns().saturating_add(CLOCK_SETTLE_NS);
+    }
+
+    /// Whether the card clock runs and has settled since its last change (`CKSTB`).
+    pub(super) fn clock_stable(&self) -> bool {
+        self.source_clock && self.now_ns() >= self.clock_stable_at_ns
     }
 }
