@@ -408,10 +408,7 @@ fn resume_without_a_stable_clock_fails_after_the_bounded_wait() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&modern_config(), &mut storage);
     let mut host = sd_host(&rig);
-    configure_slot(&mut host);
-    let before = configuration(&rig);
-    host.ctrl.suspend(&rig).unwrap();
-    power_off(&rig);
+    let before = configure_and_power_off(&mut host);
     rig.misbehave.pin_clock_unstable.set(true);
     let reads = rig.reads.get();
     assert_eq!(host.ctrl.resume(&rig), Err(HwError::ClockTimeout));
@@ -419,16 +416,7 @@ fn resume_without_a_stable_clock_fails_after_the_bounded_wait() {
         rig.reads.get() - reads <= u64::from(POLL_LIMIT) + 8,
         "bounded"
     );
-    assert!(
-        !host.ctrl.is_suspended(),
-        "no longer suspended, even on error"
-    );
-    assert_eq!(host.ctrl.bus_clock_hz(), 0);
-    assert_eq!(
-        rig.peek(MSDC_CFG::OFFSET) & CFG_CKPDN,
-        0,
-        "the clock stays gated"
-    );
+    assert_resumed_with_the_clock_gated(&host);
     // Everything else went back.
     let after = configuration(&rig);
     assert_eq!(after[1..], before[1..]);
@@ -438,13 +426,10 @@ fn resume_without_a_stable_clock_fails_after_the_bounded_wait() {
     // values `tune` wrote behind the controller's back.
     rig.misbehave.pin_clock_unstable.set(false);
     assert_eq!(host.clock(50_000_000, Timing::SdHighSpeed), 50_000_000);
-    let sample_points = ["MSDC_IOCON", "MSDC_PAD_TUNE0"];
-    let others = |c: Vec<(&'static str, u32)>| -> Vec<_> {
-        c.into_iter()
-            .filter(|(name, _)| !sample_points.contains(name))
-            .collect()
-    };
-    assert_eq!(others(configuration(&rig)), others(before));
+    assert_eq!(
+        without_sample_points(configuration(&rig)),
+        without_sample_points(before)
+    );
     assert_eq!(rig.peek(MSDC_IOCON::OFFSET), 0);
     // MT2712 tunes data: RD_SEL 13 and CMD_SEL 21 selected, every delay 0.
     assert_eq!(rig.peek(MSDC_PAD_TUNE0::OFFSET), (1 << 13) | (1 << 21));
@@ -461,6 +446,31 @@ fn without_sample_points(c: Vec<(&'static str, u32)>) -> Vec<(&'static str, u32)
         .collect()
 }
 
+/// Configures the slot, suspends the controller and powers it off; returns the
+/// configuration as it was before the suspend.
+fn configure_and_power_off<C: CardSlot>(host: &mut Host<'_, C>) -> Vec<(&'static str, u32)> {
+    configure_slot(host);
+    let before = configuration(host.rig);
+    host.ctrl.suspend(host.rig).unwrap();
+    power_off(host.rig);
+    before
+}
+
+/// After a resume that ended on an unstable clock: no longer suspended, and the clock
+/// gated and known to be.
+fn assert_resumed_with_the_clock_gated<C: CardSlot>(host: &Host<'_, C>) {
+    assert!(
+        !host.ctrl.is_suspended(),
+        "no longer suspended, even on error"
+    );
+    assert_eq!(host.ctrl.bus_clock_hz(), 0);
+    assert_eq!(
+        host.rig.peek(MSDC_CFG::OFFSET) & CFG_CKPDN,
+        0,
+        "the clock stays gated"
+    );
+}
+
 /// The clock `sd_host` leaves: 50 MHz, high speed.
 const SD_BUS: BusClock = BusClock {
     hz: 50_000_000,
@@ -472,10 +482,7 @@ fn resume_with_a_late_clock_programs_the_bus_again() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&modern_config(), &mut storage);
     let mut host = sd_host(&rig);
-    configure_slot(&mut host);
-    let before = configuration(&rig);
-    host.ctrl.suspend(&rig).unwrap();
-    power_off(&rig);
+    let before = configure_and_power_off(&mut host);
     // Unstable through resume's own bounded wait, stable a few reads into the second.
     rig.misbehave.clock_unstable_reads.set(POLL_LIMIT + 8);
     assert_eq!(
@@ -504,21 +511,13 @@ fn resume_with_clock_fails_when_the_clock_never_comes_back() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&modern_config(), &mut storage);
     let mut host = sd_host(&rig);
-    configure_slot(&mut host);
-    host.ctrl.suspend(&rig).unwrap();
-    power_off(&rig);
+    configure_and_power_off(&mut host);
     rig.misbehave.pin_clock_unstable.set(true);
     assert_eq!(
         host.ctrl.resume_with_clock(&rig, SD_BUS),
         Err(HwError::ClockTimeout)
     );
-    assert!(!host.ctrl.is_suspended());
-    assert_eq!(host.ctrl.bus_clock_hz(), 0);
-    assert_eq!(
-        rig.peek(MSDC_CFG::OFFSET) & CFG_CKPDN,
-        0,
-        "the clock stays gated"
-    );
+    assert_resumed_with_the_clock_gated(&host);
 }
 
 #[test]
@@ -526,10 +525,7 @@ fn resume_with_clock_leaves_a_restored_controller_alone() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&modern_config(), &mut storage);
     let mut host = sd_host(&rig);
-    configure_slot(&mut host);
-    let before = configuration(&rig);
-    host.ctrl.suspend(&rig).unwrap();
-    power_off(&rig);
+    let before = configure_and_power_off(&mut host);
     assert_eq!(
         host.ctrl.resume_with_clock(&rig, SD_BUS),
         Ok(Resumed::Restored)
