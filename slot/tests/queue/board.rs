@@ -24,7 +24,7 @@ use models::Ram;
 use msdc::clock::DividerWidth;
 use msdc::controller::HostSetup;
 use msdc::dma::{self, DmaAddressing, MAX_SEGMENTS};
-use msdc::regs::MsdcBase;
+use msdc::regs::{MsdcBase, MsdcRegs};
 use msdc::soc::SocData;
 use registers::{Io, PollLimit, Window};
 
@@ -177,6 +177,62 @@ impl<C: CardSlot> Board<C> {
         if let Some(cqhci) = model.cqhci() {
             assert_eq!(cqhci.violations(), (0, None), "CQHCI model violations");
         }
+    }
+}
+
+/// What the bench slot ([`Slot`](crate::slot::Slot)) needs of a register bench: the
+/// controller's registers, RAM for its descriptor memory, the interrupt line and hardware
+/// time.
+pub(crate) trait Bench: MsdcRegs + Io<CqhciBlock> {
+    /// The setup the controller is built with.
+    fn setup(&self) -> HostSetup;
+
+    /// The interrupt line: an enabled event is pending.
+    fn interrupt_line(&self) -> bool;
+
+    /// Lets `steps` units of hardware time pass; how many steps did something.
+    fn advance(&self, steps: u32) -> u32;
+
+    /// Lets `ns` pass on the model clock (a sleep of the driver's).
+    fn elapse(&self, ns: u64);
+
+    /// RAM, for the driver's CPU view of its descriptor memory and buffers.
+    fn ram(&self) -> RefMut<'_, Vec<u8>>;
+
+    /// The bus address of RAM offset `at`.
+    fn bus(&self, at: usize) -> u64;
+
+    /// Asserts that the models saw nothing they do not model or the hardware forbids.
+    fn assert_clean(&self);
+}
+
+impl<C: CardSlot> Bench for Board<C> {
+    fn setup(&self) -> HostSetup {
+        self.setup
+    }
+
+    fn interrupt_line(&self) -> bool {
+        Board::interrupt_line(self)
+    }
+
+    fn advance(&self, steps: u32) -> u32 {
+        Board::advance(self, steps)
+    }
+
+    fn elapse(&self, ns: u64) {
+        self.model().elapse(ns);
+    }
+
+    fn ram(&self) -> RefMut<'_, Vec<u8>> {
+        Board::ram(self)
+    }
+
+    fn bus(&self, at: usize) -> u64 {
+        Board::bus(self, at)
+    }
+
+    fn assert_clean(&self) {
+        Board::assert_clean(self);
     }
 }
 

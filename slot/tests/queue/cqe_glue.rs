@@ -68,14 +68,14 @@ pub(crate) struct CqeCore {
     timeout_answers: RefCell<Vec<(Attempt, Option<bool>)>>,
 }
 
-impl<'b, C: CardSlot> QueueSide<'b, C> for CqeCore {
+impl<'b, C: CardSlot> QueueSide<'b, Board<C>> for CqeCore {
     type Queued = Issue;
 
-    fn dispatching(&self, _slot: &Slot<'b, C, Self>, tag: u8, _depth: u8) {
+    fn dispatching(&self, _slot: &Slot<'b, Board<C>, Self>, tag: u8, _depth: u8) {
         panic!("a slot without a software queue dispatched tag {tag}");
     }
 
-    fn complete_queued(&self, _slot: &Slot<'b, C, Self>, issue: Issue, _: &RequestResult) {
+    fn complete_queued(&self, _slot: &Slot<'b, Board<C>, Self>, issue: Issue, _: &RequestResult) {
         panic!(
             "job {}: a task completed as a software queue's",
             issue.id.job
@@ -89,7 +89,7 @@ impl<'b, C: CardSlot> QueueSide<'b, C> for CqeCore {
 
     /// `mmc_blk_cqe_complete_rq`: an error is retried `MMC_CQE_RETRIES` times; data not
     /// all transferred is requeued, and so is a direct command completed in recovery.
-    fn complete_task(&self, slot: &Slot<'b, C, Self>, issue: Issue, end: TaskEnd) {
+    fn complete_task(&self, slot: &Slot<'b, Board<C>, Self>, issue: Issue, end: TaskEnd) {
         let attempt = issue.id;
         if self.timeout_in_completion.get() == Some(attempt.job) {
             // The block layer's time-out running on another CPU meanwhile.
@@ -121,7 +121,7 @@ impl<'b, C: CardSlot> QueueSide<'b, C> for CqeCore {
 
 /// The slot logic, the engines and the core of a slot with a CQHCI block.
 pub(crate) struct CqeHarness<'b, C: CardSlot> {
-    slot: Slot<'b, C, CqeCore>,
+    slot: Slot<'b, Board<C>, CqeCore>,
     /// Recoveries run.
     pub(crate) recoveries: u32,
     /// The most tasks the engine held at once.
@@ -363,7 +363,7 @@ impl<'b, C: CardSlot> CoreHost<'b> for CqeHarness<'b, C> {
     type Card = C;
     type Side = CqeCore;
 
-    fn slot(&self) -> &Slot<'b, C, CqeCore> {
+    fn slot(&self) -> &Slot<'b, Board<C>, CqeCore> {
         &self.slot
     }
 

@@ -97,12 +97,12 @@ pub(crate) struct HsqCore {
     pub(crate) mistake: Cell<Option<Mistake>>,
 }
 
-impl<'b, C: CardSlot> QueueSide<'b, C> for HsqCore {
+impl<'b, C: CardSlot> QueueSide<'b, Board<C>> for HsqCore {
     type Queued = Issue;
 
     /// Checks each dispatch against the policy and the recovery, and injects the fault of a
     /// job's first attempt before it reaches the controller.
-    fn dispatching(&self, slot: &Slot<'b, C, Self>, tag: u8, depth: u8) {
+    fn dispatching(&self, slot: &Slot<'b, Board<C>, Self>, tag: u8, depth: u8) {
         let mut queued = self.queued.borrow_mut();
         let Some(entry) = queued[usize::from(tag)] else {
             panic!("the queue dispatched tag {tag}, which holds nothing");
@@ -149,7 +149,12 @@ impl<'b, C: CardSlot> QueueSide<'b, C> for HsqCore {
 
     /// `mmc_blk_hsq_req_done`: a failed request starts recovery and schedules the recovery
     /// work, any other ends its job.
-    fn complete_queued(&self, slot: &Slot<'b, C, Self>, issue: Issue, result: &RequestResult) {
+    fn complete_queued(
+        &self,
+        slot: &Slot<'b, Board<C>, Self>,
+        issue: Issue,
+        result: &RequestResult,
+    ) {
         let error = result.first_error();
         self.block.borrow_mut().host_completed(&issue.id, error);
         self.log
@@ -175,7 +180,7 @@ impl<'b, C: CardSlot> QueueSide<'b, C> for HsqCore {
 
 /// The slot logic, the engines and the core of a slot with a host software queue.
 pub(crate) struct HsqHarness<'b, C: CardSlot> {
-    slot: Slot<'b, C, HsqCore>,
+    slot: Slot<'b, Board<C>, HsqCore>,
     rca: u32,
 }
 
@@ -421,7 +426,7 @@ impl<'b, C: CardSlot> CoreHost<'b> for HsqHarness<'b, C> {
     type Card = C;
     type Side = HsqCore;
 
-    fn slot(&self) -> &Slot<'b, C, HsqCore> {
+    fn slot(&self) -> &Slot<'b, Board<C>, HsqCore> {
         &self.slot
     }
 

@@ -25,7 +25,7 @@ use slot::{
 };
 
 use crate::block::Attempt;
-use crate::board::{Board, AREA_AT, AREA_LEN, CQ_AT, CQ_LEN, SCRATCH_AT, SCRATCH_LEN};
+use crate::board::{Bench, Board, AREA_AT, AREA_LEN, CQ_AT, CQ_LEN, SCRATCH_AT, SCRATCH_LEN};
 use crate::common::flags::{AC, ADTC, BC, BCR, NONE, R1, R1B, R2, R3};
 use crate::common::{command, data, request};
 
@@ -114,23 +114,23 @@ impl QueuedSlotRequest for Issue {
 
 /// What a slot's queue adds to the slot: the requests it queues and the MMC core's side of
 /// their dispatch and completion.
-pub(crate) trait QueueSide<'b, C: CardSlot>: Sized {
+pub(crate) trait QueueSide<'b, B: Bench>: Sized {
     /// A request of the core's `cqe_request`.
     type Queued: QueuedSlotRequest<Error = Refusal>;
 
     /// [`SlotKernel::dispatching`], with the lock held.
-    fn dispatching(&self, slot: &Slot<'b, C, Self>, tag: u8, depth: u8);
+    fn dispatching(&self, slot: &Slot<'b, B, Self>, tag: u8, depth: u8);
 
     /// [`SlotKernel::complete_queued`]: the core's completion of a queued request.
     fn complete_queued(
         &self,
-        slot: &Slot<'b, C, Self>,
+        slot: &Slot<'b, B, Self>,
         request: Self::Queued,
         result: &RequestResult,
     );
 
     /// [`SlotKernel::complete_task`]: the core's completion of a CQHCI task.
-    fn complete_task(&self, _slot: &Slot<'b, C, Self>, request: Self::Queued, _end: TaskEnd) {
+    fn complete_task(&self, _slot: &Slot<'b, B, Self>, request: Self::Queued, _end: TaskEnd) {
         panic!(
             "tag {}: a task completed on a slot without a command queue",
             request.tag()
@@ -148,9 +148,9 @@ pub(crate) trait QueueSide<'b, C: CardSlot>: Sized {
 
 /// The descriptor area in the bench's RAM, lent only while a chain is written: the model's
 /// DMA reads RAM when the hardware runs.
-pub(crate) struct Descriptors<'b, C: CardSlot>(&'b Board<C>);
+pub(crate) struct Descriptors<'b, B: Bench>(&'b B);
 
-impl<C: CardSlot> DescriptorArea for Descriptors<'_, C> {
+impl<B: Bench> DescriptorArea for Descriptors<'_, B> {
     fn with_area<T>(&mut self, write: impl FnOnce(u64, &mut [u8]) -> T) -> T {
         let mut ram = self.0.ram();
         write(self.0.bus(AREA_AT), &mut ram[AREA_AT..AREA_AT + AREA_LEN])
@@ -158,9 +158,9 @@ impl<C: CardSlot> DescriptorArea for Descriptors<'_, C> {
 }
 
 /// The CQHCI engine's descriptor memory in the bench's RAM, lent for one engine call.
-pub(crate) struct TaskArea<'b, C: CardSlot>(&'b Board<C>);
+pub(crate) struct TaskArea<'b, B: Bench>(&'b B);
 
-impl<C: CardSlot> DescriptorArea for TaskArea<'_, C> {
+impl<B: Bench> DescriptorArea for TaskArea<'_, B> {
     fn with_area<T>(&mut self, write: impl FnOnce(u64, &mut [u8]) -> T) -> T {
         let mut ram = self.0.ram();
         write(self.0.bus(CQ_AT), &mut ram[CQ_AT..CQ_AT + CQ_LEN])
@@ -168,21 +168,21 @@ impl<C: CardSlot> DescriptorArea for TaskArea<'_, C> {
 }
 
 /// The CQHCI engine of a bench slot.
-pub(crate) type BenchHardwareQueue<'b, C, Q> = HardwareQueue<Q, TaskArea<'b, C>>;
+pub(crate) type BenchHardwareQueue<'b, B, Q> = HardwareQueue<Q, TaskArea<'b, B>>;
 
 /// What the slot's lock guards.
-struct Engines<'b, C: CardSlot, S: QueueSide<'b, C>> {
-    controller: Controller<InFlight<Slot<'b, C, S>>>,
-    descriptors: Descriptors<'b, C>,
+struct Engines<'b, B: Bench, S: QueueSide<'b, B>> {
+    controller: Controller<InFlight<Slot<'b, B, S>>>,
+    descriptors: Descriptors<'b, B>,
     software_queue: Option<SoftwareQueue<S::Queued>>,
-    hardware_queue: Option<BenchHardwareQueue<'b, C, S::Queued>>,
+    hardware_queue: Option<BenchHardwareQueue<'b, B, S::Queued>>,
 }
 
 /// One slot on the bench: the engines under the bench's lock, and the kernel's services to
 /// the slot logic.
-pub(crate) struct Slot<'b, C: CardSlot, S: QueueSide<'b, C>> {
-    pub(crate) board: &'b Board<C>,
-    engines: RefCell<Engines<'b, C, S>>,
+pub(crate) struct Slot<'b, B: Bench, S: QueueSide<'b, B>> {
+    pub(crate) board: &'b B,
+    engines: RefCell<Engines<'b, B, S>>,
     /// The core's attached card is an eMMC (`mmc_host::card`).
     mmc_card: Cell<bool>,
     next_core: Cell<u32>,
@@ -206,11 +206,11 @@ pub(crate) struct Slot<'b, C: CardSlot, S: QueueSide<'b, C>> {
     pub(crate) side: S,
 }
 
-impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
+impl<'b, B: Bench, S: QueueSide<'b, B>> Slot<'b, B, S> {
     /// Probes the controller (initialisation), with a host software queue if
     /// `software_queue`.
-    pub(crate) fn new(board: &'b Board<C>, side: S, software_queue: bool) -> Self {
-        let mut controller = Controller::new(board.setup);
+    pub(crate) fn new(board: &'b B, side: S, software_queue: bool) -> Self {
+        let mut controller = Controller::new(board.setup());
         controller.init_hardware(board).expect("init_hardware");
         Self {
             board,
@@ -259,7 +259,7 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
     }
 
     /// The CQHCI engine and its tasks, under the lock.
-    pub(crate) fn hardware_queue(&self) -> RefMut<'_, BenchHardwareQueue<'b, C, S::Queued>> {
+    pub(crate) fn hardware_queue(&self) -> RefMut<'_, BenchHardwareQueue<'b, B, S::Queued>> {
         RefMut::map(self.lock(), |engines| {
             engines.hardware_queue.as_mut().expect("a CQHCI engine")
         })
@@ -300,7 +300,7 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
             slot::software_queue::retry_busy(self, &mut progress, waited_ns)
         {
             let ns = u64::from(us) * 1_000;
-            self.board.model().elapse(ns);
+            self.board.elapse(ns);
             self.advance_clock(ns);
             waited_ns += ns;
         }
@@ -312,7 +312,7 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
         self.core_on_bus.get()
     }
 
-    fn lock(&self) -> RefMut<'_, Engines<'b, C, S>> {
+    fn lock(&self) -> RefMut<'_, Engines<'b, B, S>> {
         self.engines
             .try_borrow_mut()
             .expect("the slot's lock taken twice")
@@ -402,17 +402,17 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
     }
 }
 
-impl<'b, C: CardSlot, S: QueueSide<'b, C>> SlotKernel for Slot<'b, C, S> {
-    type Regs = Board<C>;
+impl<'b, B: Bench, S: QueueSide<'b, B>> SlotKernel for Slot<'b, B, S> {
+    type Regs = B;
     type Request = CoreRequest;
     type Queued = S::Queued;
-    type Descriptors = Descriptors<'b, C>;
-    type TaskMemory = TaskArea<'b, C>;
+    type Descriptors = Descriptors<'b, B>;
+    type TaskMemory = TaskArea<'b, B>;
     type Error = Refusal;
     /// The watchdog's clock, in ns.
     type Instant = u64;
 
-    fn regs(&self) -> &Board<C> {
+    fn regs(&self) -> &B {
         self.board
     }
 
@@ -557,10 +557,10 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> SlotKernel for Slot<'b, C, S> {
 pub(crate) trait CoreHost<'b> {
     type Card: CardSlot + 'b;
     /// The slot's queue.
-    type Side: QueueSide<'b, Self::Card>;
+    type Side: QueueSide<'b, Board<Self::Card>>;
 
     /// The slot.
-    fn slot(&self) -> &Slot<'b, Self::Card, Self::Side>;
+    fn slot(&self) -> &Slot<'b, Board<Self::Card>, Self::Side>;
 
     /// Starts one request of the core through the host's `request` callback; its number.
     fn start_core(&mut self, request: &Request, segments: &[Segment]) -> u32 {
