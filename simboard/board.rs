@@ -50,7 +50,7 @@
 //! going without ever holding the worker for long. The models never wait without
 //! working: a CQHCI block whose card has no task ready polls at its send-status idle timer
 //! and charges the wait as simulated time, so its runs use their steps and are resumed
-//! after that time (`msdc/tests/controller/cqe.rs` runs the models this way on the host).
+//! after that time (`slot/tests/controller/cqe.rs` runs the models this way on the host).
 //! A halt or CLEAR ALL TASKS of the
 //! CQHCI block completes when the driver next reads the block, as hardware completes it
 //! within the microseconds a driver busy-waits for it with its lock held (when the worker

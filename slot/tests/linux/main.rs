@@ -6,7 +6,7 @@
 //! them, the engine cross-checked against the models (faults, DMA descriptors, clocks), and
 //! the time the model charges for it all.
 
-#[path = "../common/mod.rs"]
+#[path = "../../../msdc/tests/common/mod.rs"]
 #[expect(
     unused_imports,
     reason = "the builders serve the controller and queue targets too; these tests use part of them"

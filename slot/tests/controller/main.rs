@@ -6,7 +6,7 @@
 //! resume, and hardware whose self-clearing bits never clear. Register values in the
 //! assertions are written out from the bit definitions, not produced by the code under test.
 
-#[path = "../common/mod.rs"]
+#[path = "../../../msdc/tests/common/mod.rs"]
 mod common;
 mod cqe;
 mod emmc;
