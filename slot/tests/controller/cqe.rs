@@ -21,7 +21,7 @@ use models::latency::{Latency, ResponseLength};
 use models::msdc::regs as model;
 use models::msdc::Violation;
 use msdc::clock::Timing;
-use msdc::controller::{CardDetect, HostSetup, HwError, Progress};
+use msdc::controller::{CardDetect, HostSetup, HwError};
 use msdc::cqe::{
     send_status_idle_timer, CqeAftermath, CqeEvent, CqeHooks, ENGINE_CONFIG, SEND_STATUS_IDLE_NS,
 };
@@ -167,7 +167,7 @@ impl<'r, 's> Queue<'r, 's> {
     /// Brings the eMMC up through the legacy path (8-bit, 50 MHz), enables its command
     /// queue with CMD6, and makes the engine; not enabled yet.
     fn new(rig: &'r Rig<Card<'s>>) -> Self {
-        let mut host = Host::new(rig, rig.config);
+        let mut host = Host::new(rig);
         emmc_init(&mut host);
         host.ok(6, ENABLE_QUEUE_ARGUMENT, flags::R1B | flags::AC);
         assert!(rig.card().ext_csd().cmdq_enabled());
@@ -202,11 +202,13 @@ impl<'r, 's> Queue<'r, 's> {
         f: impl FnOnce(&mut Cqhci, &Hooks<'_, 's>, &'r Rig<Card<'s>>) -> T,
     ) -> T {
         let rig = self.host.rig;
-        let hooks = self.host.ctrl.cqe_hooks(rig, self.idle_timer);
+        let ctrl = self.host.ctrl();
+        let hooks = ctrl.cqe_hooks(rig, self.idle_timer);
         let result = f(&mut self.engine, &hooks, rig);
         let aftermath = hooks.finish();
+        drop(ctrl);
         self.aftermath = Some(aftermath);
-        self.host.ctrl.absorb_cqe(aftermath);
+        self.host.ctrl().absorb_cqe(aftermath);
         result
     }
 
@@ -292,19 +294,33 @@ impl<'r, 's> Queue<'r, 's> {
         }
     }
 
-    /// One run of the glue's interrupt handler, in the controller's order; false if the
-    /// line is low.
+    /// One run of the glue's interrupt handler (`slot::interrupt`); false if the line is
+    /// low. The engine is the bench's, not the slot's: it takes its CMDQ interrupt, with the
+    /// lock held, where the slot logic's own engine would (`command_queue::task_event`).
     fn interrupt(&mut self) -> bool {
         let rig = self.rig();
         if !rig.interrupt_line() {
             return false;
         }
-        let ctrl = &mut self.host.ctrl;
-        assert!(!ctrl.sdio_irq_event(rig));
-        assert!(!ctrl.card_detect_event(rig));
-        if let Some(event) = ctrl.command_queue_event(rig) {
+        let card_events = self.host.card_events();
+        let engine = &mut self.engine;
+        let mut taken = None;
+        slot::interrupt(
+            &self.host.slot,
+            |view| {
+                let event = view.controller.command_queue_event(rig)?;
+                let outcome = engine.irq(rig, event.cmd_error, event.data_error);
+                Some((event, outcome))
+            },
+            |event| taken = Some(event),
+        );
+        assert_eq!(
+            self.host.card_events(),
+            card_events,
+            "no SDIO or card-detect event"
+        );
+        if let Some((event, outcome)) = taken {
             self.events.push(event);
-            let outcome = self.engine.irq(rig, event.cmd_error, event.data_error);
             if let Some(tag) = outcome.notify_recovery {
                 self.notified = Some(tag);
             }
@@ -313,10 +329,11 @@ impl<'r, 's> Queue<'r, 's> {
             }
             self.record(&outcome.completed);
         }
-        assert!(matches!(
-            self.host.ctrl.handle_interrupt(rig),
-            Progress::Pending
-        ));
+        assert_eq!(
+            self.host.slot.core_done.take(),
+            [],
+            "no request of the core's completes"
+        );
         true
     }
 
@@ -474,9 +491,9 @@ fn enable_gives_the_queue_the_msdc_side_and_disable_takes_it_back() {
         // Standing interrupts the controller owns; they must survive the queue.
         queue
             .host
-            .ctrl
+            .ctrl()
             .set_card_detect(rig, CardDetect::Internal { active_high: false });
-        queue.host.ctrl.enable_sdio_irq(rig, true);
+        queue.host.ctrl().enable_sdio_irq(rig, true);
         assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC | INT_SDIOIRQ);
         // MT8183 has busy_check: initialisation leaves BUSY_CHECK_SEL clear.
         assert_eq!(rig.peek(MSDC_PATCH_BIT1) & BUSY_CHECK_SEL, 0);
@@ -492,7 +509,7 @@ fn enable_gives_the_queue_the_msdc_side_and_disable_takes_it_back() {
         assert_eq!(rig.peek(CQSSC1_AT), 641);
         assert_eq!(rig.peek(CQCFG) & 1, 1, "CQ_EN");
         assert_eq!(queue.aftermath.unwrap().fault, None);
-        assert_eq!(queue.host.ctrl.take_hardware_fault(), None);
+        assert_eq!(queue.host.ctrl().take_hardware_fault(), None);
 
         queue.drive(|engine, hooks, rig| engine.disable(rig, hooks));
         assert!(!queue.engine.is_enabled());
@@ -649,11 +666,11 @@ fn command_queue_event_decodes_and_acknowledges_only_its_own_events() {
     on_bench(|rig, queue, _| {
         queue
             .host
-            .ctrl
+            .ctrl()
             .set_card_detect(rig, CardDetect::Internal { active_high: false });
         queue.enable();
         let injected = &rig.misbehave.injected_events;
-        let ctrl = &mut queue.host.ctrl;
+        let mut ctrl = queue.host.ctrl();
 
         // Both CRC errors win over the timeouts; card detect and SDIO stay pending.
         injected.set(
@@ -704,7 +721,7 @@ fn command_queue_event_leaves_the_legacy_path_alone() {
         // CMDQ pending but not enabled (the queue is off): nothing to do.
         rig.misbehave.injected_events.set(INT_CMDQ | INT_DATCRCERR);
         let writes = rig.writes.get();
-        assert_eq!(queue.host.ctrl.command_queue_event(rig), None);
+        assert_eq!(queue.host.ctrl().command_queue_event(rig), None);
         assert_eq!(rig.writes.get(), writes);
         rig.misbehave.injected_events.set(0);
 
@@ -720,7 +737,7 @@ fn command_queue_event_leaves_the_legacy_path_alone() {
             model.write(MSDC_INTEN, inten | INT_CMDQ);
         }
         rig.misbehave.injected_events.set(INT_CMDQ);
-        assert_eq!(queue.host.ctrl.command_queue_event(rig), None);
+        assert_eq!(queue.host.ctrl().command_queue_event(rig), None);
         assert_ne!(rig.peek(MSDC_INT) & INT_CMDRDY, 0, "left for the request");
         rig.misbehave.injected_events.set(0);
         let result = queue.host.wait().expect("the request completes");
@@ -806,7 +823,7 @@ fn a_dma_that_does_not_stop_in_recovery_is_reported_and_reset() {
         );
         assert_eq!(rig.resets.get(), resets + 1, "reset anyway");
         assert_eq!(
-            queue.host.ctrl.take_hardware_fault(),
+            queue.host.ctrl().take_hardware_fault(),
             Some(HwError::DmaStopTimeout)
         );
         rig.misbehave.pin_dma_active.set(false);
@@ -829,7 +846,7 @@ fn a_reset_that_fails_in_recovery_is_retried_by_the_next_start() {
         queue.recovery_start();
         assert_eq!(queue.aftermath.unwrap().fault, Some(HwError::ResetTimeout));
         assert_eq!(
-            queue.host.ctrl.take_hardware_fault(),
+            queue.host.ctrl().take_hardware_fault(),
             Some(HwError::ResetTimeout)
         );
         rig.misbehave.pin_reset.set(false);
@@ -852,7 +869,7 @@ fn a_reset_done_in_recovery_settles_one_left_pending() {
     on_bench(|rig, queue, _| {
         // A reset that timed out leaves one pending for the next start.
         rig.misbehave.pin_reset.set(true);
-        assert_eq!(queue.host.ctrl.reset(rig), Err(HwError::ResetTimeout));
+        assert_eq!(queue.host.ctrl().reset(rig), Err(HwError::ResetTimeout));
         rig.misbehave.pin_reset.set(false);
         queue.fail(CqFault::DataCrc { tag: 5 }, &[(5, Direction::Read)]);
         queue.recovery_start();
@@ -888,7 +905,7 @@ fn off_clears_events_left_from_the_queue_but_not_card_detect() {
     on_bench(|rig, queue, _| {
         queue
             .host
-            .ctrl
+            .ctrl()
             .set_card_detect(rig, CardDetect::Internal { active_high: false });
         queue.enable();
         // Error and command events the queue's commands latched without CMDQ, and a card
@@ -897,7 +914,7 @@ fn off_clears_events_left_from_the_queue_but_not_card_detect() {
         injected.set(INT_DATCRCERR | INT_CMDRDY | INT_CDSC);
         queue.off();
         assert_eq!(injected.get(), INT_CDSC);
-        assert!(queue.host.ctrl.card_detect_event(rig));
+        assert!(queue.host.ctrl().card_detect_event(rig));
         assert_eq!(injected.get(), 0);
         queue.assert_clean();
     });

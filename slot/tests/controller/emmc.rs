@@ -38,7 +38,7 @@ pub(crate) fn emmc_rig<'s>(config: &HostSetup, storage: &'s mut [u8]) -> Rig<Car
 
 /// A host on `rig` with its eMMC initialised to an 8-bit bus at high speed.
 pub(crate) fn emmc_host<'r, 's>(rig: &'r Rig<Card<'s>>) -> Host<'r, Card<'s>> {
-    let mut host = Host::new(rig, rig.config);
+    let mut host = Host::new(rig);
     emmc_init(&mut host);
     host
 }
@@ -77,7 +77,7 @@ pub(crate) fn emmc_init(host: &mut Host<'_, Card<'_>>) {
     host.ok(6, switch_arg(EXT_CSD_HS_TIMING, 1), R1B | AC);
     assert_eq!(host.clock(52_000_000, Timing::MmcHighSpeed), 50_000_000);
     host.ok(6, switch_arg(EXT_CSD_BUS_WIDTH, 2), R1B | AC);
-    host.ctrl.set_bus_width(host.rig, 8);
+    host.ctrl().set_bus_width(host.rig, 8);
     let status = host.ok(13, rca_arg(), R1 | AC)[0];
     assert_eq!((status >> 9) & 0xF, 4);
     assert_eq!(status & (1 << 7), 0, "no SWITCH_ERROR");
@@ -156,7 +156,7 @@ fn emmc_software_cmd23_when_auto_cmd23_cannot_carry_it() {
     assert!(result.sbc.is_some());
 
     // Auto-CMD23 switched off once the card type is known otherwise.
-    host.ctrl.set_auto_cmd23(false);
+    host.set_mmc_card(false);
     let before = rig.model().commands();
     let result = host.run(&block_request(false, 12, 2, true), &[(0x1000, 1024)]);
     assert_ok(&result);
@@ -164,7 +164,7 @@ fn emmc_software_cmd23_when_auto_cmd23_cannot_carry_it() {
     assert_eq!(rig.data(0x1000, 1024), vec![0x11; 1024]);
 
     // A CMD23 whose count differs from the data: never folded into auto-CMD23.
-    host.ctrl.set_auto_cmd23(true);
+    host.set_mmc_card(true);
     let odd = Request {
         sbc: Some(set_block_count(3)),
         ..block_request(false, 0, 2, true)

@@ -14,6 +14,8 @@ use msdc::controller::{
 use msdc::dma::DmaError;
 use msdc::soc::{self, SocData};
 
+use slot::Refusal;
+
 use crate::rig::{
     block_request, command, flags, legacy_config, modern_config, read_data, request, Host, Rig,
     CFG_CKSTB, MSDC_CFG, MSDC_DMA_CFG, MSDC_DMA_CTRL, MSDC_INTEN, MSDC_PS,
@@ -232,7 +234,7 @@ fn initialisation_without_a_source_clock_fails() {
 fn clock_changes_and_data_timeouts() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
+    let mut host = Host::new(&rig);
     // The probe-time timeout (3 * 2^20 clocks) at 400 kHz: 3 units, DTOC 2.
     assert_eq!(dtoc(rig.peek(SDC_CFG)), 2);
     assert!(rig.peek(MSDC_CFG) & CFG_CKPDN != 0, "clock running");
@@ -256,7 +258,7 @@ fn clock_changes_and_data_timeouts() {
     assert_eq!(dtoc(rig.peek(SDC_CFG)), 47);
 
     // Interrupt enables survive a clock change.
-    host.ctrl
+    host.ctrl()
         .set_card_detect(&rig, CardDetect::Internal { active_high: false });
     host.clock(50_000_000, Timing::SdHighSpeed);
     assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC);
@@ -264,11 +266,11 @@ fn clock_changes_and_data_timeouts() {
     // 0 Hz gates the clock.
     assert_eq!(host.clock(0, Timing::Legacy), 0);
     assert_eq!(rig.peek(MSDC_CFG) & CFG_CKPDN, 0);
-    assert_eq!(host.ctrl.bus_clock_hz(), 0);
+    assert_eq!(host.ctrl().bus_clock_hz(), 0);
 
     // Below what the divider reaches: refused, nothing changed.
     assert_eq!(
-        host.ctrl.set_clock(&rig, 1000, Timing::Legacy),
+        host.ctrl().set_clock(&rig, 1000, Timing::Legacy),
         Err(HwError::UnreachableClock(ClockError::BelowMinimum {
             minimum_hz: 196_079
         }))
@@ -282,7 +284,7 @@ fn clock_changes_and_data_timeouts() {
 fn an_unchanged_clock_request_touches_nothing() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
+    let mut host = Host::new(&rig);
     // `Host::new` set the identification clock: asking for it again is nothing to do.
     let (reads, writes) = (rig.reads.get(), rig.writes.get());
     assert_eq!(host.clock(400_000, Timing::Legacy), 400_000);
@@ -304,12 +306,12 @@ fn an_unchanged_clock_request_touches_nothing() {
     // A change that never settled is forgotten: asking again programs it again.
     rig.misbehave.pin_clock_unstable.set(true);
     assert_eq!(
-        host.ctrl.set_clock(&rig, 50_000_000, Timing::SdHighSpeed),
+        host.ctrl().set_clock(&rig, 50_000_000, Timing::SdHighSpeed),
         Err(HwError::ClockTimeout)
     );
     rig.misbehave.pin_clock_unstable.set(false);
     assert_eq!(host.clock(50_000_000, Timing::SdHighSpeed), 50_000_000);
-    assert_eq!(host.ctrl.bus_clock_hz(), 50_000_000);
+    assert_eq!(host.ctrl().bus_clock_hz(), 50_000_000);
     assert!(rig.peek(MSDC_CFG) & CFG_CKPDN != 0, "clock running");
 
     // Gating is a request like any other.
@@ -323,9 +325,9 @@ fn an_unchanged_clock_request_touches_nothing() {
 fn bus_width() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
+    let host = Host::new(&rig);
     for (lines, code) in [(4, 1), (8, 2), (1, 0), (3, 0)] {
-        host.ctrl.set_bus_width(&rig, lines);
+        host.ctrl().set_bus_width(&rig, lines);
         assert_eq!((rig.peek(SDC_CFG) >> 16) & 3, code, "{lines} lines");
     }
 }
@@ -356,7 +358,7 @@ fn interrupt_enables_follow_the_phase() {
     host.wait().unwrap();
     assert_eq!(rig.peek(MSDC_INTEN), 0);
 
-    host.ctrl
+    host.ctrl()
         .set_card_detect(&rig, CardDetect::Internal { active_high: false });
     host.start(&request(command(13, rca_arg(), flags::R1 | flags::AC)), &[])
         .unwrap();
@@ -369,16 +371,16 @@ fn interrupt_enables_follow_the_phase() {
 fn internal_card_detect() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
+    let mut host = Host::new(&rig);
     assert_eq!(
-        host.ctrl.card_detect(),
+        host.ctrl().card_detect(),
         CardDetect::Polled,
         "until the probe says"
     );
-    host.ctrl
+    host.ctrl()
         .set_card_detect(&rig, CardDetect::Internal { active_high: false });
     assert_eq!(
-        host.ctrl.card_detect(),
+        host.ctrl().card_detect(),
         CardDetect::Internal { active_high: false }
     );
     // CDEN with a debounce of 8 (15:12), CDSC enabled, wake-up on insertion.
@@ -386,54 +388,57 @@ fn internal_card_detect() {
     assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC);
     assert!(rig.peek(SDC_CFG) & SDC_CFG_INSWKUP != 0);
     // CDSTS low: present (active low, as upstream reads it).
-    assert!(host.ctrl.card_present(&rig));
+    assert!(host.ctrl().card_present(&rig));
     rig.misbehave.pin_levels.set(Some((PS_CDSTS, PS_CDSTS)));
-    assert!(!host.ctrl.card_present(&rig));
+    assert!(!host.ctrl().card_present(&rig));
 
     // `cd-inverted` (MMC_CAP2_CD_ACTIVE_HIGH): CDSTS high is present; the same programming.
     let registers = (rig.peek(MSDC_PS) & 0xF001, rig.peek(MSDC_INTEN));
-    host.ctrl
+    host.ctrl()
         .set_card_detect(&rig, CardDetect::Internal { active_high: true });
     assert_eq!(
         (rig.peek(MSDC_PS) & 0xF001, rig.peek(MSDC_INTEN)),
         registers
     );
-    assert!(host.ctrl.card_present(&rig));
+    assert!(host.ctrl().card_present(&rig));
     rig.misbehave.pin_levels.set(Some((PS_CDSTS, 0)));
-    assert!(!host.ctrl.card_present(&rig));
-    host.ctrl
+    assert!(!host.ctrl().card_present(&rig));
+    host.ctrl()
         .set_card_detect(&rig, CardDetect::Internal { active_high: false });
-    assert!(host.ctrl.card_present(&rig));
+    assert!(host.ctrl().card_present(&rig));
     rig.misbehave.pin_levels.set(None);
 
     // A change is consumed once, by the card-detect consumer only.
     rig.misbehave.injected_events.set(INT_CDSC | INT_CMDRDY);
-    assert_eq!(host.ctrl.handle_interrupt(&rig), Progress::Pending);
+    assert!(matches!(
+        host.ctrl().handle_interrupt(&rig),
+        Progress::Pending
+    ));
     assert_eq!(rig.misbehave.injected_events.get(), INT_CDSC | INT_CMDRDY);
-    assert!(host.ctrl.card_detect_event(&rig));
-    assert!(!host.ctrl.card_detect_event(&rig));
+    assert!(host.ctrl().card_detect_event(&rig));
+    assert!(!host.ctrl().card_detect_event(&rig));
     assert_eq!(rig.misbehave.injected_events.get(), INT_CMDRDY);
     rig.misbehave.injected_events.set(INT_CDSC);
     assert_eq!(host.interrupt(), Some(Progress::Pending));
-    assert_eq!(host.card_detect_changes, 1);
+    assert_eq!(host.card_detect_changes(), 1);
 
     // A controller reset keeps a pending change for its consumer.
     rig.misbehave.injected_events.set(INT_CDSC | INT_CMDRDY);
-    host.ctrl.reset(&rig).unwrap();
+    host.ctrl().reset(&rig).unwrap();
     assert_eq!(rig.misbehave.injected_events.get(), INT_CDSC);
-    assert!(host.ctrl.card_detect_event(&rig));
+    assert!(host.ctrl().card_detect_event(&rig));
 
     // Re-initialisation keeps the choice.
-    host.ctrl.init_hardware(&rig).unwrap();
+    host.ctrl().init_hardware(&rig).unwrap();
     assert_eq!(rig.peek(MSDC_PS) & PS_CDEN, PS_CDEN);
     assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC);
 
-    host.ctrl.set_card_detect(&rig, CardDetect::Polled);
+    host.ctrl().set_card_detect(&rig, CardDetect::Polled);
     assert_eq!(rig.peek(MSDC_PS) & PS_CDEN, 0);
     assert_eq!(rig.peek(MSDC_INTEN), 0);
     assert_eq!(rig.peek(SDC_CFG) & SDC_CFG_INSWKUP, 0);
     rig.misbehave.injected_events.set(INT_CDSC);
-    assert!(!host.ctrl.card_detect_event(&rig), "not enabled");
+    assert!(!host.ctrl().card_detect_event(&rig), "not enabled");
 }
 
 #[test]
@@ -479,10 +484,10 @@ fn card_detect_mode_in_upstreams_order() {
 fn card_busy_follows_dat0() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let host = Host::new(&rig, legacy_config());
-    assert!(!host.ctrl.card_busy(&rig), "DAT0 high");
+    let host = Host::new(&rig);
+    assert!(!host.ctrl().card_busy(&rig), "DAT0 high");
     rig.misbehave.pin_levels.set(Some((PS_DAT0, 0)));
-    assert!(host.ctrl.card_busy(&rig), "DAT0 held low");
+    assert!(host.ctrl().card_busy(&rig), "DAT0 held low");
 }
 
 #[test]
@@ -490,13 +495,13 @@ fn sdio_interrupts() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
     let mut host = sd_host(&rig);
-    host.ctrl.set_sdio_mode(&rig, true);
+    host.ctrl().set_sdio_mode(&rig, true);
     assert_eq!(
         rig.peek(SDC_CFG) & (SDC_CFG_SDIO | SDC_CFG_SDIOIDE),
         SDC_CFG_SDIO
     );
     assert_eq!(rig.peek(SDC_ADV_CFG0), ADV_DAT1_IRQ_TRIGGER);
-    host.ctrl.enable_sdio_irq(&rig, true);
+    host.ctrl().enable_sdio_irq(&rig, true);
     assert_eq!(rig.peek(MSDC_INTEN), INT_SDIOIRQ);
     assert!(rig.peek(SDC_CFG) & SDC_CFG_SDIOIDE != 0);
 
@@ -505,38 +510,41 @@ fn sdio_interrupts() {
         .unwrap();
     rig.misbehave.injected_events.set(INT_SDIOIRQ);
     assert!(matches!(
-        host.ctrl.handle_interrupt(&rig),
+        host.ctrl().handle_interrupt(&rig),
         Progress::Done(..)
     ));
     assert_eq!(rig.misbehave.injected_events.get(), INT_SDIOIRQ);
     assert_eq!(host.interrupt(), Some(Progress::Pending));
-    assert_eq!(host.sdio_signals, 1);
+    assert_eq!(host.sdio_signals(), 1);
     assert_eq!(rig.misbehave.injected_events.get(), 0);
     // Masked until the core acknowledges it, while the core keeps it enabled.
     assert_eq!(rig.peek(MSDC_INTEN), 0);
     assert_eq!(rig.peek(SDC_CFG) & SDC_CFG_SDIOIDE, 0);
-    assert!(host.ctrl.sdio_irq_enabled());
-    host.ctrl.ack_sdio_irq(&rig);
+    assert!(host.ctrl().sdio_irq_enabled());
+    host.ctrl().ack_sdio_irq(&rig);
     assert_eq!(rig.peek(MSDC_INTEN), INT_SDIOIRQ);
     assert!(rig.peek(SDC_CFG) & SDC_CFG_SDIOIDE != 0);
 
     // Lost interrupt: DAT1 low but nothing latched.
-    assert!(!host.ctrl.recheck_sdio_irq(&rig), "DAT1 high: nothing lost");
+    assert!(
+        !host.ctrl().recheck_sdio_irq(&rig),
+        "DAT1 high: nothing lost"
+    );
     rig.misbehave.pin_levels.set(Some((PS_DATA1, 0)));
-    assert!(host.ctrl.recheck_sdio_irq(&rig));
+    assert!(host.ctrl().recheck_sdio_irq(&rig));
     assert_eq!(rig.peek(MSDC_INTEN), 0);
-    assert!(!host.ctrl.recheck_sdio_irq(&rig), "disabled now");
+    assert!(!host.ctrl().recheck_sdio_irq(&rig), "disabled now");
     rig.misbehave.pin_levels.set(None);
 
     // Leaving SDIO mode also disables the interrupt, for the core too: an ack then
     // unmasks nothing.
-    host.ctrl.enable_sdio_irq(&rig, true);
-    host.ctrl.set_sdio_mode(&rig, false);
+    host.ctrl().enable_sdio_irq(&rig, true);
+    host.ctrl().set_sdio_mode(&rig, false);
     assert_eq!(rig.peek(MSDC_INTEN), 0);
     assert_eq!(rig.peek(SDC_CFG) & (SDC_CFG_SDIO | SDC_CFG_SDIOIDE), 0);
     assert_eq!(rig.peek(SDC_ADV_CFG0), 0);
-    assert!(!host.ctrl.sdio_irq_enabled());
-    host.ctrl.ack_sdio_irq(&rig);
+    assert!(!host.ctrl().sdio_irq_enabled());
+    host.ctrl().ack_sdio_irq(&rig);
     assert_eq!(rig.peek(MSDC_INTEN), 0);
     host.ok(13, rca_arg(), flags::R1 | flags::AC);
     rig.assert_no_violations();
@@ -552,11 +560,12 @@ fn refused_requests_send_nothing() {
     let read = block_request(false, 0, 1, false);
 
     assert_eq!(
-        host.ctrl.start(&rig, &read, None, 7),
+        host.engine_start(&read, 7),
         Err((7, StartError::MissingDmaChain))
     );
+    // The glue writes no chain for a request without data; the engine refuses one.
     assert_eq!(
-        host.start(&status, &[(0, 512)]),
+        host.write_chain(&status, &[(0, 512)]),
         Err(StartError::UnexpectedDmaChain)
     );
     assert_eq!(
@@ -607,12 +616,14 @@ fn refused_requests_send_nothing() {
         Err(StartError::Command(CommandError::InvalidBlockSize(4096)))
     );
     assert_eq!(rig.model().commands(), before, "nothing reached the card");
-    assert!(host.ctrl.is_idle());
+    assert!(host.ctrl().is_idle());
 
     // One request at a time.
     rig.misbehave.hide_interrupts.set(true);
     host.start(&status, &[]).unwrap();
-    assert_eq!(host.start(&status, &[]), Err(StartError::Busy));
+    // The glue refuses a second request itself; the engine would too.
+    assert_eq!(host.request(&status, &[]), Err(Refusal::ControllerBusy));
+    assert_eq!(host.engine_start(&status, 9), Err((9, StartError::Busy)));
     host.abort().unwrap();
     rig.misbehave.hide_interrupts.set(false);
     host.ok(13, rca_arg(), flags::R1 | flags::AC);
@@ -627,7 +638,7 @@ fn reset_bit_that_never_clears() {
 
     rig.misbehave.pin_reset.set(true);
     let reads = rig.reads.get();
-    assert_eq!(host.ctrl.reset(&rig), Err(HwError::ResetTimeout));
+    assert_eq!(host.ctrl().reset(&rig), Err(HwError::ResetTimeout));
     let polled = rig.reads.get() - reads;
     assert!(
         polled <= u64::from(POLL_LIMIT) + 2,
@@ -646,8 +657,8 @@ fn reset_bit_that_never_clears() {
     rig.misbehave.pin_reset.set(true);
     let result = host.wait().unwrap();
     assert_eq!(result.cmd.error, Some(ErrorKind::TimedOut));
-    assert_eq!(host.ctrl.take_hardware_fault(), Some(HwError::ResetTimeout));
-    assert_eq!(host.ctrl.take_hardware_fault(), None);
+    assert_eq!(host.take_hardware_fault(), Some(HwError::ResetTimeout));
+    assert_eq!(host.take_hardware_fault(), None);
     let before = rig.model().commands();
     assert_eq!(
         host.start(&request(command(13, rca_arg(), flags::R1 | flags::AC)), &[]),
@@ -662,13 +673,13 @@ fn reset_bit_that_never_clears() {
 fn clock_that_never_stabilises() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
+    let mut host = Host::new(&rig);
     rig.misbehave.pin_clock_unstable.set(true);
     assert_eq!(
-        host.ctrl.set_clock(&rig, 25_000_000, Timing::Legacy),
+        host.ctrl().set_clock(&rig, 25_000_000, Timing::Legacy),
         Err(HwError::ClockTimeout)
     );
-    assert_eq!(host.ctrl.bus_clock_hz(), 0);
+    assert_eq!(host.ctrl().bus_clock_hz(), 0);
     assert_eq!(
         Controller::<()>::new(legacy_config()).init_hardware(&rig),
         Err(HwError::ClockTimeout)
@@ -691,7 +702,7 @@ fn bus_that_stays_busy() {
     );
     assert!(rig.reads.get() - reads <= u64::from(POLL_LIMIT) + 64);
     assert_eq!(rig.model().commands(), before);
-    assert!(host.ctrl.is_idle());
+    assert!(host.ctrl().is_idle());
     rig.misbehave.pin_command_busy.set(false);
     host.ok(13, rca_arg(), flags::R1 | flags::AC);
 
@@ -720,10 +731,7 @@ fn dma_that_never_goes_idle() {
     // The data arrived; the stuck engine was reset and the fault reported.
     assert_eq!(result.first_error(), None);
     assert_eq!(result.data.unwrap().bytes_xfered, 512);
-    assert_eq!(
-        host.ctrl.take_hardware_fault(),
-        Some(HwError::DmaStopTimeout)
-    );
+    assert_eq!(host.take_hardware_fault(), Some(HwError::DmaStopTimeout));
     rig.misbehave.pin_dma_active.set(false);
     let result = host.run(&block_request(false, 1, 1, false), &[(0, 512)]);
     assert_eq!(result.first_error(), None);
@@ -799,11 +807,11 @@ fn lost_sdio_interrupts_rechecked_only_where_the_soc_needs_it() {
     let config = modern_config();
     assert!(!config.soc.recheck_sdio_irq);
     let rig = sd_rig(&config, &mut storage);
-    let mut host = Host::new(&rig, config);
-    host.ctrl.set_sdio_mode(&rig, true);
-    host.ctrl.enable_sdio_irq(&rig, true);
+    let host = Host::new(&rig);
+    host.ctrl().set_sdio_mode(&rig, true);
+    host.ctrl().enable_sdio_irq(&rig, true);
     rig.misbehave.pin_levels.set(Some((PS_DATA1, 0)));
-    assert!(!host.ctrl.recheck_sdio_irq(&rig));
+    assert!(!host.ctrl().recheck_sdio_irq(&rig));
     assert_eq!(rig.peek(MSDC_INTEN), INT_SDIOIRQ, "still unmasked");
     rig.misbehave.pin_levels.set(None);
 }
@@ -812,27 +820,27 @@ fn lost_sdio_interrupts_rechecked_only_where_the_soc_needs_it() {
 fn quiesce_silences_every_interrupt_source() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
-    let mut host = Host::new(&rig, legacy_config());
-    host.ctrl
+    let mut host = Host::new(&rig);
+    host.ctrl()
         .set_card_detect(&rig, CardDetect::Internal { active_high: false });
-    host.ctrl.set_sdio_mode(&rig, true);
-    host.ctrl.enable_sdio_irq(&rig, true);
+    host.ctrl().set_sdio_mode(&rig, true);
+    host.ctrl().enable_sdio_irq(&rig, true);
     assert_ne!(rig.peek(MSDC_INTEN), 0);
     rig.misbehave.injected_events.set(INT_CDSC | INT_CMDRDY);
 
-    host.ctrl.quiesce(&rig);
+    host.ctrl().quiesce(&rig);
     assert_eq!(rig.peek(MSDC_INTEN), 0);
     assert_eq!(rig.peek(MSDC_PS) & PS_CDEN, 0);
     assert_eq!(rig.peek(SDC_CFG) & SDC_CFG_INSWKUP, 0);
-    assert!(!host.ctrl.sdio_irq_enabled());
+    assert!(!host.ctrl().sdio_irq_enabled());
     assert_eq!(
         rig.misbehave.injected_events.get(),
         0,
         "latched events acknowledged"
     );
     rig.misbehave.injected_events.set(INT_CDSC);
-    assert!(!host.ctrl.card_detect_event(&rig));
-    assert!(!host.ctrl.sdio_irq_event(&rig));
+    assert!(!host.ctrl().card_detect_event(&rig));
+    assert!(!host.ctrl().sdio_irq_event(&rig));
     // A request afterwards enables only its own phase's interrupts.
     host.start(&request(command(13, rca_arg(), flags::R1 | flags::AC)), &[])
         .unwrap();

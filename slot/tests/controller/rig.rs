@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The test bench: the `models` MSDC model with a card behind an [`Io`]`<`[`MsdcBase`]`>`
-//! implementation, and a minimal glue ([`Host`]) that drives the [`Controller`] the way the
-//! kernel driver does, interrupt by interrupt.
+//! implementation, and a [`Host`] that runs the slot logic the kernel runs on it (the
+//! `slot` crate's [`start_request`](slot::start_request), [`interrupt`](slot::interrupt) and
+//! [`watchdog`](slot::watchdog), over the queue benches' [`Slot`]), interrupt by interrupt,
+//! and hands the tests the [`Controller`] for the engine's own calls.
 //!
 //! The model runs after every register write, so a command completes (and its interrupt is
 //! latched) as soon as `SDC_CMD` is written, and a data phase as soon as the DMA starts.
@@ -23,6 +25,7 @@
 //! such a run). The bench adds up what the runs did ([`BoardStats`]).
 
 use std::cell::{Cell, RefCell, RefMut};
+use std::convert::Infallible;
 
 use cqhci::regs::CqhciBlock;
 use mmc_request::{Command, CommandResult, Data, Direction, Request, RequestResult, Segment};
@@ -32,16 +35,20 @@ use models::msdc::{CardSlot, Fault, ModelConfig, MsdcModel, Violation};
 use models::Ram;
 use msdc::clock::{DividerWidth, Timing};
 use msdc::controller::{
-    Controller, DmaChain, HostSetup, PadState, Progress, SignalVoltage, StartError,
+    Controller, DmaChain, HostSetup, HwError, PadState, Progress, SignalVoltage, StartError,
 };
 use msdc::dma::{self, DmaAddressing, MAX_SEGMENTS};
 use msdc::regs::{MsdcBase, MsdcTop};
 use msdc::soc;
 use msdc::tuning::BoardTuning;
 use registers::{Io, PollLimit, Window};
+use slot::watchdog::REQUEST_TIMEOUT_MS;
+use slot::{InFlight, Owner, Refusal};
 
+use crate::board::Bench;
 use crate::common::{self, data};
 pub(crate) use crate::common::{command, flags, request};
+use crate::slot::{CardEvents, CardKind, CoreRequest, Issue, QueueSide, Slot};
 
 /// Source clock of every bench, as the model's default.
 pub(crate) const SOURCE_HZ: u32 = 200_000_000;
@@ -204,6 +211,9 @@ pub(crate) struct Rig<C: CardSlot> {
     defer_while_borrowed: bool,
     /// The model has work it was not allowed to run yet.
     deferred: Cell<bool>,
+    /// The core's `request` callback runs for a request with data: the model gets no memory
+    /// meanwhile.
+    launching: Cell<bool>,
     /// `Some` for a bench that runs its model as the board does.
     board: Option<BoardRuns>,
     /// The last run stopped at its step limit: the board's timer runs the model again.
@@ -261,6 +271,7 @@ impl<C: CardSlot> Rig<C> {
             cqhci_setting: Cell::new(0),
             defer_while_borrowed,
             deferred: Cell::new(false),
+            launching: Cell::new(false),
             board: None,
             armed: Cell::new(false),
             board_stats: Cell::new(BoardStats::default()),
@@ -370,19 +381,24 @@ impl<C: CardSlot> Rig<C> {
         let mut model = self.model.borrow_mut();
         let mut card = self.card.borrow_mut();
         let limit = self.board.map_or(MODEL_STEPS, |b| b.steps);
-        // While `Controller::start` holds the descriptor area, RAM is borrowed: the model
-        // then gets no memory at all, and any DMA it tried would show up as a violation.
+        // While the glue launches a request, and while the CQHCI engine holds RAM, the
+        // model gets no memory at all, and any DMA it tried would show up as a violation.
         // A CQHCI bench waits instead (see the module documentation).
-        let ran = match self.ram.try_borrow_mut() {
-            Ok(mut ram) => {
+        let ram = if self.launching.get() {
+            None
+        } else {
+            self.ram.try_borrow_mut().ok()
+        };
+        let ran = match ram {
+            Some(mut ram) => {
                 let mut mem = Ram::new(self.base, &mut ram);
                 model.run(&mut *card, &mut mem, limit)
             }
-            Err(_) if self.defer_while_borrowed => {
+            None if self.defer_while_borrowed => {
                 self.deferred.set(true);
                 return;
             }
-            Err(_) => {
+            None => {
                 let mut nothing = [0u8; 0];
                 let mut mem = Ram::new(self.base, &mut nothing);
                 model.run(&mut *card, &mut mem, limit)
@@ -583,32 +599,139 @@ where
     }
 }
 
-/// The glue: one controller driving one bench. Its request token is a sequence number, so
-/// that every completion can be checked to hand back the request that was started.
+/// The bench under the slot logic, as the queue benches' [`Board`](crate::board::Board).
+impl<C: CardSlot> Bench for Rig<C> {
+    fn setup(&self) -> HostSetup {
+        self.config
+    }
+
+    fn interrupt_line(&self) -> bool {
+        Rig::interrupt_line(self)
+    }
+
+    /// The model runs after every register write already; time lets it go on.
+    fn advance(&self, steps: u32) -> u32 {
+        let mut model = self.model.borrow_mut();
+        let mut card = self.card.borrow_mut();
+        let mut ram = self.ram.borrow_mut();
+        model.run(&mut *card, &mut Ram::new(self.base, &mut ram), steps)
+    }
+
+    fn elapse(&self, ns: u64) {
+        self.model().elapse(ns);
+    }
+
+    fn ram(&self) -> RefMut<'_, Vec<u8>> {
+        self.ram.borrow_mut()
+    }
+
+    fn bus(&self, at: usize) -> u64 {
+        self.base + at as u64
+    }
+
+    fn assert_clean(&self) {
+        self.assert_no_violations();
+    }
+
+    /// RAM is held back from the model through the launch of a request with data: it gets
+    /// no memory until the command is answered, so a DMA started early shows up as a
+    /// violation.
+    fn launching(&self, with_data: bool) {
+        self.launching.set(with_data);
+    }
+}
+
+/// The side of a slot without a queue: the core's requests only.
+pub(crate) struct NoQueue;
+
+impl<'r, C: CardSlot> QueueSide<'r, Rig<C>> for NoQueue {
+    type Queued = Issue;
+
+    fn dispatching(&self, _slot: &HostSlot<'r, C>, tag: u8, _depth: u8) {
+        panic!("tag {tag}: a dispatch on a slot without a queue");
+    }
+
+    fn complete_queued(&self, _slot: &HostSlot<'r, C>, request: Issue, _: &RequestResult) {
+        panic!(
+            "tag {}: a completion on a slot without a queue",
+            request.id.tag
+        );
+    }
+}
+
+/// The slot logic on a bench.
+pub(crate) type HostSlot<'r, C> = Slot<'r, Rig<C>, NoQueue>;
+
+/// The request token on the controller.
+pub(crate) type Token<'r, C> = InFlight<HostSlot<'r, C>>;
+
+/// The number of the core's request `token` stands for.
+pub(crate) fn serial<C: CardSlot>(token: &Token<'_, C>) -> u32 {
+    match &token.owner {
+        Owner::Core(request) => request.id,
+        Owner::Queue { tag, .. } => panic!("tag {tag} on a slot without a queue"),
+    }
+}
+
+/// The glue on one bench: the slot logic the kernel runs, with the MMC core's calls played
+/// by the tests. Its requests are numbered, so that every completion can be checked to hand
+/// back the request that was started.
 pub(crate) struct Host<'r, C: CardSlot> {
     pub(crate) rig: &'r Rig<C>,
-    pub(crate) ctrl: Controller<u32>,
-    /// The token of the request started last.
+    pub(crate) slot: HostSlot<'r, C>,
+    /// The number of the request started last.
     pub(crate) started: u32,
-    /// SDIO interrupts signalled so far.
-    pub(crate) sdio_signals: u32,
-    /// Card-detect changes seen so far.
-    pub(crate) card_detect_changes: u32,
 }
 
 impl<'r, C: CardSlot> Host<'r, C> {
-    /// Probes: initialises the hardware and sets the identification clock.
-    pub(crate) fn new(rig: &'r Rig<C>, config: HostSetup) -> Self {
+    /// Probes: initialises the hardware and sets the identification clock. The core's
+    /// card is an eMMC (auto-CMD23 allowed for its requests) if the bench's setup allows
+    /// auto-CMD23, as the glue sets it up for eMMC.
+    pub(crate) fn new(rig: &'r Rig<C>) -> Self {
+        let slot = Slot::new(rig, NoQueue, false);
+        // An SDIO card's interrupt and a card-detect line: their events are counted.
+        slot.card_events.set(Some(CardEvents::default()));
         let mut host = Self {
             rig,
-            ctrl: Controller::new(config),
+            slot,
             started: 0,
-            sdio_signals: 0,
-            card_detect_changes: 0,
         };
-        host.ctrl.init_hardware(rig).expect("init_hardware");
+        host.set_mmc_card(rig.config.auto_cmd23);
         host.clock(400_000, Timing::Legacy);
         host
+    }
+
+    /// The request engine, under the slot's lock.
+    pub(crate) fn ctrl(&self) -> RefMut<'_, Controller<Token<'r, C>>> {
+        self.slot.controller()
+    }
+
+    /// The core attached an eMMC (`true`) or another card: the glue allows auto-CMD23
+    /// for the requests it starts from now on, or not.
+    pub(crate) fn set_mmc_card(&mut self, emmc: bool) {
+        self.slot
+            .attach(if emmc { CardKind::Emmc } else { CardKind::Sd });
+    }
+
+    /// SDIO interrupts signalled to the core so far.
+    pub(crate) fn sdio_signals(&self) -> u32 {
+        self.card_events().sdio_signals
+    }
+
+    /// Card-detect changes signalled to the core so far.
+    pub(crate) fn card_detect_changes(&self) -> u32 {
+        self.card_events().card_detect_changes
+    }
+
+    /// The card events signalled to the core so far.
+    pub(crate) fn card_events(&self) -> CardEvents {
+        self.slot.card_events.get().expect("counted")
+    }
+
+    /// The oldest hardware fault the slot logic logged and the test has not taken.
+    pub(crate) fn take_hardware_fault(&self) -> Option<HwError> {
+        let mut faults = self.slot.hardware_faults.borrow_mut();
+        (!faults.is_empty()).then(|| faults.remove(0))
     }
 
     /// The MMC core's voltage switch after an SD card answered CMD11
@@ -617,79 +740,146 @@ impl<'r, C: CardSlot> Host<'r, C> {
     pub(crate) fn uhs_voltage_switch(&mut self) {
         self.rig.sync_card();
         assert!(
-            self.ctrl.card_busy(self.rig),
+            self.ctrl().card_busy(self.rig),
             "the card holds DAT0 low after CMD11"
         );
         self.clock(0, Timing::Legacy);
         self.rig.sync_card();
         assert_eq!(
-            self.ctrl.start_voltage_switch(SignalVoltage::V180),
+            self.ctrl().start_voltage_switch(SignalVoltage::V180),
             Ok(PadState::Uhs)
         );
         self.clock(400_000, Timing::Legacy);
         self.rig.sync_card();
         assert!(
-            !self.ctrl.card_busy(self.rig),
+            !self.ctrl().card_busy(self.rig),
             "DAT high again: the switch is done"
         );
     }
 
     pub(crate) fn clock(&mut self, hz: u32, timing: Timing) -> u32 {
-        self.ctrl
+        self.ctrl()
             .set_clock(self.rig, hz, timing)
             .expect("set_clock")
     }
 
-    /// Starts `req`, with its data through `segments` (offsets into the data window); a
-    /// refused request's token must come back.
+    /// The bus addresses of `segments`, offsets into the data window.
+    fn segments(&self, segments: &[(u64, u32)]) -> Vec<Segment> {
+        let window = self.rig.base + DATA_OFFSET;
+        segments
+            .iter()
+            .map(|&(offset, len)| Segment {
+                bus_address: window + offset,
+                len,
+            })
+            .collect()
+    }
+
+    /// The core's `request` callback (`slot::start_request`) for `req`, with its data
+    /// through `segments` (offsets into the data window): `Err` with the slot's refusal if
+    /// it failed the request, which must be the one it was given.
+    pub(crate) fn request(
+        &mut self,
+        req: &Request,
+        segments: &[(u64, u32)],
+    ) -> Result<(), Refusal> {
+        let segments = self.segments(segments);
+        let serial = self.slot.request_core(req, &segments);
+        if let Some(refusal) = self.slot.take_core_refusal(serial) {
+            return Err(refusal);
+        }
+        assert_eq!(
+            self.in_flight(),
+            Some(serial),
+            "the request is on the controller"
+        );
+        self.started = serial;
+        Ok(())
+    }
+
+    /// Starts `req` as [`Host::request`] does; `Err` with the controller's refusal.
     pub(crate) fn start(
         &mut self,
         req: &Request,
         segments: &[(u64, u32)],
     ) -> Result<(), StartError> {
-        let token = self.started + 1;
-        let started = if req.data.is_none() && segments.is_empty() {
-            self.ctrl.start(self.rig, req, None, token)
-        } else {
-            let window = self.rig.base + DATA_OFFSET;
-            // RAM stays borrowed through the start: the model gets no memory until the
-            // command is answered, so a DMA started early shows up as a violation.
-            let mut ram = self.rig.ram.borrow_mut();
-            let chain = DmaChain {
-                area: &mut ram[..AREA_LEN],
-                area_bus: self.rig.base,
-                segments: segments.iter().map(|&(offset, len)| Segment {
-                    bus_address: window + offset,
-                    len,
-                }),
-            };
-            let chain = self.ctrl.write_chain(req, chain)?;
-            self.ctrl.start(self.rig, req, Some(chain), token)
-        };
-        match started {
-            Ok(()) => {
-                self.started = token;
-                Ok(())
-            }
-            Err((refused, error)) => {
-                assert_eq!(refused, token, "a refused request's token comes back");
+        match self.request(req, segments) {
+            Ok(()) => Ok(()),
+            Err(Refusal::Start { opcode, error }) => {
+                assert_eq!(opcode, req.cmd.opcode, "the refused request comes back");
                 Err(error)
             }
+            Err(refusal) => panic!("CMD{} refused by the slot: {refusal:?}", req.cmd.opcode),
         }
     }
 
-    /// One run of the interrupt handler, as the glue's: `None` if the line is low.
+    /// The number of the core's request on the controller, if any.
+    pub(crate) fn in_flight(&self) -> Option<u32> {
+        self.ctrl().in_flight().map(serial)
+    }
+
+    /// A token for the engine's own calls: a request of the core numbered `serial`.
+    pub(crate) fn token(&self, req: &Request, serial: u32) -> Token<'r, C> {
+        InFlight {
+            owner: Owner::Core(CoreRequest {
+                id: serial,
+                request: *req,
+                segments: Vec::new(),
+                for_mmc_card: false,
+            }),
+            opcode: req.cmd.opcode,
+            tuning_probe: false,
+            started: 0,
+        }
+    }
+
+    /// The engine's `start` of `req` without data, its token numbered `number`: a refused
+    /// request's token comes back.
+    pub(crate) fn engine_start(
+        &mut self,
+        req: &Request,
+        number: u32,
+    ) -> Result<(), (u32, StartError)> {
+        let token = self.token(req, number);
+        self.ctrl()
+            .start(self.rig, req, None, token)
+            .map_err(|(token, error)| (serial(&token), error))
+    }
+
+    /// The engine's `write_chain` of `req`'s descriptors for `segments` alone.
+    pub(crate) fn write_chain(
+        &mut self,
+        req: &Request,
+        segments: &[(u64, u32)],
+    ) -> Result<(), StartError> {
+        let segments = self.segments(segments);
+        let mut ram = self.rig.ram.borrow_mut();
+        let chain = DmaChain {
+            area: &mut ram[..AREA_LEN],
+            area_bus: self.rig.base,
+            segments,
+        };
+        self.ctrl().write_chain(req, chain).map(|_| ())
+    }
+
+    /// One run of the interrupt handler (`slot::interrupt`): `None` if the line is low, the
+    /// request it completed if any.
     pub(crate) fn interrupt(&mut self) -> Option<Progress<u32>> {
         if !self.rig.interrupt_line() {
             return None;
         }
-        if self.ctrl.sdio_irq_event(self.rig) {
-            self.sdio_signals += 1;
+        slot::interrupt(&self.slot, |_| None::<Infallible>, |never| match never {});
+        Some(self.completion())
+    }
+
+    /// The core's request the glue completed last, if any.
+    fn completion(&self) -> Progress<u32> {
+        let mut done = self.slot.core_done.take();
+        assert!(done.len() <= 1, "completed at once: {done:?}");
+        match done.pop() {
+            Some((serial, result)) => Progress::Done(serial, result),
+            None => Progress::Pending,
         }
-        if self.ctrl.card_detect_event(self.rig) {
-            self.card_detect_changes += 1;
-        }
-        Some(self.ctrl.handle_interrupt(self.rig))
     }
 
     /// Runs interrupts until the request completes; `None` if the line goes low first.
@@ -703,10 +893,24 @@ impl<'r, C: CardSlot> Host<'r, C> {
         panic!("request still running after {MAX_INTERRUPTS} interrupts");
     }
 
-    /// The glue's request timer: aborts the request in flight, if any.
+    /// The glue's request timer (`slot::watchdog::check`) once the request in flight, if
+    /// any, has run for its time: aborts and completes it.
     pub(crate) fn abort(&mut self) -> Option<RequestResult> {
-        let (token, result) = self.ctrl.abort(self.rig)?;
-        Some(self.handed_back(token, result))
+        self.slot
+            .advance_clock(u64::from(REQUEST_TIMEOUT_MS) * 1_000_000);
+        let timed_out = self.slot.timed_out().len();
+        slot::watchdog::check(&self.slot);
+        match self.completion() {
+            Progress::Done(token, result) => {
+                assert_eq!(
+                    self.slot.timed_out().len(),
+                    timed_out + 1,
+                    "logged as timed out"
+                );
+                Some(self.handed_back(token, result))
+            }
+            Progress::Pending => None,
+        }
     }
 
     /// Checks that a finished request is the one started last.
@@ -715,15 +919,15 @@ impl<'r, C: CardSlot> Host<'r, C> {
             token, self.started,
             "the engine hands back the request it ran"
         );
-        assert!(self.ctrl.is_idle());
-        assert_eq!(self.ctrl.in_flight(), None);
+        assert!(self.ctrl().is_idle());
+        assert_eq!(self.in_flight(), None);
         result
     }
 
     /// Runs `req` to completion.
     pub(crate) fn run(&mut self, req: &Request, segments: &[(u64, u32)]) -> RequestResult {
         self.start(req, segments).expect("start");
-        assert_eq!(self.ctrl.in_flight(), Some(&self.started));
+        assert_eq!(self.in_flight(), Some(self.started));
         self.wait().expect("request stuck: interrupt line low")
     }
 

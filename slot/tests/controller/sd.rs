@@ -82,7 +82,7 @@ pub(crate) fn sd_init(host: &mut Host<'_, SdCard<'_>>, uhs: bool) {
     // 4-bit bus (ACMD6), card first.
     host.ok(55, rca_arg(), R1 | AC);
     host.ok(6, 2, R1 | AC);
-    host.ctrl.set_bus_width(host.rig, 4);
+    host.ctrl().set_bus_width(host.rig, 4);
     assert_eq!(host.rig.card().bus_width(), 4);
 
     // CMD6: check, then switch group 1 to high speed (1) or SDR104 (3).
@@ -101,7 +101,7 @@ pub(crate) fn sd_init(host: &mut Host<'_, SdCard<'_>>, uhs: bool) {
         host.clock(50_000_000, Timing::SdHighSpeed)
     };
     assert_eq!(actual, if uhs { 200_000_000 } else { 50_000_000 });
-    assert_eq!(host.ctrl.bus_clock_hz(), actual);
+    assert_eq!(host.ctrl().bus_clock_hz(), actual);
 
     // SD status again, now over four lines.
     host.ok(55, rca_arg(), R1 | AC);
@@ -116,7 +116,7 @@ pub(crate) fn sd_rig<'s>(config: &HostSetup, storage: &'s mut [u8]) -> Rig<SdCar
 
 /// A host on `rig` with its SD card initialised to 4-bit high speed.
 pub(crate) fn sd_host<'r, 's>(rig: &'r Rig<SdCard<'s>>) -> Host<'r, SdCard<'s>> {
-    let mut host = Host::new(rig, rig.config);
+    let mut host = Host::new(rig);
     sd_init(&mut host, false);
     host
 }
@@ -139,9 +139,9 @@ fn sd_initialisation_to_4_bit_high_speed() {
 fn sd_uhs_initialisation_with_voltage_switch() {
     let mut storage = vec![0u8; 64 * BLOCK_SIZE];
     let rig = sd_rig(&modern_config(), &mut storage);
-    let mut host = Host::new(&rig, modern_config());
+    let mut host = Host::new(&rig);
     sd_init(&mut host, true);
-    assert_eq!(host.ctrl.signal_voltage(), SignalVoltage::V180);
+    assert_eq!(host.ctrl().signal_voltage(), SignalVoltage::V180);
     // Data at 200 MHz SDR104 over four lines.
     let result = host.run(&block_request(false, 3, 1, false), &[(0, 512)]);
     assert_ok(&result);
@@ -245,7 +245,7 @@ fn sd_set_block_count_from_software_when_auto_cmd23_is_off() {
     let config = crate::rig::with_auto_cmd23(modern_config());
     let rig = sd_rig(&config, &mut storage);
     let mut host = sd_host(&rig);
-    host.ctrl.set_auto_cmd23(false);
+    host.set_mmc_card(false);
     rig.command_words.take();
     let result = host.run(&block_request(false, 4, 2, true), &[(0, 1024)]);
     assert_ok(&result);
@@ -258,10 +258,10 @@ fn sd_set_block_count_from_software_when_auto_cmd23_is_off() {
     assert_eq!(rig.data(0, 1024), expect[4 * 512..6 * 512]);
 
     // Allowed when the request starts: auto-CMD23, even if forbidden while it runs.
-    host.ctrl.set_auto_cmd23(true);
+    host.set_mmc_card(true);
     host.start(&block_request(false, 8, 2, true), &[(0, 1024)])
         .unwrap();
-    host.ctrl.set_auto_cmd23(false);
+    host.set_mmc_card(false);
     assert_ok(&host.wait().unwrap());
     assert_eq!(
         opcodes_and_auto_commands(&rig.command_words.take()),

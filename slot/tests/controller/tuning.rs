@@ -884,26 +884,29 @@ fn an_sd_card_tuned_at_sdr104_with_requests_as_probes() {
             ..modern_config()
         };
         let rig = sd_rig(&config, &mut storage);
-        let mut host = Host::new(&rig, config);
+        let mut host = Host::new(&rig);
         sd_init(&mut host, true);
-        assert_eq!(host.ctrl.bus_clock_hz(), 200_000_000);
+        assert_eq!(host.ctrl().bus_clock_hz(), 200_000_000);
         let card = FakeCard {
             command: vec![Window::rising(6, 26)],
             data: vec![Window::rising(9, 29)],
             internal: Some(Window::rising(0, 31)),
             ..FakeCard::default()
         };
-        host.ctrl
+        host.ctrl()
             .begin_tuning(&rig, TuningKind::Sdr104)
             .expect("begin_tuning");
         let mut probes = 0;
-        while let Some(probe) = host.ctrl.next_tuning_probe(&rig) {
+        loop {
+            let Some(probe) = host.ctrl().next_tuning_probe(&rig) else {
+                break;
+            };
             probes += 1;
             let passed = probe_request(&mut host, &card, probe);
-            host.ctrl.record_tuning_probe(passed);
+            host.ctrl().record_tuning_probe(passed);
         }
         assert!(probes >= 32);
-        let report = host.ctrl.finish_tuning(&rig).expect("tuned");
+        let report = host.ctrl().finish_tuning(&rig).expect("tuned");
         // Together (MT8183): cmd and data pass in 9..=26; separately (MT8173): data alone.
         let expected = if soc.data_tune {
             point(SampleEdge::Rising, 9, 26, 18)
@@ -917,10 +920,10 @@ fn an_sd_card_tuned_at_sdr104_with_requests_as_probes() {
                 .first_error(),
             None
         );
-        host.ctrl.suspend(&rig).unwrap();
+        host.ctrl().suspend(&rig).unwrap();
         rig.model().power_off();
         rig.model().power_on();
-        host.ctrl.resume(&rig).unwrap();
+        host.ctrl().resume(&rig).unwrap();
         assert!(card.answers(&rig, TuningProbe::SendTuning));
         assert_eq!(
             host.command(13, rca_arg(), flags::R1 | flags::AC).error,
@@ -938,15 +941,15 @@ fn tuning_is_refused_while_a_request_is_in_flight_or_suspended() {
     let req: Request = block_request(false, 0, 1, false);
     host.start(&req, &[(0, 512)]).unwrap();
     assert_eq!(
-        host.ctrl.begin_tuning(&rig, TuningKind::Hs200),
+        host.ctrl().begin_tuning(&rig, TuningKind::Hs200),
         Err(TuningError::Busy)
     );
     host.wait().unwrap();
-    host.ctrl.suspend(&rig).unwrap();
+    host.ctrl().suspend(&rig).unwrap();
     assert_eq!(
-        host.ctrl.begin_tuning(&rig, TuningKind::Hs200),
+        host.ctrl().begin_tuning(&rig, TuningKind::Hs200),
         Err(TuningError::Suspended)
     );
-    host.ctrl.resume(&rig).unwrap();
+    host.ctrl().resume(&rig).unwrap();
     let _: &Rig<Card<'_>> = &rig;
 }

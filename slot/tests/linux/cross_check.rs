@@ -56,7 +56,7 @@ fn assert_data_fails<C: CardSlot>(h: &mut Host<'_, C>, req: &Request, error: Err
 fn at_sdr104(config: HostSetup, blocks: usize, test: impl FnOnce(&mut SdHost<'_, '_>, &[u8])) {
     let (mut storage, expect) = patterned(blocks * BLOCK_SIZE);
     let rig = Rig::new(&config, SdCard::new(&mut storage, SdConfig::default()));
-    let mut h = Host::new(&rig, config);
+    let mut h = Host::new(&rig);
     sd_init(&mut h);
     test(&mut h, &expect);
 }
@@ -69,7 +69,7 @@ fn emmc_in_tran(test: impl FnOnce(&mut Host<'_, Card<'_>>, &[u8])) {
     let mut card = Card::new(&mut storage, 8, ReadyOrder::Immediate);
     card.initialize(1, false).unwrap();
     let rig = Rig::new(&modern_config(), card);
-    let mut h = Host::new(&rig, modern_config());
+    let mut h = Host::new(&rig);
     test(&mut h, &expect);
 }
 
@@ -115,7 +115,7 @@ fn sd_init(h: &mut SdHost<'_, '_>) {
     // ACMD6: 4-bit bus, then the host.
     h.ok(55, rca_arg(), R1 | AC);
     h.ok(6, 2, R1 | AC);
-    h.ctrl.set_bus_width(h.rig, 4);
+    h.ctrl().set_bus_width(h.rig, 4);
     assert_eq!(h.rig.card().bus_width(), 4);
     // CMD6 check then switch to SDR104 (function 3 of group 1).
     let switch = |h: &mut SdHost<'_, '_>, arg: u32| {
@@ -202,9 +202,9 @@ fn sd_single_and_multi_block_reads_and_writes() {
 fn emmc_multi_block_with_auto_cmd23() {
     emmc_in_tran(|h, expect| {
         let rig = h.rig;
-        h.ctrl.set_auto_cmd23(true);
+        h.set_mmc_card(true);
         h.mmc_switch(1, 183, 2).unwrap();
-        h.ctrl.set_bus_width(rig, 8);
+        h.ctrl().set_bus_width(rig, 8);
         // The engine folds the request's CMD23 into auto-CMD23 (the old test asked for it);
         // its response lands in SDC_ACMD_RESP and is reported as the sbc's.
         let result = h.run(&block_request(false, 4, 4, true), &[(0, 2048)]);
@@ -302,7 +302,7 @@ fn descriptor_checksum_errors() {
 #[test]
 fn bus_width_mismatch_is_a_data_crc_error() {
     at_sdr104(modern_config(), 64, |h, _| {
-        h.ctrl.set_bus_width(h.rig, 1);
+        h.ctrl().set_bus_width(h.rig, 1);
         assert_data_fails(h, &block_request(false, 0, 1, false), ErrorKind::BadCrc);
     });
 }
@@ -331,7 +331,7 @@ fn r3_received_as_r1_fails_crc() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let config = modern_config();
     let rig = Rig::new(&config, SdCard::new(&mut storage, SdConfig::default()));
-    let mut h = Host::new(&rig, config);
+    let mut h = Host::new(&rig);
     h.ok(0, 0, NONE | BC);
     h.ok(8, 0x1AA, R1 | BCR);
     h.ok(55, 0, R1 | BCR);
@@ -362,7 +362,7 @@ fn clock_settings_agree_with_the_model() {
     ];
     for (divider, config) in [("8-bit", legacy_config()), ("12-bit", modern_config())] {
         let rig = Rig::new(&config, SdCard::new(&mut [], SdConfig::default()));
-        let mut h = Host::new(&rig, config);
+        let mut h = Host::new(&rig);
         for (hz, timing) in cases {
             let actual = h.clock(hz, timing);
             assert_eq!(
@@ -440,11 +440,11 @@ fn emmc_ext_csd_read_and_switch() {
     emmc_in_tran(|h, _| {
         let rig = h.rig;
         // CMD8 at the wrong bus width fails its CRC; after BUS_WIDTH = 8 bit it reads.
-        h.ctrl.set_bus_width(rig, 8);
+        h.ctrl().set_bus_width(rig, 8);
         assert_data_fails(h, &adtc_read(8, 0, 512), ErrorKind::BadCrc);
-        h.ctrl.set_bus_width(rig, 1);
+        h.ctrl().set_bus_width(rig, 1);
         h.mmc_switch(1, 183, 2).unwrap();
-        h.ctrl.set_bus_width(rig, 8);
+        h.ctrl().set_bus_width(rig, 8);
         // CMD8 SEND_EXT_CSD: one 512-byte block.
         h.mrq(&adtc_read(8, 0, 512)).unwrap();
         assert_eq!(rig.data(0, 512), rig.card().ext_csd().bytes()[..]);

@@ -109,7 +109,7 @@ fn rescan(h: &mut EmmcHost<'_, '_>) -> Init {
     assert_eq!(ocr & 0x00FF_8080, 0x00FF_8080, "2.7–3.6 V and 1.70–1.95 V");
     // The card is an eMMC: the engine may fold a plain CMD23 into auto-CMD23, as mtk-sd
     // does for eMMC only.
-    h.ctrl.set_auto_cmd23(true);
+    h.set_mmc_card(true);
     // mmc_init_card.
     h.ok(0, 0, NONE | BC);
     assert_eq!(h.rig.card().state(), CardState::Idle);
@@ -143,7 +143,7 @@ fn configure(h: &mut EmmcHost<'_, '_>, init: &Init) {
     h.clock(52_000_000, Timing::MmcHighSpeed);
     // mmc_select_bus_width: 8 bit, then the EXT_CSD again at the new width.
     h.mmc_switch(RCA, 183, 2).unwrap();
-    h.ctrl.set_bus_width(h.rig, 8);
+    h.ctrl().set_bus_width(h.rig, 8);
     let again = read_ext_csd(h);
     for i in COMPARED {
         assert_eq!(again[i], e[i], "EXT_CSD[{i}] differs at 8 bit");
@@ -164,7 +164,7 @@ fn rescanned(test: impl FnOnce(&mut EmmcHost<'_, '_>, &Init, &[u8])) {
     let mut storage = Storage::new();
     let expect = storage.user.clone();
     let rig = storage.rig();
-    let mut h = Host::new(&rig, modern_config());
+    let mut h = Host::new(&rig);
     let init = rescan(&mut h);
     test(&mut h, &init, &expect);
 }
@@ -513,7 +513,7 @@ fn sleep_deselect_and_reinitialise() {
         assert!(!rig.card().asleep());
         // mmc_hw_reset path: power cycle (the host's clock back to 400 kHz, 1 bit) and
         // mmc_init_card again.
-        h.ctrl.set_bus_width(rig, 1);
+        h.ctrl().set_bus_width(rig, 1);
         h.clock(400_000, Timing::Legacy);
         h.ok(0, 0, NONE | BC);
         assert_eq!(rig.card().bus_width(), 1, "BUS_WIDTH is reset by CMD0");

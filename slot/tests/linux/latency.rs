@@ -34,8 +34,8 @@ fn rig_with_latency<C: CardSlot>(card: C, latency: Latency) -> Rig<C> {
 fn with_emmc(sectors: usize, latency: Latency, test: impl FnOnce(&mut Host<'_, Card<'_>>)) {
     let mut storage = vec![0u8; sectors * 512];
     let rig = rig_with_latency(Card::new(&mut storage, 8, ReadyOrder::Immediate), latency);
-    let mut h = Host::new(&rig, modern_config());
-    h.ctrl.set_auto_cmd23(true);
+    let mut h = Host::new(&rig);
+    h.set_mmc_card(true);
     test(&mut h);
 }
 
@@ -88,9 +88,9 @@ fn the_controller_charges_commands_and_data() {
     let mut storage = vec![0u8; 2048 * BLOCK_SIZE];
     let rig = rig_with_latency(sd_card_at_high_speed(&mut storage), Latency::SD);
     // The host at 50 MHz, 4 bit.
-    let mut h = Host::new(&rig, modern_config());
+    let mut h = Host::new(&rig);
     h.clock(50_000_000, Timing::SdHighSpeed);
-    h.ctrl.set_bus_width(&rig, 4);
+    h.ctrl().set_bus_width(&rig, 4);
     assert_eq!(rig.model().bus_clock_hz(), 50_000_000);
     rig.model().take_elapsed_ns();
     let l = Latency::SD;

@@ -107,7 +107,7 @@ fn init(h: &mut SdHost<'_, '_>) -> Init {
     // mmc_app_set_bus_width(4).
     app_cmd(h, rca);
     h.ok(6, 2, R1 | AC);
-    h.ctrl.set_bus_width(h.rig, 4);
+    h.ctrl().set_bus_width(h.rig, 4);
     Init {
         rca,
         rocr,
@@ -136,7 +136,7 @@ fn initialised(test: impl FnOnce(&mut SdHost<'_, '_>, &Init, &[u8])) {
         &modern_config(),
         SdCard::new(&mut storage, SdConfig::default()),
     );
-    let mut h = Host::new(&rig, modern_config());
+    let mut h = Host::new(&rig);
     let init = init(&mut h);
     test(&mut h, &init, &expect);
 }

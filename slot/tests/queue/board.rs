@@ -182,7 +182,8 @@ impl<C: CardSlot> Board<C> {
 
 /// What the bench slot ([`Slot`](crate::slot::Slot)) needs of a register bench: the
 /// controller's registers, RAM for its descriptor memory, the interrupt line and hardware
-/// time.
+/// time. [`Board`] is one; the controller tests' bench, whose model runs after every
+/// register write, is the other.
 pub(crate) trait Bench: MsdcRegs + Io<CqhciBlock> {
     /// The setup the controller is built with.
     fn setup(&self) -> HostSetup;
@@ -204,6 +205,10 @@ pub(crate) trait Bench: MsdcRegs + Io<CqhciBlock> {
 
     /// Asserts that the models saw nothing they do not model or the hardware forbids.
     fn assert_clean(&self);
+
+    /// The core's `request` callback runs for a request with data (`true`), or not: a
+    /// bench whose hardware runs during register writes can hold memory back meanwhile.
+    fn launching(&self, _with_data: bool) {}
 }
 
 impl<C: CardSlot> Bench for Board<C> {

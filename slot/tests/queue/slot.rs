@@ -58,6 +58,15 @@ pub(crate) enum CardKind {
     Sd,
 }
 
+/// The card events a slot signalled to the core.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct CardEvents {
+    /// SDIO interrupts.
+    pub(crate) sdio_signals: u32,
+    /// Card-detect changes.
+    pub(crate) card_detect_changes: u32,
+}
+
 /// A request on the bench as the slot logic takes it, known to the harness by `id`.
 pub(crate) struct BenchRequest<Id> {
     pub(crate) id: Id,
@@ -189,9 +198,14 @@ pub(crate) struct Slot<'b, B: Bench, S: QueueSide<'b, B>> {
     /// A request of the core's is on the bus, as the core knows it.
     core_on_bus: Cell<bool>,
     /// The core's requests that completed, by number, until their caller takes them.
-    core_done: RefCell<Vec<(u32, RequestResult)>>,
-    /// Hardware faults the request engine recorded.
-    hardware_faults: Cell<u32>,
+    pub(crate) core_done: RefCell<Vec<(u32, RequestResult)>>,
+    /// The core's requests the slot refused, by number, until their caller takes them.
+    core_refused: RefCell<Vec<(u32, Refusal)>>,
+    /// Hardware faults the request engine recorded, oldest first.
+    pub(crate) hardware_faults: RefCell<Vec<HwError>>,
+    /// The slot has an SDIO card and a card-detect line: their events are counted
+    /// (`None`: there are none, and an event is a failure).
+    pub(crate) card_events: Cell<Option<CardEvents>>,
     /// The kernel's clock for the watchdog, in ns: it moves only when a test moves it.
     clock_ns: Cell<u64>,
     /// The commands of the requests the watchdog aborted.
@@ -224,7 +238,9 @@ impl<'b, B: Bench, S: QueueSide<'b, B>> Slot<'b, B, S> {
             next_core: Cell::new(0),
             core_on_bus: Cell::new(false),
             core_done: RefCell::new(Vec::new()),
-            hardware_faults: Cell::new(0),
+            core_refused: RefCell::new(Vec::new()),
+            hardware_faults: RefCell::new(Vec::new()),
+            card_events: Cell::new(None),
             clock_ns: Cell::new(0),
             timed_out: RefCell::new(Vec::new()),
             busy_retry: Cell::new(false),
@@ -318,16 +334,31 @@ impl<'b, B: Bench, S: QueueSide<'b, B>> Slot<'b, B, S> {
             .expect("the slot's lock taken twice")
     }
 
-    /// The core's `request` callback for `request`, which finds the controller idle: its
-    /// number.
+    /// The core's `request` callback for `request`, which finds the controller idle and
+    /// starts it: its number.
     pub(crate) fn start_core(&self, request: &Request, segments: &[Segment]) -> u32 {
         assert!(
             self.controller().is_idle(),
             "the core's request found the controller busy"
         );
+        let serial = self.request_core(request, segments);
+        if let Some(error) = self.take_core_refusal(serial) {
+            panic!(
+                "the core's CMD{} was refused: {error:?}",
+                request.cmd.opcode
+            );
+        }
+        serial
+    }
+
+    /// The core's `request` callback (`slot::start_request`) for `request`: its number.
+    pub(crate) fn request_core(&self, request: &Request, segments: &[Segment]) -> u32 {
         let serial = self.next_core.get() + 1;
         self.next_core.set(serial);
         self.core_on_bus.set(true);
+        // The driver writes the chain of a request with data in the launch.
+        let with_data = request.data.is_some();
+        self.board.launching(with_data);
         slot::start_request(
             self,
             CoreRequest {
@@ -337,7 +368,15 @@ impl<'b, B: Bench, S: QueueSide<'b, B>> Slot<'b, B, S> {
                 for_mmc_card: self.mmc_card.get(),
             },
         );
+        self.board.launching(false);
         serial
+    }
+
+    /// Why the slot refused the core's request `serial`, if it did.
+    pub(crate) fn take_core_refusal(&self, serial: u32) -> Option<Refusal> {
+        let mut refused = self.core_refused.borrow_mut();
+        let at = refused.iter().position(|(n, _)| *n == serial)?;
+        Some(refused.remove(at).1)
     }
 
     /// The result of the core's request `serial`, once it completed.
@@ -388,7 +427,11 @@ impl<'b, B: Bench, S: QueueSide<'b, B>> Slot<'b, B, S> {
             self.core_done.borrow().is_empty(),
             "completions nobody took"
         );
-        assert_eq!(self.hardware_faults.get(), 0, "hardware faults");
+        assert!(
+            self.core_refused.borrow().is_empty(),
+            "refusals nobody took"
+        );
+        assert_eq!(*self.hardware_faults.borrow(), [], "hardware faults");
         self.board.assert_clean();
     }
 
@@ -440,8 +483,8 @@ impl<'b, B: Bench, S: QueueSide<'b, B>> SlotKernel for Slot<'b, B, S> {
         refusal
     }
 
-    fn hardware_fault(&self, _fault: HwError) {
-        self.hardware_faults.set(self.hardware_faults.get() + 1);
+    fn hardware_fault(&self, fault: HwError) {
+        self.hardware_faults.borrow_mut().push(fault);
     }
 
     fn queue_fault(&self, fault: QueueFault) {
@@ -469,10 +512,8 @@ impl<'b, B: Bench, S: QueueSide<'b, B>> SlotKernel for Slot<'b, B, S> {
     }
 
     fn fail(&self, request: CoreRequest, error: Refusal) {
-        panic!(
-            "the core's CMD{} was refused: {error:?}",
-            request.request.cmd.opcode
-        );
+        self.core_on_bus.set(false);
+        self.core_refused.borrow_mut().push((request.id, error));
     }
 
     fn fail_queued(&self, request: S::Queued, error: Refusal) {
@@ -502,11 +543,19 @@ impl<'b, B: Bench, S: QueueSide<'b, B>> SlotKernel for Slot<'b, B, S> {
     }
 
     fn signal_sdio_irq(&self) {
-        panic!("an SDIO interrupt on a slot without an SDIO card");
+        let Some(mut events) = self.card_events.get() else {
+            panic!("an SDIO interrupt on a slot without an SDIO card");
+        };
+        events.sdio_signals += 1;
+        self.card_events.set(Some(events));
     }
 
     fn card_changed(&self) {
-        panic!("a card-detect event on a slot without a card-detect line");
+        let Some(mut events) = self.card_events.get() else {
+            panic!("a card-detect event on a slot without a card-detect line");
+        };
+        events.card_detect_changes += 1;
+        self.card_events.set(Some(events));
     }
 
     /// The harness runs the retry when it next gets the chance ([`Slot::run_busy_retry`]).
