@@ -197,6 +197,8 @@ impl<'r, 's> Queue<'r, 's> {
 
     /// Runs `f` with the engine and the controller's hooks, then lets the controller absorb
     /// what the hooks did, as the glue does around every engine call.
+    // TODO[CQE-RIG]: run the engine on the slot's hardware queue, through
+    // `slot::command_queue::with_engine`.
     fn with_hooks<T>(
         &mut self,
         f: impl FnOnce(&mut Cqhci, &Hooks<'_, 's>, &'r Rig<Card<'s>>) -> T,
