@@ -13,7 +13,9 @@ use std::convert::Infallible;
 
 use cqhci::regs::CQSSC1;
 use cqhci::{Wait, Warnings};
-use mmc_request::{CommandResult, Data, Direction, ErrorKind, Request, RequestResult, Segment};
+use mmc_request::{
+    CommandResult, Data, Direction, ErrorKind, ErrorStat, Request, RequestResult, Segment,
+};
 use models::msdc::CardSlot;
 use msdc::clock::Timing;
 use msdc::controller::{Controller, HwError, Progress, StartError};
@@ -202,6 +204,7 @@ pub(crate) struct Slot<'b, C: CardSlot, S: QueueSide<'b, C>> {
     cqe_on: Cell<bool>,
     /// The CQHCI events the slot logic reported (only time-outs are expected).
     cqe_events: RefCell<Vec<QueueEvent>>,
+    error_stats: RefCell<Vec<ErrorStat>>,
     /// The queue's side.
     pub(crate) side: S,
 }
@@ -230,6 +233,7 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
             busy_retry: Cell::new(false),
             cqe_on: Cell::new(false),
             cqe_events: RefCell::new(Vec::new()),
+            error_stats: RefCell::new(Vec::new()),
             side,
         }
     }
@@ -273,6 +277,11 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
     /// The CQHCI events reported so far.
     pub(crate) fn cqe_events(&self) -> Vec<QueueEvent> {
         self.cqe_events.borrow().clone()
+    }
+
+    /// The errors of the CQHCI mode counted in the core's statistics so far.
+    pub(crate) fn error_stats(&self) -> Vec<ErrorStat> {
+        self.error_stats.borrow().clone()
     }
 
     /// Lets `ns` pass on the watchdog's clock.
@@ -549,6 +558,10 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> SlotKernel for Slot<'b, C, S> {
             QueueEvent::TaskTimedOut => self.cqe_events.borrow_mut().push(event),
             _ => panic!("CQHCI: {event:?}"),
         }
+    }
+
+    fn count_error(&self, stat: ErrorStat) {
+        self.error_stats.borrow_mut().push(stat);
     }
 }
 
