@@ -238,6 +238,18 @@ pub enum ErrorStat {
     /// The controller did not finish a bounded wait: reset, FIFO clear, clock, DMA stop
     /// (`MMC_ERR_CTRL_TIMEOUT`).
     ControllerTimeout,
+    /// The command queue engine found an error in a response (CQIS.RED,
+    /// `MMC_ERR_CMDQ_RED`).
+    QueueResponseError,
+    /// The command queue engine reported a general crypto error (CQIS.GCE,
+    /// `MMC_ERR_CMDQ_GCE`).
+    QueueCryptoError,
+    /// The command queue engine found a task's crypto configuration invalid (CQIS.ICCE,
+    /// `MMC_ERR_CMDQ_ICCE`).
+    QueueCryptoConfigError,
+    /// The core's timer expired for a queued task still in the engine
+    /// (`MMC_ERR_CMDQ_REQ_TIMEOUT`).
+    QueueRequestTimeout,
 }
 
 impl ErrorStat {

@@ -17,10 +17,10 @@
 
 use crate::cqhci::{
     self, regs::CQCRDCT, regs::CQSSC1, CardInfo, CompletionStatus, Completions, Cqhci, CqhciBlock,
-    DataTask, DcmdResponse, DirectCommand, Finished, Step, TaskError, TaskFlags, Ticket,
-    TimeoutVerdict,
+    DataTask, DcmdResponse, DirectCommand, Finished, Interrupts, Step, TaskError, TaskFlags,
+    Ticket, TimeoutVerdict,
 };
-use crate::mmc_request::{flags, Command, Data, Direction, ErrorKind};
+use crate::mmc_request::{flags, Command, Data, Direction, ErrorKind, ErrorStat};
 use crate::msdc::cqe::CqeHooks;
 use crate::registers::Io;
 
@@ -451,6 +451,13 @@ pub struct TaskOutcome {
     pub wake: bool,
 }
 
+/// The CQHCI error interrupts the core counts, as `cqhci-core.c` does.
+const TASK_ERROR_STATS: [(Interrupts, ErrorStat); 3] = [
+    (Interrupts::RED, ErrorStat::QueueResponseError),
+    (Interrupts::GCE, ErrorStat::QueueCryptoError),
+    (Interrupts::ICCE, ErrorStat::QueueCryptoConfigError),
+];
+
 /// The interrupt handler's CQHCI part, with the lock held: consumes a CMDQ event of an
 /// enabled engine, hands the errors the MSDC latched to the engine, and calls the
 /// recovery notifier of the task in error (under the lock, so that the task cannot
@@ -467,6 +474,11 @@ pub fn task_event<K: SlotKernel + ?Sized>(
     let outcome = queue
         .engine
         .irq(kernel.regs(), event.cmd_error, event.data_error);
+    for (interrupt, stat) in TASK_ERROR_STATS {
+        if outcome.status.contains(interrupt) {
+            kernel.count_error(stat);
+        }
+    }
     if let Some(tag) = outcome.notify_recovery {
         if let Some(task) = queue.tasks.get(tag.index()).and_then(Option::as_ref) {
             kernel.notify_recovery(&task.request);
@@ -581,6 +593,7 @@ pub fn timeout<K: SlotKernel + ?Sized>(
     match verdict {
         Some(recovery_needed) => {
             kernel.cqe_event(QueueEvent::TaskTimedOut);
+            kernel.count_error(ErrorStat::QueueRequestTimeout);
             kernel.wake_idle_waiters();
             Some(recovery_needed)
         }

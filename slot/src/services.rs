@@ -5,7 +5,7 @@
 
 use crate::cqhci::{self, CqhciBlock, Warnings};
 use crate::hsq::HsqError;
-use crate::mmc_request::{Data, Request, RequestResult, Segment};
+use crate::mmc_request::{Data, ErrorStat, Request, RequestResult, Segment};
 use crate::msdc::controller::{Controller, HwError, StartError};
 use crate::msdc::regs::MsdcBase;
 use crate::registers::Io;
@@ -274,4 +274,8 @@ pub trait SlotKernel {
 
     /// Something of the CQHCI engine to log. Any context.
     fn cqe_event(&self, event: QueueEvent);
+
+    /// Counts an error of the CQHCI mode in the core's statistics
+    /// (`mmc_host::err_stats`). Any context.
+    fn count_error(&self, stat: ErrorStat);
 }

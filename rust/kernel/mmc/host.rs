@@ -114,6 +114,10 @@ impl Host {
             ErrorStat::Dma => bindings::mmc_err_stat_MMC_ERR_ADMA,
             ErrorStat::RequestTimeout => bindings::mmc_err_stat_MMC_ERR_REQ_TIMEOUT,
             ErrorStat::ControllerTimeout => bindings::mmc_err_stat_MMC_ERR_CTRL_TIMEOUT,
+            ErrorStat::QueueResponseError => bindings::mmc_err_stat_MMC_ERR_CMDQ_RED,
+            ErrorStat::QueueCryptoError => bindings::mmc_err_stat_MMC_ERR_CMDQ_GCE,
+            ErrorStat::QueueCryptoConfigError => bindings::mmc_err_stat_MMC_ERR_CMDQ_ICCE,
+            ErrorStat::QueueRequestTimeout => bindings::mmc_err_stat_MMC_ERR_CMDQ_REQ_TIMEOUT,
         };
         // Each index above is below `MMC_ERR_MAX`, the array's length.
         let index = index as usize;

@@ -6,7 +6,7 @@
 //! every task once; the core's own commands between tasks, after `cqe_off`.
 
 use cqhci::{CompletionStatus, TaskError};
-use mmc_request::Direction;
+use mmc_request::{Direction, ErrorStat};
 use models::cqhci::Fault;
 use models::emmc::{Card, ReadyOrder};
 use msdc::controller::HostSetup;
@@ -119,7 +119,7 @@ const FAULTED_TAG: u8 = 20;
 /// faulted task failed with `error` once and then succeeded; some tasks completed before
 /// the error, some were cleared by recovery and requeued; every task completed exactly
 /// once per issue (the block layer's ledger) and the data is right.
-fn one_task_error(fault: Fault, error: TaskError) {
+fn one_task_error(fault: Fault, error: TaskError, counted: &[ErrorStat]) {
     with_queue(|harness| {
         let board = harness.board();
         assert!(board.model().cqhci_mut().expect("CQHCI").inject(fault));
@@ -149,6 +149,7 @@ fn one_task_error(fault: Fault, error: TaskError) {
             assert_eq!(statuses.last(), Some(&CompletionStatus::Done), "job {job}");
             assert!(statuses.len() <= 3, "job {job}: {statuses:?}");
         }
+        assert_eq!(harness.slot().error_stats(), counted);
     });
 }
 
@@ -168,12 +169,14 @@ fn a_response_error_is_recovered() {
         tag: FAULTED_TAG,
         command: faulted_command(),
     };
-    one_task_error(fault, TaskError::Io);
+    one_task_error(fault, TaskError::Io, &[ErrorStat::QueueResponseError]);
 }
 
 #[test]
 fn a_data_crc_error_is_recovered() {
-    one_task_error(Fault::DataCrc { tag: FAULTED_TAG }, TaskError::Crc);
+    // Upstream counts the CQIS error interrupts only: a data CRC error or a command
+    // time-out reaches the engine as the MSDC's error, not as RED.
+    one_task_error(Fault::DataCrc { tag: FAULTED_TAG }, TaskError::Crc, &[]);
 }
 
 #[test]
@@ -181,6 +184,7 @@ fn a_command_timeout_is_recovered() {
     one_task_error(
         Fault::CommandTimeout { tag: FAULTED_TAG },
         TaskError::Timeout,
+        &[],
     );
 }
 
@@ -249,6 +253,7 @@ fn a_time_out_during_a_completion_finds_the_task_completing() {
         }
         harness.assert_idle();
         assert!(harness.slot().cqe_events().is_empty());
+        assert!(harness.slot().error_stats().is_empty());
     });
 }
 
@@ -263,6 +268,10 @@ fn a_task_timed_out_while_queued_is_recovered() {
         let attempt = harness.queued_attempt(2).expect("job 2 is queued");
         assert_eq!(harness.cqe_timeout(&attempt), Some(true));
         assert_eq!(harness.slot().cqe_events(), [QueueEvent::TaskTimedOut]);
+        assert_eq!(
+            harness.slot().error_stats(),
+            [ErrorStat::QueueRequestTimeout]
+        );
         harness.notify_recovery();
         harness.run();
         assert_eq!(harness.recoveries, 1);

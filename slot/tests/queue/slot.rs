@@ -13,7 +13,9 @@ use std::convert::Infallible;
 
 use cqhci::regs::CQSSC1;
 use cqhci::{Wait, Warnings};
-use mmc_request::{CommandResult, Data, Direction, ErrorKind, Request, RequestResult, Segment};
+use mmc_request::{
+    CommandResult, Data, Direction, ErrorKind, ErrorStat, Request, RequestResult, Segment,
+};
 use models::msdc::CardSlot;
 use msdc::clock::Timing;
 use msdc::controller::{Controller, HwError, Progress, StartError};
@@ -216,6 +218,7 @@ pub(crate) struct Slot<'b, B: Bench, S: QueueSide<'b, B>> {
     cqe_on: Cell<bool>,
     /// The CQHCI events the slot logic reported (only time-outs are expected).
     cqe_events: RefCell<Vec<QueueEvent>>,
+    error_stats: RefCell<Vec<ErrorStat>>,
     /// The queue's side.
     pub(crate) side: S,
 }
@@ -246,6 +249,7 @@ impl<'b, B: Bench, S: QueueSide<'b, B>> Slot<'b, B, S> {
             busy_retry: Cell::new(false),
             cqe_on: Cell::new(false),
             cqe_events: RefCell::new(Vec::new()),
+            error_stats: RefCell::new(Vec::new()),
             side,
         }
     }
@@ -289,6 +293,11 @@ impl<'b, B: Bench, S: QueueSide<'b, B>> Slot<'b, B, S> {
     /// The CQHCI events reported so far.
     pub(crate) fn cqe_events(&self) -> Vec<QueueEvent> {
         self.cqe_events.borrow().clone()
+    }
+
+    /// The errors of the CQHCI mode counted in the core's statistics so far.
+    pub(crate) fn error_stats(&self) -> Vec<ErrorStat> {
+        self.error_stats.borrow().clone()
     }
 
     /// Lets `ns` pass on the watchdog's clock.
@@ -598,6 +607,10 @@ impl<'b, B: Bench, S: QueueSide<'b, B>> SlotKernel for Slot<'b, B, S> {
             QueueEvent::TaskTimedOut => self.cqe_events.borrow_mut().push(event),
             _ => panic!("CQHCI: {event:?}"),
         }
+    }
+
+    fn count_error(&self, stat: ErrorStat) {
+        self.error_stats.borrow_mut().push(stat);
     }
 }
 

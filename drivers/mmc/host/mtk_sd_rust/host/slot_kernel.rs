@@ -296,4 +296,8 @@ impl SlotKernel for Arc<Msdc> {
     fn cqe_event(&self, event: QueueEvent) {
         self.log_queue_event(event);
     }
+
+    fn count_error(&self, stat: ErrorStat) {
+        self.host.count_error(stat);
+    }
 }
