@@ -203,6 +203,13 @@ pub(crate) trait Bench: MsdcRegs + Io<CqhciBlock> {
     /// The bus address of RAM offset `at`.
     fn bus(&self, at: usize) -> u64;
 
+    /// Lends the CQHCI engine its descriptor memory for one engine call: its bus address
+    /// and its bytes, [`CQ_LEN`] of them at [`CQ_AT`] unless the bench puts them elsewhere.
+    fn with_task_memory<T>(&self, f: impl FnOnce(u64, &mut [u8]) -> T) -> T {
+        let mut ram = self.ram();
+        f(self.bus(CQ_AT), &mut ram[CQ_AT..CQ_AT + CQ_LEN])
+    }
+
     /// Asserts that the models saw nothing they do not model or the hardware forbids.
     fn assert_clean(&self);
 

@@ -27,7 +27,7 @@ use slot::{
 };
 
 use crate::block::Attempt;
-use crate::board::{Bench, Board, AREA_AT, AREA_LEN, CQ_AT, CQ_LEN, SCRATCH_AT, SCRATCH_LEN};
+use crate::board::{Bench, Board, AREA_AT, AREA_LEN, SCRATCH_AT, SCRATCH_LEN};
 use crate::common::flags::{AC, ADTC, BC, BCR, NONE, R1, R1B, R2, R3};
 use crate::common::{command, data, request};
 
@@ -155,6 +155,12 @@ pub(crate) trait QueueSide<'b, B: Bench>: Sized {
             request.tag()
         );
     }
+
+    /// [`SlotKernel::cqe_event`] for an event other than a task's time-out, which the
+    /// slot records: none is expected unless the side says so.
+    fn cqe_event(&self, event: QueueEvent) {
+        panic!("CQHCI: {event:?}");
+    }
 }
 
 /// The descriptor area in the bench's RAM, lent only while a chain is written: the model's
@@ -173,8 +179,7 @@ pub(crate) struct TaskArea<'b, B: Bench>(&'b B);
 
 impl<B: Bench> DescriptorArea for TaskArea<'_, B> {
     fn with_area<T>(&mut self, write: impl FnOnce(u64, &mut [u8]) -> T) -> T {
-        let mut ram = self.0.ram();
-        write(self.0.bus(CQ_AT), &mut ram[CQ_AT..CQ_AT + CQ_LEN])
+        self.0.with_task_memory(write)
     }
 }
 
@@ -605,7 +610,7 @@ impl<'b, B: Bench, S: QueueSide<'b, B>> SlotKernel for Slot<'b, B, S> {
     fn cqe_event(&self, event: QueueEvent) {
         match event {
             QueueEvent::TaskTimedOut => self.cqe_events.borrow_mut().push(event),
-            _ => panic!("CQHCI: {event:?}"),
+            _ => self.side.cqe_event(event),
         }
     }
 
