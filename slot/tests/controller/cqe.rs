@@ -1,38 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The CQHCI engine (`cqhci::Cqhci`) driving the MSDC model's CQHCI block through the
-//! controller's hooks (`msdc::cqe`), with an eMMC brought up and switched to command queueing
-//! by the legacy path: enable and disable on the MSDC side, queued transfers, a direct
-//! command, host-detected errors through `Controller::command_queue_event`, the MMC core's
-//! recovery with its legacy CMD12 and CMD48, and handing the bus back to the legacy path.
+//! The CQHCI engine (`cqhci::Cqhci`) on the slot's hardware queue, run by the slot logic the
+//! kernel runs (`slot::command_queue`, `slot::interrupt`), driving the MSDC model's CQHCI
+//! block through the controller's hooks (`msdc::cqe`), with an eMMC brought up and switched
+//! to command queueing by the legacy path: enable and disable on the MSDC side, queued
+//! transfers, a direct command, host-detected errors through
+//! `Controller::command_queue_event`, the MMC core's recovery with its legacy CMD12 and
+//! CMD48, and handing the bus back to the legacy path.
 //!
 //! Register values are written out from upstream's bit definitions (mtk-sd.c) or read with
 //! the model's own register types, never produced by the code under test.
 
-use cqhci::regs::{Tag, CQCRDCT, CQSSC1};
-use cqhci::{
-    CardInfo, CompletionStatus, Completions, Cqhci, DataTask, DcmdResponse, DescriptorMemory,
-    DirectCommand, Direction, HostError, Segment, Step, TaskError, TaskFlags, TaskMask, Ticket,
-    TimeoutVerdict,
-};
+use std::cell::{Cell, RefMut};
+
+use cqhci::regs::{Tag, CQCRDCT};
+use cqhci::{CardInfo, CompletionStatus, Cqhci, Direction, HostError, TaskError, TaskMask};
+use mmc_request::{Command, Request, RequestResult, Segment};
 use models::cqhci::Fault as CqFault;
 use models::emmc::{Card, CardConfig, CardState, ReadyOrder, PARTITION_UNIT};
 use models::latency::{Latency, ResponseLength};
 use models::msdc::regs as model;
+use models::msdc::CardSlot;
 use models::msdc::Violation;
 use msdc::clock::Timing;
-use msdc::controller::{CardDetect, HostSetup, HwError};
-use msdc::cqe::{
-    send_status_idle_timer, CqeAftermath, CqeEvent, CqeHooks, ENGINE_CONFIG, SEND_STATUS_IDLE_NS,
-};
+use msdc::controller::{CardDetect, HostSetup, HwError, Progress};
+use msdc::cqe::{send_status_idle_timer, CqeEvent, ENGINE_CONFIG, SEND_STATUS_IDLE_NS};
 use msdc::dma::DmaAddressing;
 use msdc::soc;
 use registers::Io;
+use slot::command_queue::{self, QueueEvent, TaskEnd};
 
+use crate::block::Attempt;
 use crate::emmc::emmc_init;
 use crate::rig::{
-    block_request, command, flags, patterned, request, BoardRuns, Host, Rig, DATA_OFFSET, SOURCE_HZ,
+    block_request, command, flags, patterned, request, BoardRuns, Host, HostSlot, Rig, DATA_OFFSET,
+    SOURCE_HZ, TASK_MEMORY_AT, TASK_MEMORY_LEN,
 };
+use crate::slot::{Issue, QueueSide};
 
 /// The RCA the MMC core gives the eMMC.
 const RCA: u32 = 1;
@@ -43,10 +47,11 @@ const SECTORS: usize = 256;
 /// Blocks of each task in these tests, and the data buffer per slot.
 const TASK_BLOCKS: u16 = 8;
 const TASK_LEN: usize = TASK_BLOCKS as usize * 512;
-/// Where the engine's descriptor memory lies in the data window, after 32 task buffers.
-const TRANSFERS_AT: usize = 0x2_0000;
-const TDL_AT: usize = 0x3_0000;
-const WINDOW_LEN: usize = 0x4_0000;
+/// The data window up to the end of the engine's descriptor memory, which the bench puts
+/// after 32 task buffers.
+const WINDOW_LEN: usize = TASK_MEMORY_AT + TASK_MEMORY_LEN;
+/// The slot of the direct command (the engine's last).
+const DCMD_SLOT: u32 = 31;
 /// SWITCH (CMD6) writing 1 to EXT_CSD FLUSH_CACHE (byte 32): a cache flush.
 const FLUSH_ARGUMENT: u32 = 3 << 24 | 32 << 16 | 1 << 8;
 /// SWITCH (CMD6) writing 1 to EXT_CSD CMDQ_MODE_EN (byte 15).
@@ -127,9 +132,6 @@ fn task_pattern(tag: u32) -> Vec<u8> {
         .collect()
 }
 
-/// The controller's hooks on the bench.
-type Hooks<'h, 's> = CqeHooks<'h, Rig<Card<'s>>>;
-
 /// A data task to issue: its slot, direction, first sector and length, and its buffer
 /// (an offset into the data window) cut into segments of `segment_len` bytes.
 #[derive(Clone, Copy, Debug)]
@@ -142,32 +144,81 @@ struct TaskSpec {
     segment_len: u32,
 }
 
-/// The glue of a queueing slot: the legacy host, the CQHCI engine, and what came back.
-struct Queue<'r, 's> {
-    host: Host<'r, Card<'s>>,
-    engine: Cqhci,
-    idle_timer: CQSSC1,
+/// The MMC core's side of the queueing slot: what the slot logic hands back of the tasks.
+struct CqeCore {
     /// The last completion status per slot.
-    status: [Option<CompletionStatus>; 32],
+    status: Cell<[Option<CompletionStatus>; 32]>,
     /// Completions so far.
-    completions: u32,
-    /// What `command_queue_event` returned, in order.
-    events: Vec<CqeEvent>,
+    completions: Cell<u32>,
     /// The slot whose request's recovery notifier ran.
-    notified: Option<Tag>,
-    /// The ticket of each slot's task, from its doorbell.
-    tickets: [Option<Ticket>; 32],
+    notified: Cell<Option<Tag>>,
     /// Completion bits the engine found for slots that held no task.
-    spurious: TaskMask,
-    /// What the hooks of the last engine call did.
-    aftermath: Option<CqeAftermath>,
+    spurious: Cell<TaskMask>,
+}
+
+impl<'r, C: CardSlot> QueueSide<'r, Rig<C>> for CqeCore {
+    type Queued = Issue;
+
+    fn dispatching(&self, _slot: &HostSlot<'r, C, Self>, tag: u8, _depth: u8) {
+        panic!("a slot without a software queue dispatched tag {tag}");
+    }
+
+    fn complete_queued(&self, _slot: &HostSlot<'r, C, Self>, issue: Issue, _: &RequestResult) {
+        panic!(
+            "tag {}: a task completed as a software queue's",
+            issue.id.tag
+        );
+    }
+
+    /// `mmc_cqe_request_done`: recorded under the task's slot.
+    fn complete_task(&self, _slot: &HostSlot<'r, C, Self>, issue: Issue, end: TaskEnd) {
+        let mut status = self.status.get();
+        status[usize::from(issue.id.tag)] = Some(end.status);
+        self.status.set(status);
+        self.completions.set(self.completions.get() + 1);
+    }
+
+    /// `mmc_cqe_recovery_notifier`.
+    fn notify_recovery(&self, issue: &Issue) {
+        self.notified.set(Some(tag(u32::from(issue.id.tag))));
+    }
+
+    /// Completions for slots that held no task are recorded; nothing else is expected.
+    fn cqe_event(&self, event: QueueEvent) {
+        match event {
+            QueueEvent::SpuriousCompletions(mask) => self
+                .spurious
+                .set(TaskMask::from_bits(self.spurious.get().bits() | mask)),
+            _ => panic!("CQHCI: {event:?}"),
+        }
+    }
+}
+
+/// A queueing slot: the slot logic the kernel runs with its CQHCI engine (`slot::interrupt`
+/// and `slot::command_queue`), the legacy host for the MMC core's own commands, and what
+/// came back.
+struct Queue<'r, 's> {
+    host: Host<'r, Card<'s>, CqeCore>,
+    /// Issues so far, which number them.
+    issues: u32,
+    /// The error events the MSDC latched with each CMDQ event the interrupt handler
+    /// acknowledged, in order: what mtk-sd.c's `msdc_cqe_irq` passes to `cqhci_irq` (a
+    /// response CRC error, else a command timeout, as the command's error; a data CRC
+    /// error, else a data timeout, as the data's).
+    cmdq_errors: Vec<u32>,
 }
 
 impl<'r, 's> Queue<'r, 's> {
     /// Brings the eMMC up through the legacy path (8-bit, 50 MHz), enables its command
-    /// queue with CMD6, and makes the engine; not enabled yet.
+    /// queue with CMD6, and gives the slot its engine; not enabled yet.
     fn new(rig: &'r Rig<Card<'s>>) -> Self {
-        let mut host = Host::new(rig);
+        let core = CqeCore {
+            status: Cell::new([None; 32]),
+            completions: Cell::new(0),
+            notified: Cell::new(None),
+            spurious: Cell::new(TaskMask::EMPTY),
+        };
+        let mut host = Host::with_side(rig, core);
         emmc_init(&mut host);
         host.ok(6, ENABLE_QUEUE_ARGUMENT, flags::R1B | flags::AC);
         assert!(rig.card().ext_csd().cmdq_enabled());
@@ -175,19 +226,13 @@ impl<'r, 's> Queue<'r, 's> {
         let idle_timer = send_status_idle_timer(HCLK_HZ, cap, SEND_STATUS_IDLE_NS);
         let engine = Cqhci::new(ENGINE_CONFIG).expect("engine");
         let layout = engine.layout();
-        assert!(layout.transfer_area_len() <= TDL_AT - TRANSFERS_AT);
-        assert!(TDL_AT + layout.tdl_len() <= WINDOW_LEN);
+        assert!(layout.tdl_len() + layout.transfer_area_len() <= TASK_MEMORY_LEN);
+        assert!(buffer(32) <= TASK_MEMORY_AT as u64, "task buffers below it");
+        host.slot.install_hardware_queue(engine, idle_timer);
         Self {
             host,
-            engine,
-            idle_timer,
-            status: [None; 32],
-            completions: 0,
-            events: Vec::new(),
-            notified: None,
-            tickets: [None; 32],
-            spurious: TaskMask::EMPTY,
-            aftermath: None,
+            issues: 0,
+            cmdq_errors: Vec::new(),
         }
     }
 
@@ -195,37 +240,24 @@ impl<'r, 's> Queue<'r, 's> {
         self.host.rig
     }
 
-    /// Runs `f` with the engine and the controller's hooks, then lets the controller absorb
-    /// what the hooks did, as the glue does around every engine call.
-    // TODO[CQE-RIG]: run the engine on the slot's hardware queue, through
-    // `slot::command_queue::with_engine`.
-    fn with_hooks<T>(
-        &mut self,
-        f: impl FnOnce(&mut Cqhci, &Hooks<'_, 's>, &'r Rig<Card<'s>>) -> T,
-    ) -> T {
-        let rig = self.host.rig;
-        let ctrl = self.host.ctrl();
-        let hooks = ctrl.cqe_hooks(rig, self.idle_timer);
-        let result = f(&mut self.engine, &hooks, rig);
-        let aftermath = hooks.finish();
-        drop(ctrl);
-        self.aftermath = Some(aftermath);
-        self.host.ctrl().absorb_cqe(aftermath);
-        result
+    /// The slot logic's view of the bench.
+    fn slot(&self) -> &HostSlot<'r, Card<'s>, CqeCore> {
+        &self.host.slot
+    }
+
+    /// The slot's engine, under its lock.
+    fn engine(&self) -> RefMut<'_, Cqhci> {
+        RefMut::map(self.slot().hardware_queue(), |queue| &mut queue.engine)
     }
 
     /// `cqe_enable`.
     fn enable(&mut self) {
-        self.with_hooks(|engine, hooks, rig| {
-            lend(rig, |mem| {
-                let card = CardInfo {
-                    command_queue_enabled: true,
-                    rca: RCA as u16,
-                };
-                engine.enable(rig, hooks, card, mem)
-            })
-        })
-        .expect("cqe_enable");
+        let card = CardInfo {
+            command_queue_enabled: true,
+            rca: RCA as u16,
+        };
+        let depth = command_queue::enable(self.slot(), card).expect("a CQHCI engine");
+        depth.expect("cqe_enable");
     }
 
     /// Issues one data task of `TASK_BLOCKS` blocks per `(slot, direction)`, all before the
@@ -245,95 +277,81 @@ impl<'r, 's> Queue<'r, 's> {
         self.issue_tasks(&tasks);
     }
 
-    /// Issues the data tasks `tasks`, all before the model runs.
+    /// Issues the data tasks `tasks` (`cqe_request`), all before the model runs.
     fn issue_tasks(&mut self, tasks: &[TaskSpec]) {
-        let tickets = self.with_hooks(|engine, hooks, rig| {
-            lend(rig, |mem| {
-                let mut tickets = Vec::new();
-                for spec in tasks {
-                    let task = DataTask {
-                        direction: spec.direction,
-                        block_count: spec.blocks,
-                        block_address: spec.lba,
-                        flags: TaskFlags::default(),
-                        context: 0,
-                    };
-                    let bus = rig.base + DATA_OFFSET + spec.buffer;
-                    let len = u32::from(spec.blocks) * 512;
-                    let segments = (0..len.div_ceil(spec.segment_len)).map(|n| {
+        let rig = self.rig();
+        rig.holding(|| {
+            for spec in tasks {
+                let bus = rig.base + DATA_OFFSET + spec.buffer;
+                let len = u32::from(spec.blocks) * 512;
+                let segments = (0..len.div_ceil(spec.segment_len))
+                    .map(|n| {
                         let at = n * spec.segment_len;
                         Segment {
-                            address: bus + u64::from(at),
-                            length: spec.segment_len.min(len - at),
+                            bus_address: bus + u64::from(at),
+                            len: spec.segment_len.min(len - at),
                         }
-                    });
-                    let ticket = engine
-                        .issue_data(rig, hooks, mem, tag(spec.slot), &task, segments)
-                        .expect("issue_data");
-                    tickets.push((spec.slot, ticket));
-                }
-                tickets
-            })
+                    })
+                    .collect();
+                let request = block_request(
+                    spec.direction == Direction::Write,
+                    spec.lba,
+                    u32::from(spec.blocks),
+                    true,
+                );
+                self.send(spec.slot, request, segments);
+            }
         });
-        for (slot, ticket) in tickets {
-            self.tickets[slot as usize] = Some(ticket);
-        }
     }
 
-    /// Issues a direct command.
-    fn issue_dcmd(&mut self, command: DirectCommand) {
-        self.with_hooks(|engine, hooks, rig| {
-            lend(rig, |mem| engine.issue_dcmd(rig, hooks, mem, &command))
-        })
-        .expect("issue_dcmd");
+    /// Issues the request of `command` without data, which runs as a direct command.
+    fn issue_dcmd(&mut self, command: Command) {
+        self.send(DCMD_SLOT, request(command), Vec::new());
     }
 
-    fn record(&mut self, completions: &Completions) {
-        for completion in completions.iter() {
-            let slot = &mut self.status[completion.tag.index()];
-            *slot = Some(completion.status);
-            self.completions += 1;
+    /// `cqe_request` for `request` under the block-layer tag `slot`, which the engine must
+    /// take.
+    fn send(&mut self, slot: u32, request: Request, segments: Vec<Segment>) {
+        self.issues += 1;
+        let issue = Issue {
+            id: Attempt {
+                job: self.issues as usize,
+                number: 1,
+                tag: slot as u8,
+            },
+            request,
+            segments,
+            for_mmc_card: true,
+        };
+        if let Err(refused) = command_queue::issue(self.slot(), issue) {
+            panic!("slot {slot}: {:?}", refused.error);
         }
     }
 
     /// One run of the glue's interrupt handler (`slot::interrupt`); false if the line is
-    /// low. The engine is the bench's, not the slot's: it takes its CMDQ interrupt, with the
-    /// lock held, where the slot logic's own engine would (`command_queue::task_event`).
+    /// low.
     fn interrupt(&mut self) -> bool {
-        let rig = self.rig();
-        if !rig.interrupt_line() {
-            return false;
-        }
+        const ERRORS: u32 = INT_RSPCRCERR | INT_CMDTMO | INT_DATCRCERR | INT_DATTMO;
         let card_events = self.host.card_events();
-        let engine = &mut self.engine;
-        let mut taken = None;
-        slot::interrupt(
-            &self.host.slot,
-            |view| {
-                let event = view.controller.command_queue_event(rig)?;
-                let outcome = engine.irq(rig, event.cmd_error, event.data_error);
-                Some((event, outcome))
-            },
-            |event| taken = Some(event),
+        let acknowledged = self.rig().acknowledgements.borrow().len();
+        let Some(progress) = self.host.interrupt() else {
+            return false;
+        };
+        let acknowledgements = self.rig().acknowledgements.borrow();
+        self.cmdq_errors.extend(
+            acknowledgements[acknowledged..]
+                .iter()
+                .filter(|&&ack| ack & INT_CMDQ != 0)
+                .map(|&ack| ack & ERRORS),
         );
+        drop(acknowledgements);
         assert_eq!(
             self.host.card_events(),
             card_events,
             "no SDIO or card-detect event"
         );
-        if let Some((event, outcome)) = taken {
-            self.events.push(event);
-            if let Some(tag) = outcome.notify_recovery {
-                self.notified = Some(tag);
-            }
-            for tag in outcome.spurious.iter() {
-                self.spurious = self.spurious.with(tag);
-            }
-            self.record(&outcome.completed);
-        }
-        assert_eq!(
-            self.host.slot.core_done.take(),
-            [],
+        assert!(
+            matches!(progress, Progress::Pending),
             "no request of the core's completes"
         );
         true
@@ -349,31 +367,35 @@ impl<'r, 's> Queue<'r, 's> {
         panic!("interrupt line stuck");
     }
 
-    /// Runs `first`, the start of an engine operation, to its end with bounded polls.
-    fn drive(&mut self, first: impl FnOnce(&mut Cqhci, &Hooks<'_, 's>, &'r Rig<Card<'s>>) -> Step) {
-        let finished = self.with_hooks(|engine, hooks, rig| {
-            let step = first(engine, hooks, rig);
-            engine.drive(rig, hooks, step, |wait| {
-                assert!(wait.poll(rig, 1), "{wait:?} never met");
-            })
-        });
-        assert!(finished.warnings.is_empty(), "{:?}", finished.warnings);
-        self.record(&finished.completions);
+    /// `cqe_disable`. The bench's slot fails the test on any warning of the engine's, and
+    /// on a wait never met (the engine warns of it).
+    fn disable(&mut self) {
+        assert!(command_queue::disable(self.slot()).is_some(), "finished");
     }
 
     /// `cqe_off`.
     fn off(&mut self) {
-        self.drive(|engine, hooks, rig| engine.off(rig, hooks));
+        command_queue::off(self.slot());
     }
 
     /// `cqe_recovery_start`.
     fn recovery_start(&mut self) {
-        self.drive(|engine, hooks, rig| engine.recovery_start(rig, hooks));
+        command_queue::recovery_start(self.slot());
     }
 
     /// `cqe_recovery_finish`.
     fn recovery_finish(&mut self) {
-        self.drive(|engine, _, rig| engine.recovery_finish(rig));
+        command_queue::recovery_finish(self.slot());
+    }
+
+    /// `cqe_timeout` for the request of the task in `slot`: `Some(recovery_needed)` for a
+    /// task still queued.
+    fn timeout(&mut self, slot: u32) -> Option<bool> {
+        let id = self.slot().hardware_queue().tasks[slot as usize]
+            .as_ref()
+            .map(|task| task.request.id)
+            .expect("a task in the slot");
+        command_queue::timeout(self.slot(), &id)
     }
 
     /// The core's CMD12 of recovery, through the legacy path; its error is ignored (the
@@ -409,7 +431,22 @@ impl<'r, 's> Queue<'r, 's> {
     }
 
     fn status(&self, slot: u32) -> Option<CompletionStatus> {
-        self.status[slot as usize]
+        self.host.slot.side.status.get()[slot as usize]
+    }
+
+    /// Task completions so far.
+    fn completions(&self) -> u32 {
+        self.host.slot.side.completions.get()
+    }
+
+    /// The slot whose request's recovery notifier ran.
+    fn notified(&self) -> Option<Tag> {
+        self.host.slot.side.notified.get()
+    }
+
+    /// Completion bits the engine found for slots that held no task.
+    fn spurious(&self) -> TaskMask {
+        self.host.slot.side.spurious.get()
     }
 
     /// Enables the queue, arms `fault` in the CQHCI model and runs `tasks` into it, which
@@ -419,14 +456,24 @@ impl<'r, 's> Queue<'r, 's> {
         assert!(self.rig().model().cqhci_mut().unwrap().inject(fault));
         self.issue(tasks);
         self.pump();
-        assert!(self.engine.recovery_pending());
+        assert!(self.engine().recovery_pending());
     }
 
-    /// Asserts that neither model saw a violation.
+    /// Asserts that the hooks of the last engine call ran into `fault`, which reached the
+    /// controller and was logged by the slot from there, once.
+    fn assert_fault_logged(&self, fault: HwError) {
+        assert_eq!(self.host.take_hardware_fault(), Some(fault));
+        assert_eq!(self.host.ctrl().take_hardware_fault(), None, "logged once");
+        assert_eq!(self.host.take_hardware_fault(), None);
+    }
+
+    /// Asserts that neither model saw a violation, and that the slot logged no hardware
+    /// fault the test did not take.
     fn assert_clean(&self) {
         let rig = self.rig();
         rig.assert_no_violations();
         assert_eq!(rig.model().cqhci().unwrap().violations(), (0, None));
+        assert_eq!(self.host.take_hardware_fault(), None, "hardware faults");
     }
 }
 
@@ -442,21 +489,6 @@ fn lba(slot: u32) -> u32 {
 /// The data window offset of slot `slot`'s buffer.
 fn buffer(slot: u32) -> u64 {
     u64::from(slot) * TASK_LEN as u64
-}
-
-/// Lends the engine its descriptor memory in the data window.
-fn lend<T>(rig: &Rig<Card<'_>>, f: impl FnOnce(&mut DescriptorMemory<'_>) -> T) -> T {
-    let window_bus = rig.base + DATA_OFFSET;
-    rig.with_data_window(|window| {
-        let (_, rest) = window.split_at_mut(TRANSFERS_AT);
-        let (transfers, tdl) = rest.split_at_mut(TDL_AT - TRANSFERS_AT);
-        f(&mut DescriptorMemory {
-            tdl,
-            tdl_bus: window_bus + TDL_AT as u64,
-            transfers,
-            transfers_bus: window_bus + TRANSFERS_AT as u64,
-        })
-    })
 }
 
 fn sectors(storage: &[u8], slot: u32) -> &[u8] {
@@ -510,11 +542,12 @@ fn enable_gives_the_queue_the_msdc_side_and_disable_takes_it_back() {
         // The model's CQCAP says ITCFMUL 3: 273 MHz × 2.35 µs = 641 clocks, CBC 0.
         assert_eq!(rig.peek(CQSSC1_AT), 641);
         assert_eq!(rig.peek(CQCFG) & 1, 1, "CQ_EN");
-        assert_eq!(queue.aftermath.unwrap().fault, None);
+        // The hooks ran into no fault: the slot logged none, and the controller holds none.
+        assert_eq!(queue.host.take_hardware_fault(), None);
         assert_eq!(queue.host.ctrl().take_hardware_fault(), None);
 
-        queue.drive(|engine, hooks, rig| engine.disable(rig, hooks));
-        assert!(!queue.engine.is_enabled());
+        queue.disable();
+        assert!(!queue.engine().is_enabled());
         assert_eq!(rig.peek(MSDC_INTEN), INT_CDSC | INT_SDIOIRQ);
         assert_eq!(rig.peek(MSDC_PATCH_BIT1) & BUSY_CHECK_SEL, 0);
         assert_eq!(rig.peek(CQCFG) & 1, 0, "CQ_EN");
@@ -556,8 +589,11 @@ fn queued_writes_and_reads_are_byte_exact() {
                 "{slot}"
             );
         }
-        assert_eq!(queue.completions, 6);
-        assert!(queue.events.iter().all(|e| *e == CqeEvent::default()));
+        assert_eq!(queue.completions(), 6);
+        // No CMDQ event came with an error event.
+        let errors = &queue.cmdq_errors;
+        assert!(!errors.is_empty());
+        assert!(errors.iter().all(|&e| e == 0), "{errors:x?}");
         assert_eq!(rig.model().cqhci().unwrap().completions(), 6);
         assert_eq!(rig.card().stats().tasks_completed, 6);
         // Every event was acknowledged: the line is low and nothing is latched.
@@ -571,11 +607,7 @@ fn a_cache_flush_runs_as_a_direct_command() {
     on_bench(|rig, queue, _| {
         queue.enable();
         let flushes = rig.card().stats().flushes;
-        queue.issue_dcmd(DirectCommand {
-            opcode: 6,
-            argument: FLUSH_ARGUMENT,
-            response: DcmdResponse::ShortBusy,
-        });
+        queue.issue_dcmd(command(6, FLUSH_ARGUMENT, flags::R1B | flags::AC));
         queue.pump();
         assert_eq!(queue.status(31), Some(CompletionStatus::Done));
         assert_eq!(rig.card().stats().flushes, flushes + 1);
@@ -594,16 +626,11 @@ fn a_data_crc_error_reaches_the_engine_and_recovery_completes_every_task() {
             CqFault::DataCrc { tag: 0 },
             &[(0, Direction::Read), (1, Direction::Read)],
         );
-        assert_eq!(
-            queue.events.first(),
-            Some(&CqeEvent {
-                cmd_error: None,
-                data_error: Some(HostError::Crc),
-            })
-        );
-        assert_eq!(queue.notified, Some(tag(0)));
-        assert!(queue.engine.recovery_pending());
-        assert_eq!(queue.completions, 0, "nothing completes before recovery");
+        // A data CRC error and no command error.
+        assert_eq!(queue.cmdq_errors.first(), Some(&INT_DATCRCERR));
+        assert_eq!(queue.notified(), Some(tag(0)));
+        assert!(queue.engine().recovery_pending());
+        assert_eq!(queue.completions(), 0, "nothing completes before recovery");
         assert_eq!(rig.peek(MSDC_INT) & INT_DATCRCERR, 0, "acknowledged");
 
         let (resets, stops) = (rig.resets.get(), rig.dma_stops.get());
@@ -611,7 +638,7 @@ fn a_data_crc_error_reaches_the_engine_and_recovery_completes_every_task() {
         assert_eq!(rig.dma_stops.get(), stops + 1, "DMA stopped");
         assert_eq!(rig.resets.get(), resets + 1, "controller reset");
         assert_eq!(rig.peek(MSDC_INTEN) & INT_CMDQ, 0);
-        assert_eq!(queue.aftermath.unwrap().fault, None);
+        assert_eq!(queue.host.take_hardware_fault(), None);
         // The core's legacy commands, through the controller's request path.
         queue.stop_transmission();
         queue.discard_queue();
@@ -621,9 +648,9 @@ fn a_data_crc_error_reaches_the_engine_and_recovery_completes_every_task() {
             Some(CompletionStatus::Failed(TaskError::Crc))
         );
         assert_eq!(queue.status(1), Some(CompletionStatus::Requeue));
-        assert_eq!(queue.completions, 2);
-        assert!(!queue.engine.recovery_pending());
-        assert!(queue.engine.in_flight().is_empty());
+        assert_eq!(queue.completions(), 2);
+        assert!(!queue.engine().recovery_pending());
+        assert!(queue.engine().in_flight().is_empty());
 
         // The block layer retries both; the queue runs again.
         queue.issue(&[(0, Direction::Read), (1, Direction::Read)]);
@@ -641,14 +668,9 @@ fn a_data_crc_error_reaches_the_engine_and_recovery_completes_every_task() {
 fn a_command_timeout_reaches_the_engine_as_a_command_error() {
     on_bench(|rig, queue, expect| {
         queue.fail(CqFault::CommandTimeout { tag: 2 }, &[(2, Direction::Read)]);
-        assert_eq!(
-            queue.events.first(),
-            Some(&CqeEvent {
-                cmd_error: Some(HostError::Timeout),
-                data_error: None,
-            })
-        );
-        assert_eq!(queue.notified, Some(tag(2)));
+        // A command timeout and no data error.
+        assert_eq!(queue.cmdq_errors.first(), Some(&INT_CMDTMO));
+        assert_eq!(queue.notified(), Some(tag(2)));
         // The card still holds the task CMD46 never reached: CMD48 discards it.
         queue.recover();
         assert_eq!(
@@ -759,7 +781,7 @@ fn off_hands_the_bus_back_to_the_legacy_path() {
             assert_eq!(queue.status(round), Some(CompletionStatus::Done));
             assert_eq!(rig.data(buffer(round), TASK_LEN), sectors(expect, round));
             queue.off();
-            assert!(!queue.engine.is_on());
+            assert!(!queue.engine().is_on());
             assert_eq!(rig.peek(CQCFG) & 1, 0, "CQ_EN");
             assert_eq!(rig.peek(MSDC_INTEN) & INT_CMDQ, 0);
             // A legacy command now reaches the card.
@@ -819,15 +841,8 @@ fn a_dma_that_does_not_stop_in_recovery_is_reported_and_reset() {
         rig.misbehave.pin_dma_active.set(true);
         let resets = rig.resets.get();
         queue.recovery_start();
-        assert_eq!(
-            queue.aftermath.unwrap().fault,
-            Some(HwError::DmaStopTimeout)
-        );
+        queue.assert_fault_logged(HwError::DmaStopTimeout);
         assert_eq!(rig.resets.get(), resets + 1, "reset anyway");
-        assert_eq!(
-            queue.host.ctrl().take_hardware_fault(),
-            Some(HwError::DmaStopTimeout)
-        );
         rig.misbehave.pin_dma_active.set(false);
         queue.stop_transmission();
         queue.discard_queue();
@@ -846,11 +861,7 @@ fn a_reset_that_fails_in_recovery_is_retried_by_the_next_start() {
         queue.fail(CqFault::DataCrc { tag: 5 }, &[(5, Direction::Read)]);
         rig.misbehave.pin_reset.set(true);
         queue.recovery_start();
-        assert_eq!(queue.aftermath.unwrap().fault, Some(HwError::ResetTimeout));
-        assert_eq!(
-            queue.host.ctrl().take_hardware_fault(),
-            Some(HwError::ResetTimeout)
-        );
+        queue.assert_fault_logged(HwError::ResetTimeout);
         rig.misbehave.pin_reset.set(false);
         // The next legacy command resets first.
         let resets = rig.resets.get();
@@ -875,7 +886,7 @@ fn a_reset_done_in_recovery_settles_one_left_pending() {
         rig.misbehave.pin_reset.set(false);
         queue.fail(CqFault::DataCrc { tag: 5 }, &[(5, Direction::Read)]);
         queue.recovery_start();
-        assert_eq!(queue.aftermath.unwrap().fault, None);
+        assert_eq!(queue.host.take_hardware_fault(), None);
         // The hooks' reset did it: the next legacy command goes straight out.
         let resets = rig.resets.get();
         queue.assert_card_in_tran();
@@ -1065,13 +1076,8 @@ fn on_the_board_a_task_never_ready_polls_at_the_idle_timer_until_cleared() {
         }
         // The block layer's timeout: recovery discards the task with CLEAR ALL TASKS, after
         // which nothing runs and nothing completes.
-        let ticket = queue.tickets[2].unwrap();
-        assert!(matches!(
-            queue.engine.timeout(ticket),
-            TimeoutVerdict::TimedOut {
-                recovery_needed: true
-            }
-        ));
+        assert_eq!(queue.timeout(2), Some(true), "timed out, recovery needed");
+        assert_eq!(queue.slot().cqe_events(), [QueueEvent::TaskTimedOut]);
         queue.recover();
         assert_eq!(
             queue.status(2),
@@ -1190,20 +1196,21 @@ fn a_legacy_command_while_the_queue_owns_the_bus_is_refused_and_silences_the_que
         // The block layer's timeout (60 s) and the core's recovery end the task; the
         // completion it left in CQTCN survives CLEAR ALL TASKS (which discards tasks, not
         // completion notices) and comes up with the next task's as one for an empty slot.
-        let ticket = queue.tickets[13].unwrap();
-        assert!(matches!(
-            queue.engine.timeout(ticket),
-            TimeoutVerdict::TimedOut { .. }
-        ));
+        assert!(queue.timeout(13).is_some());
+        assert_eq!(
+            queue.slot().cqe_events(),
+            [QueueEvent::TaskTimedOut],
+            "timed out, not completing"
+        );
         queue.recover();
         assert_eq!(
             queue.status(13),
             Some(CompletionStatus::Failed(TaskError::Timeout))
         );
-        assert_eq!(queue.spurious, TaskMask::EMPTY);
+        assert_eq!(queue.spurious(), TaskMask::EMPTY);
         queue.issue(&[(1, Direction::Read)]);
         run_board(queue, rig, 0);
         assert_eq!(queue.status(1), Some(CompletionStatus::Done));
-        assert_eq!(queue.spurious, TaskMask::EMPTY.with(tag(13)));
+        assert_eq!(queue.spurious(), TaskMask::EMPTY.with(tag(13)));
     });
 }

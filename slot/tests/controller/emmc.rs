@@ -12,6 +12,7 @@ use crate::rig::{
     block_request, command, filled, flags, legacy_config, modern_config, patterned,
     set_block_count, with_auto_cmd23, Host, Rig,
 };
+use crate::slot::QueueSide;
 
 /// The RCA the MMC core assigns to an eMMC.
 const RCA: u32 = 1;
@@ -44,7 +45,7 @@ pub(crate) fn emmc_host<'r, 's>(rig: &'r Rig<Card<'s>>) -> Host<'r, Card<'s>> {
 }
 
 /// Identification and setup of an eMMC up to an 8-bit bus at 52 MHz high speed.
-pub(crate) fn emmc_init(host: &mut Host<'_, Card<'_>>) {
+pub(crate) fn emmc_init<'r, 's, S: QueueSide<'r, Rig<Card<'s>>>>(host: &mut Host<'r, Card<'s>, S>) {
     use flags::*;
     assert_eq!(host.command(0, 0, NONE | BC).error, None);
     let mut ocr = 0;

@@ -67,6 +67,11 @@ const MODEL_STEPS: u32 = 64;
 const CQHCI_RAM_LEN: usize = RAM_LEN + 0x10_0000;
 /// Interrupts one request may need before the bench calls it stuck.
 const MAX_INTERRUPTS: usize = 16;
+/// The CQHCI engine's descriptor memory on a bench with a CQHCI block: its task descriptor
+/// list, then its transfer descriptors, in the data window after 32 task buffers of 4 KiB
+/// (see `cqe.rs`).
+pub(crate) const TASK_MEMORY_AT: usize = 0x2_0000;
+pub(crate) const TASK_MEMORY_LEN: usize = 0x2_0000;
 
 // Offsets and bits the bench acts on, from the model's own register definitions (the hardware
 // facts, not the driver's reading of them). `SDC_FIFO_CFG` is not in the model's register
@@ -205,6 +210,8 @@ pub(crate) struct Rig<C: CardSlot> {
     pub(crate) dma_stops: Cell<u32>,
     /// Every `SDC_CMD` word written so far.
     pub(crate) command_words: RefCell<Vec<u32>>,
+    /// Every `MSDC_INT` acknowledgement (write 1 to clear) so far.
+    pub(crate) acknowledgements: RefCell<Vec<u32>>,
     /// `CQHCI_SETTING` (0x7FC), which the model lacks (it sits just below the CQHCI block).
     pub(crate) cqhci_setting: Cell<u32>,
     /// The model waits while RAM is borrowed instead of running without memory.
@@ -214,6 +221,8 @@ pub(crate) struct Rig<C: CardSlot> {
     /// The core's `request` callback runs for a request with data: the model gets no memory
     /// meanwhile.
     launching: Cell<bool>,
+    /// The test holds the model back ([`Rig::holding`]).
+    held: Cell<bool>,
     /// `Some` for a bench that runs its model as the board does.
     board: Option<BoardRuns>,
     /// The last run stopped at its step limit: the board's timer runs the model again.
@@ -268,10 +277,12 @@ impl<C: CardSlot> Rig<C> {
             resets: Cell::new(0),
             dma_stops: Cell::new(0),
             command_words: RefCell::new(Vec::new()),
+            acknowledgements: RefCell::new(Vec::new()),
             cqhci_setting: Cell::new(0),
             defer_while_borrowed,
             deferred: Cell::new(false),
             launching: Cell::new(false),
+            held: Cell::new(false),
             board: None,
             armed: Cell::new(false),
             board_stats: Cell::new(BoardStats::default()),
@@ -362,6 +373,18 @@ impl<C: CardSlot> Rig<C> {
         result
     }
 
+    /// Runs `f` with the model held back as while RAM is lent, then lets it run what it was
+    /// given: on a CQHCI bench, the hardware fetches nothing before `f` has rung every
+    /// doorbell it rings.
+    pub(crate) fn holding<T>(&self, f: impl FnOnce() -> T) -> T {
+        assert!(self.defer_while_borrowed, "a bench that waits");
+        let held = self.held.replace(true);
+        let result = f();
+        self.held.set(held);
+        self.settle();
+        result
+    }
+
     /// Lets the model pass what the registers did to the card's lines on to the card, and
     /// take the card's line levels, as the hardware does continuously (a clock stop, say).
     pub(crate) fn sync_card(&self) {
@@ -384,7 +407,7 @@ impl<C: CardSlot> Rig<C> {
         // While the glue launches a request, and while the CQHCI engine holds RAM, the
         // model gets no memory at all, and any DMA it tried would show up as a violation.
         // A CQHCI bench waits instead (see the module documentation).
-        let ram = if self.launching.get() {
+        let ram = if self.launching.get() || self.held.get() {
             None
         } else {
             self.ram.try_borrow_mut().ok()
@@ -505,7 +528,10 @@ impl<C: CardSlot> Rig<C> {
         let m = &self.misbehave;
         let mut value = value;
         match offset {
-            MSDC_INT => m.injected_events.set(m.injected_events.get() & !value),
+            MSDC_INT => {
+                m.injected_events.set(m.injected_events.get() & !value);
+                self.acknowledgements.borrow_mut().push(value);
+            }
             MSDC_CFG if value & CFG_RST != 0 => self.resets.set(self.resets.get() + 1),
             MSDC_DMA_CTRL => {
                 if value & DMA_CTRL_STOP != 0 {
@@ -629,6 +655,18 @@ impl<C: CardSlot> Bench for Rig<C> {
         self.base + at as u64
     }
 
+    /// In the data window, where the tests find it ([`TASK_MEMORY_AT`]); the model runs
+    /// what it was given meanwhile once the memory is back.
+    fn with_task_memory<T>(&self, f: impl FnOnce(u64, &mut [u8]) -> T) -> T {
+        let bus = self.base + DATA_OFFSET + TASK_MEMORY_AT as u64;
+        self.with_data_window(|window| {
+            f(
+                bus,
+                &mut window[TASK_MEMORY_AT..TASK_MEMORY_AT + TASK_MEMORY_LEN],
+            )
+        })
+    }
+
     fn assert_clean(&self) {
         self.assert_no_violations();
     }
@@ -659,36 +697,44 @@ impl<'r, C: CardSlot> QueueSide<'r, Rig<C>> for NoQueue {
     }
 }
 
-/// The slot logic on a bench.
-pub(crate) type HostSlot<'r, C> = Slot<'r, Rig<C>, NoQueue>;
+/// The slot logic on a bench, with the queue side `S`.
+pub(crate) type HostSlot<'r, C, S = NoQueue> = Slot<'r, Rig<C>, S>;
 
 /// The request token on the controller.
-pub(crate) type Token<'r, C> = InFlight<HostSlot<'r, C>>;
+pub(crate) type Token<'r, C, S = NoQueue> = InFlight<HostSlot<'r, C, S>>;
 
 /// The number of the core's request `token` stands for.
-pub(crate) fn serial<C: CardSlot>(token: &Token<'_, C>) -> u32 {
+pub(crate) fn serial<'r, C: CardSlot, S: QueueSide<'r, Rig<C>>>(token: &Token<'r, C, S>) -> u32 {
     match &token.owner {
         Owner::Core(request) => request.id,
-        Owner::Queue { tag, .. } => panic!("tag {tag} on a slot without a queue"),
+        Owner::Queue { tag, .. } => panic!("tag {tag}: a software queue's request"),
     }
 }
 
 /// The glue on one bench: the slot logic the kernel runs, with the MMC core's calls played
 /// by the tests. Its requests are numbered, so that every completion can be checked to hand
-/// back the request that was started.
-pub(crate) struct Host<'r, C: CardSlot> {
+/// back the request that was started. A slot with a CQHCI engine has the MMC core's side
+/// of its tasks as `S`.
+pub(crate) struct Host<'r, C: CardSlot, S: QueueSide<'r, Rig<C>> = NoQueue> {
     pub(crate) rig: &'r Rig<C>,
-    pub(crate) slot: HostSlot<'r, C>,
+    pub(crate) slot: HostSlot<'r, C, S>,
     /// The number of the request started last.
     pub(crate) started: u32,
 }
 
 impl<'r, C: CardSlot> Host<'r, C> {
+    /// [`Host::with_side`] for a slot without a queue.
+    pub(crate) fn new(rig: &'r Rig<C>) -> Self {
+        Self::with_side(rig, NoQueue)
+    }
+}
+
+impl<'r, C: CardSlot, S: QueueSide<'r, Rig<C>>> Host<'r, C, S> {
     /// Probes: initialises the hardware and sets the identification clock. The core's
     /// card is an eMMC (auto-CMD23 allowed for its requests) if the bench's setup allows
     /// auto-CMD23, as the glue sets it up for eMMC.
-    pub(crate) fn new(rig: &'r Rig<C>) -> Self {
-        let slot = Slot::new(rig, NoQueue, false);
+    pub(crate) fn with_side(rig: &'r Rig<C>, side: S) -> Self {
+        let slot = Slot::new(rig, side, false);
         // An SDIO card's interrupt and a card-detect line: their events are counted.
         slot.card_events.set(Some(CardEvents::default()));
         let mut host = Self {
@@ -702,7 +748,7 @@ impl<'r, C: CardSlot> Host<'r, C> {
     }
 
     /// The request engine, under the slot's lock.
-    pub(crate) fn ctrl(&self) -> RefMut<'_, Controller<Token<'r, C>>> {
+    pub(crate) fn ctrl(&self) -> RefMut<'_, Controller<Token<'r, C, S>>> {
         self.slot.controller()
     }
 
@@ -819,7 +865,7 @@ impl<'r, C: CardSlot> Host<'r, C> {
     }
 
     /// A token for the engine's own calls: a request of the core numbered `serial`.
-    pub(crate) fn token(&self, req: &Request, serial: u32) -> Token<'r, C> {
+    pub(crate) fn token(&self, req: &Request, serial: u32) -> Token<'r, C, S> {
         InFlight {
             owner: Owner::Core(CoreRequest {
                 id: serial,
