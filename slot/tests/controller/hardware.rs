@@ -719,6 +719,35 @@ fn bus_that_stays_busy() {
     host.ok(13, rca_arg(), flags::R1 | flags::AC);
 }
 
+/// A command that cannot go out on a busy bus is failed and the controller reset
+/// (mtk-sd.c: `msdc_cmd_is_ready` fails the command, and its completion resets the
+/// controller); a reset that hangs then is a hardware fault the slot logs with the refusal,
+/// since no interrupt follows a request that never started.
+#[test]
+fn a_reset_that_hangs_on_a_start_refused_for_a_busy_bus_is_logged_at_once() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = sd_host(&rig);
+    rig.misbehave.pin_command_busy.set(true);
+    rig.misbehave.pin_reset.set(true);
+    let before = rig.model().commands();
+    assert_eq!(
+        host.start(&request(command(13, rca_arg(), flags::R1 | flags::AC)), &[]),
+        Err(StartError::BusBusy)
+    );
+    assert_eq!(rig.model().commands(), before);
+    assert!(!rig.interrupt_line(), "no interrupt follows");
+    assert_eq!(host.take_hardware_fault(), Some(HwError::ResetTimeout));
+    assert_eq!(host.take_hardware_fault(), None);
+    // The next start retries the reset, which now completes.
+    rig.misbehave.pin_command_busy.set(false);
+    rig.misbehave.pin_reset.set(false);
+    let resets = rig.resets.get();
+    host.ok(13, rca_arg(), flags::R1 | flags::AC);
+    assert_eq!(rig.resets.get(), resets + 1);
+    assert_eq!(host.take_hardware_fault(), None);
+}
+
 #[test]
 fn dma_that_never_goes_idle() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
@@ -797,6 +826,41 @@ fn card_reset_pulse_drives_and_releases_rst_n() {
             "w0x10".to_string()
         ]
     );
+}
+
+/// On a SoC that can lose the SDIO interrupt (upstream's `recheck_sdio_irq`, MT8173 here),
+/// an SDIO card that pulls DAT1 low while a request runs, with no event latched, is
+/// signalled when the request completes: `msdc_request_done` rechecks after every request
+/// of the core's (`msdc_recheck_sdio_irq`).
+#[test]
+fn an_sdio_interrupt_lost_during_a_request_is_signalled_when_it_completes() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let config = legacy_config();
+    assert!(config.soc.recheck_sdio_irq);
+    let rig = sd_rig(&config, &mut storage);
+    let mut host = sd_host(&rig);
+    host.ctrl().set_sdio_mode(&rig, true);
+    host.ctrl().enable_sdio_irq(&rig, true);
+    host.start(&request(command(13, rca_arg(), flags::R1 | flags::AC)), &[])
+        .unwrap();
+    // The card asserts its interrupt on DAT1; the controller latches nothing.
+    rig.misbehave.pin_levels.set(Some((PS_DATA1, 0)));
+    let result = host.wait().expect("the request completes");
+    assert_eq!(result.cmd.error, None);
+    let int = rig.peek(models::msdc::regs::MSDC_INT::OFFSET);
+    assert_eq!(int & INT_SDIOIRQ, 0, "never latched");
+    assert_eq!(host.sdio_signals(), 1, "signalled after the completion");
+    assert_eq!(
+        rig.peek(MSDC_INTEN) & INT_SDIOIRQ,
+        0,
+        "masked until the ack"
+    );
+    rig.misbehave.pin_levels.set(None);
+    host.ctrl().ack_sdio_irq(&rig);
+    assert_eq!(rig.peek(MSDC_INTEN), INT_SDIOIRQ);
+    // DAT1 high again: the next request signals nothing.
+    host.ok(13, rca_arg(), flags::R1 | flags::AC);
+    assert_eq!(host.sdio_signals(), 1);
 }
 
 /// Only SoCs that can lose the SDIO interrupt look for a lost one (upstream's
