@@ -171,6 +171,15 @@ pub fn recheck_sdio_irq<K: SlotKernel + ?Sized>(kernel: &K) {
 ///
 /// `other` takes, with the lock held, the CMDQ interrupt of an engine the slot logic does
 /// not run (the kernel's C `cqhci` in test kernels).
+///
+/// The order under the lock is upstream's (`msdc_irq`: SDIO and card detect, then CMDQ to
+/// `cqhci_irq`, then the request), but the hardware leaves no way for it to matter, so no
+/// test can tell it from another: each call acknowledges only its own `MSDC_INT` bits; the
+/// reset that ends a failed request (`msdc_reset_hw`) leaves card detect and SDIO latched
+/// for their calls; and no CMDQ event can be due while a request of the core's is on the
+/// controller, whose start programmed `MSDC_INTEN` without `CMDQ` (the core halts the
+/// queue, `cqe_off`, before a command of its own), so the CMDQ calls, which touch nothing
+/// while a request is in flight, never take or leave an event because of it.
 pub fn interrupt<K: SlotKernel + ?Sized, E>(
     kernel: &K,
     other: impl FnOnce(&mut SlotView<'_, K>) -> Option<E>,
