@@ -10,6 +10,7 @@ use msdc::clock::{ClockError, Timing};
 use msdc::command::CommandError;
 use msdc::controller::{
     CardDetect, Controller, HostSetup, HwError, Progress, StartError, POLL_LIMIT,
+    RESET_POLL_LIMIT_IRQ,
 };
 use msdc::dma::DmaError;
 use msdc::soc::{self, SocData};
@@ -637,16 +638,19 @@ fn reset_bit_that_never_clears() {
     let mut fresh = Controller::<()>::new(legacy_config());
     assert_eq!(fresh.init_hardware(&rig), Err(HwError::ResetTimeout));
 
-    // An error while the reset hangs: the request still completes, the fault is reported,
-    // and the next start retries the reset first.
+    // An error while the reset hangs: the request still completes, after a reset bounded
+    // to microseconds in the interrupt; the reset stays pending (no fault yet), and the
+    // next start retries it first, with the full bound, and reports it.
     rig.misbehave.pin_reset.set(false);
     rig.model().inject(models::msdc::Fault::CommandTimeout);
     host.start(&request(command(13, rca_arg(), flags::R1 | flags::AC)), &[])
         .unwrap();
     rig.misbehave.pin_reset.set(true);
+    let waited = rig.delayed_us.get();
     let result = host.wait().unwrap();
     assert_eq!(result.cmd.error, Some(ErrorKind::TimedOut));
-    assert_eq!(host.ctrl.take_hardware_fault(), Some(HwError::ResetTimeout));
+    assert!(rig.delayed_us.get() - waited <= u64::from(RESET_POLL_LIMIT_IRQ));
+    assert!(host.ctrl.reset_pending());
     assert_eq!(host.ctrl.take_hardware_fault(), None);
     let before = rig.model().commands();
     assert_eq!(
@@ -656,6 +660,45 @@ fn reset_bit_that_never_clears() {
     assert_eq!(rig.model().commands(), before);
     rig.misbehave.pin_reset.set(false);
     host.ok(13, rca_arg(), flags::R1 | flags::AC);
+}
+
+/// A controller reset that clears later than the interrupt handler's bound (500 reads of
+/// `MSDC_CFG.RST`, past [`RESET_POLL_LIMIT_IRQ`]): the failed request's interrupt polls it
+/// for microseconds only and completes the request; the reset is left pending, which makes
+/// the bus busy for a dispatch from the interrupt (`bus_busy_for`), until
+/// `finish_reset` completes it from process context; then requests run again. Upstream
+/// polls it from the interrupt without a bound.
+#[test]
+fn a_late_reset_in_the_interrupt_is_finished_from_process_context() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = sd_host(&rig);
+    let status = request(command(13, rca_arg(), flags::R1 | flags::AC));
+
+    rig.model().inject(models::msdc::Fault::CommandTimeout);
+    host.start(&status, &[]).unwrap();
+    rig.misbehave.reset_set_reads.set(500);
+    let waited = rig.delayed_us.get();
+    let result = host.wait().unwrap();
+    assert_eq!(result.cmd.error, Some(ErrorKind::TimedOut));
+    let waited = rig.delayed_us.get() - waited;
+    assert!(
+        waited <= u64::from(RESET_POLL_LIMIT_IRQ),
+        "the interrupt polled the reset for {waited} µs"
+    );
+    assert!(host.ctrl.reset_pending(), "left to process context");
+    assert!(
+        host.ctrl.bus_busy_for(&rig, &status),
+        "busy while it resets"
+    );
+    assert_eq!(host.ctrl.take_hardware_fault(), None, "not a fault yet");
+
+    host.ctrl.finish_reset(&rig);
+    assert!(!host.ctrl.reset_pending());
+    assert_eq!(host.ctrl.take_hardware_fault(), None);
+    assert!(!host.ctrl.bus_busy_for(&rig, &status));
+    host.ok(13, rca_arg(), flags::R1 | flags::AC);
+    rig.assert_no_violations();
 }
 
 #[test]

@@ -129,6 +129,9 @@ pub(crate) fn model_config(config: &HostSetup) -> ModelConfig {
 pub(crate) struct Misbehaviour {
     /// `MSDC_CFG.RST` reads back set forever.
     pub(crate) pin_reset: Cell<bool>,
+    /// `MSDC_CFG.RST` reads back set for this many more reads of `MSDC_CFG`: a reset
+    /// that clears late.
+    pub(crate) reset_set_reads: Cell<u32>,
     /// `MSDC_CFG.CKSTB` never comes back.
     pub(crate) pin_clock_unstable: Cell<bool>,
     /// `MSDC_CFG.CKSTB` reads clear for this many more reads of `MSDC_CFG`: a clock that
@@ -448,6 +451,10 @@ impl<C: CardSlot> Rig<C> {
                 if m.pin_reset.get() {
                     value |= CFG_RST;
                 }
+                if let Some(left) = m.reset_set_reads.get().checked_sub(1) {
+                    m.reset_set_reads.set(left);
+                    value |= CFG_RST;
+                }
                 if m.pin_clock_unstable.get() {
                     value &= !CFG_CKSTB;
                 }
@@ -594,7 +601,13 @@ pub(crate) struct Host<'r, C: CardSlot> {
     pub(crate) sdio_signals: u32,
     /// Card-detect changes seen so far.
     pub(crate) card_detect_changes: u32,
+    /// How long the glue's busy retry slept in process context for a stop waiting for the
+    /// bus ([`Host::retry_stop`]), ns: apart from [`Rig::delayed_us`], the busy-waits.
+    pub(crate) slept_ns: u64,
 }
+
+/// The glue's busy retry's sleep between two looks at the bus for a waiting stop.
+const STOP_RETRY_SLEEP_NS: u64 = 500_000;
 
 impl<'r, C: CardSlot> Host<'r, C> {
     /// Probes: initialises the hardware and sets the identification clock.
@@ -605,6 +618,7 @@ impl<'r, C: CardSlot> Host<'r, C> {
             started: 0,
             sdio_signals: 0,
             card_detect_changes: 0,
+            slept_ns: 0,
         };
         host.ctrl.init_hardware(rig).expect("init_hardware");
         host.clock(400_000, Timing::Legacy);
@@ -692,15 +706,40 @@ impl<'r, C: CardSlot> Host<'r, C> {
         Some(self.ctrl.handle_interrupt(self.rig))
     }
 
-    /// Runs interrupts until the request completes; `None` if the line goes low first.
+    /// Runs interrupts until the request completes, and the glue's busy retry for a stop
+    /// that waits for the bus; `None` if the line goes low with nothing waiting.
     pub(crate) fn wait(&mut self) -> Option<RequestResult> {
         for _ in 0..MAX_INTERRUPTS {
-            match self.interrupt()? {
+            let progress = match self.interrupt() {
+                Some(progress) => progress,
+                None if self.ctrl.awaits_bus() => self.retry_stop(),
+                None => return None,
+            };
+            match progress {
                 Progress::Done(token, result) => return Some(self.handed_back(token, result)),
                 Progress::Pending => {}
             }
         }
         panic!("request still running after {MAX_INTERRUPTS} interrupts");
+    }
+
+    /// The glue's busy retry for the stop that waits for the bus, in process context: looks
+    /// at the bus, sleeping between looks (the model's clock moves on), until the stop is
+    /// issued or, past the data timeout, failed.
+    pub(crate) fn retry_stop(&mut self) -> Progress<u32> {
+        let mut slept_ns = 0;
+        loop {
+            let give_up = slept_ns >= self.ctrl.stop_wait_limit_ns();
+            let progress = self.ctrl.retry_stop(self.rig, give_up);
+            if !self.ctrl.awaits_bus() {
+                return progress;
+            }
+            assert_eq!(progress, Progress::Pending);
+            self.rig.model().elapse(STOP_RETRY_SLEEP_NS);
+            self.rig.sync_card();
+            slept_ns += STOP_RETRY_SLEEP_NS;
+            self.slept_ns += STOP_RETRY_SLEEP_NS;
+        }
     }
 
     /// The glue's request timer: aborts the request in flight, if any.

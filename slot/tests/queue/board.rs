@@ -13,7 +13,7 @@
 //! RAM holds, at fixed offsets: the MSDC descriptor area, the CQHCI engine's descriptor
 //! memory, a scratch buffer for the core's own data commands and one data buffer per tag.
 
-use std::cell::{RefCell, RefMut};
+use std::cell::{Cell, RefCell, RefMut};
 
 use cqhci::regs::CqhciBlock;
 use mmc_request::Segment;
@@ -79,6 +79,8 @@ pub(crate) struct Board<C: CardSlot> {
     card: RefCell<C>,
     ram: RefCell<Vec<u8>>,
     base: u64,
+    /// Microseconds the driver's polls busy-waited so far.
+    delayed_us: Cell<u64>,
 }
 
 impl<C: CardSlot> Board<C> {
@@ -104,7 +106,14 @@ impl<C: CardSlot> Board<C> {
                 DmaAddressing::Bits36 => RAM_BASE_36,
                 DmaAddressing::Bits32 => RAM_BASE_32,
             },
+            delayed_us: Cell::new(0),
         }
+    }
+
+    /// Microseconds the driver's polls busy-waited so far (in the kernel with the lock
+    /// held, in the interrupt handler or with interrupts off).
+    pub(crate) fn delayed_us(&self) -> u64 {
+        self.delayed_us.get()
     }
 
     /// Lets `steps` units of hardware time pass; how many steps did something.
@@ -207,6 +216,9 @@ impl<C: CardSlot> RegisterFile for Port<'_, C> {
     /// The hardware runs a step, and the busy-wait's time passes on the model clock (a
     /// card programming with DAT0 low finishes meanwhile).
     fn wait_us(&mut self, us: u32) {
+        self.0
+            .delayed_us
+            .set(self.0.delayed_us.get() + u64::from(us));
         self.0.advance(1);
         self.0.model().elapse(u64::from(us) * 1_000);
     }

@@ -377,7 +377,7 @@ impl<'b, C: CardSlot, S: QueueSide<'b, C>> Slot<'b, C, S> {
         if !self.board.interrupt_line() {
             return false;
         }
-        slot::interrupt(self, |_| None::<Infallible>, |never| match never {})
+        slot::interrupt(self, |_| None::<Infallible>, |never| match never {}).handled()
     }
 
     /// Asserts that nothing is on the controller, every completion of the core's was
