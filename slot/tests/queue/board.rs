@@ -18,7 +18,7 @@ use std::cell::{Cell, RefCell, RefMut};
 use cqhci::regs::CqhciBlock;
 use mmc_request::Segment;
 use models::bus::{Bus, RegisterFile, Serves};
-use models::msdc::regs::CQHCI_BASE;
+use models::msdc::regs::{CQHCI_BASE, MSDC_CFG};
 use models::msdc::{CardSlot, ModelConfig, MsdcModel, Violation};
 use models::Ram;
 use msdc::clock::DividerWidth;
@@ -81,6 +81,11 @@ pub(crate) struct Board<C: CardSlot> {
     base: u64,
     /// Microseconds the driver's polls busy-waited so far.
     delayed_us: Cell<u64>,
+    /// Reads of `MSDC_CFG` that show `RST` still set after each controller reset: a
+    /// reset that clears late (0: as the model, at once).
+    reset_reads: Cell<u32>,
+    /// What is left of the current reset's [`Board::reset_reads`].
+    reset_reads_left: Cell<u32>,
 }
 
 impl<C: CardSlot> Board<C> {
@@ -107,7 +112,15 @@ impl<C: CardSlot> Board<C> {
                 DmaAddressing::Bits32 => RAM_BASE_32,
             },
             delayed_us: Cell::new(0),
+            reset_reads: Cell::new(0),
+            reset_reads_left: Cell::new(0),
         }
+    }
+
+    /// Makes every controller reset from now on read back `MSDC_CFG.RST` set for `reads`
+    /// more reads: a reset that clears late.
+    pub(crate) fn slow_resets(&self, reads: u32) {
+        self.reset_reads.set(reads);
     }
 
     /// Microseconds the driver's polls busy-waited so far (in the kernel with the lock
@@ -206,10 +219,19 @@ struct Port<'b, C: CardSlot>(&'b Board<C>);
 
 impl<C: CardSlot> RegisterFile for Port<'_, C> {
     fn read(&mut self, offset: usize) -> u32 {
-        self.0.model.borrow_mut().read(offset)
+        let value = self.0.model.borrow_mut().read(offset);
+        let left = self.0.reset_reads_left.get();
+        if offset == MSDC_CFG::OFFSET && left > 0 {
+            self.0.reset_reads_left.set(left - 1);
+            return value | MSDC_CFG::zeroed().with_rst(true).raw();
+        }
+        value
     }
 
     fn write(&mut self, offset: usize, value: u32) {
+        if offset == MSDC_CFG::OFFSET && MSDC_CFG::from_raw(value).rst() {
+            self.0.reset_reads_left.set(self.0.reset_reads.get());
+        }
         self.0.model.borrow_mut().write(offset, value);
     }
 
