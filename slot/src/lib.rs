@@ -40,7 +40,9 @@ pub mod services;
 pub mod software_queue;
 pub mod watchdog;
 
-pub use request::{finish, interrupt, note_hardware_fault, recheck_sdio_irq, start_request};
+pub use request::{
+    finish, interrupt, note_hardware_fault, recheck_sdio_irq, start_request, InterruptKind,
+};
 pub use services::{
     DescriptorArea, InFlight, Owner, QueueFault, QueuedSlotRequest, Refusal, SlotKernel, SlotOwner,
     SlotRequest, SlotView,

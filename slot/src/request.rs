@@ -162,12 +162,62 @@ pub fn recheck_sdio_irq<K: SlotKernel + ?Sized>(kernel: &K) {
     }
 }
 
+/// What one run of the interrupt handler was about, most telling first: the glue keeps its
+/// longest run per kind, so that a long one names its path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InterruptKind {
+    /// Nothing to handle (a shared line, or an event already consumed).
+    None,
+    /// Only the SDIO card's interrupt or a card-detect change.
+    Event,
+    /// The request in flight moved on or completed without an error.
+    Request,
+    /// The CQHCI block's interrupt (task completions, errors, halt).
+    CommandQueue,
+    /// The stop command of the request in flight was issued (after its data phase).
+    Stop,
+    /// The controller was reset (after a failed phase), or a request completed with an
+    /// error.
+    Error,
+}
+
+impl InterruptKind {
+    /// Every kind, in the order the glue shows them.
+    pub const ALL: [Self; 6] = [
+        Self::None,
+        Self::Event,
+        Self::Request,
+        Self::CommandQueue,
+        Self::Stop,
+        Self::Error,
+    ];
+
+    /// Whether there was anything to handle.
+    pub fn handled(self) -> bool {
+        self != Self::None
+    }
+
+    /// The kind's name in the glue's figures.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Event => "event",
+            Self::Request => "request",
+            Self::CommandQueue => "cmdq",
+            Self::Stop => "stop",
+            Self::Error => "error",
+        }
+    }
+}
+
 /// The interrupt handler: with the lock held, the events in the engine's order (the SDIO
 /// card's interrupt, card detect, the CMDQ interrupt of the CQHCI engine, then `other`'s,
 /// then the request engine's), each consumed and acknowledged by its own call, and the
 /// core told of a card change or an SDIO interrupt unless it has let the host go; with the
 /// lock released, `other`'s event to `handle_other`, the completed tasks to the core, and
-/// the finished request to [`finish`]. Whether there was anything to handle.
+/// the finished request to [`finish`]; a stop command that waits for a card still
+/// programming to the busy retry ([`SlotKernel::schedule_busy_retry`]). What there was to
+/// handle.
 ///
 /// `other` takes, with the lock held, the CMDQ interrupt of an engine the slot logic does
 /// not run (the kernel's C `cqhci` in test kernels).
@@ -184,9 +234,10 @@ pub fn interrupt<K: SlotKernel + ?Sized, E>(
     kernel: &K,
     other: impl FnOnce(&mut SlotView<'_, K>) -> Option<E>,
     handle_other: impl FnOnce(E),
-) -> bool {
+) -> InterruptKind {
     let regs = kernel.regs();
-    let (events, tasks, other_event, done) = kernel.with_slot(|mut slot| {
+    let (kind, tasks, other_event, done, stop_waits) = kernel.with_slot(|mut slot| {
+        let before = slot.controller.activity();
         let sdio = slot.controller.sdio_irq_event(regs);
         let card_changed = slot.controller.card_detect_event(regs);
         let tasks = command_queue::task_event(kernel, &mut slot);
@@ -205,9 +256,29 @@ pub fn interrupt<K: SlotKernel + ?Sized, E>(
                 kernel.signal_sdio_irq();
             }
         }
-        (sdio || card_changed, tasks, other_event, done)
+        let after = slot.controller.activity();
+        let failed = done
+            .as_ref()
+            .is_some_and(|(_, result)| result_failed(result));
+        let kind = if after.resets != before.resets || failed {
+            InterruptKind::Error
+        } else if after.stops != before.stops {
+            InterruptKind::Stop
+        } else if tasks.is_some() || other_event.is_some() {
+            InterruptKind::CommandQueue
+        } else if done.is_some() || after.request_events != before.request_events {
+            InterruptKind::Request
+        } else if sdio || card_changed {
+            InterruptKind::Event
+        } else {
+            InterruptKind::None
+        };
+        (kind, tasks, other_event, done, slot.controller.awaits_bus())
     });
-    let handled = events || tasks.is_some() || other_event.is_some() || done.is_some();
+    if stop_waits {
+        // A card still programming holds the stop: never waited for here.
+        kernel.schedule_busy_retry();
+    }
     if let Some(event) = other_event {
         handle_other(event);
     }
@@ -217,5 +288,13 @@ pub fn interrupt<K: SlotKernel + ?Sized, E>(
     if let Some((in_flight, result)) = done {
         finish(kernel, in_flight, &result);
     }
-    handled
+    kind
+}
+
+/// Whether a phase of `result` failed.
+fn result_failed(result: &RequestResult) -> bool {
+    result.sbc.is_some_and(|r| r.error.is_some())
+        || result.cmd.error.is_some()
+        || result.data.is_some_and(|d| d.error.is_some())
+        || result.stop.is_some_and(|r| r.error.is_some())
 }

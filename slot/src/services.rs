@@ -243,8 +243,9 @@ pub trait SlotKernel {
     /// the lock held.
     fn card_changed(&self);
 
-    /// A dispatch of the software queue found the bus busy (a card still programming) and
-    /// waits: run [`retry_busy`](super::software_queue::retry_busy) from process context,
+    /// A dispatch of the software queue, or the stop command of the request on the
+    /// controller, found the bus busy (a card still programming) and waits: run
+    /// [`retry_busy`](super::software_queue::retry_busy) from process context,
     /// with the lock released, sleeping between calls as it answers, until it answers
     /// [`BusWait::Done`](super::software_queue::BusWait::Done). A retry queued and not yet
     /// running serves (it sees this dispatch); one that runs must run again.

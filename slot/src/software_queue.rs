@@ -10,14 +10,18 @@
 //! `host_busy` and the kernel runs [`retry_busy`] from process context, sleeping between
 //! its looks at the bus, until the bus is free (the dispatch is issued) or
 //! [`BUSY_WAIT_LIMIT_MS`] have passed (it fails with a time-out, as a busy bus at the
-//! controller's start does).
+//! controller's start does). The same retry serves the stop command of an open-ended
+//! write, which the data interrupt does not wait for either ([`retry_busy`]), in every
+//! queue mode.
 //!
 //! [`Controller::bus_busy_for`]: crate::msdc::controller::Controller::bus_busy_for
 
 use crate::hsq::{self, Actions, DataDirection, Finished, Hsq, RequestShape};
 use crate::mmc_request::Direction;
 
-use super::request::{fail_owner, launch, note_hardware_fault};
+use crate::msdc::controller::Progress;
+
+use super::request::{fail_owner, finish, launch, note_hardware_fault};
 use super::services::{
     NotStarted, Owner, QueueFault, QueuedSlotRequest, Refusal, SlotKernel, SlotRequest,
 };
@@ -201,15 +205,52 @@ enum BusLook {
 }
 
 /// The busy retry ([`SlotKernel::schedule_busy_retry`]), in process context: one look at
-/// the bus for the dispatch deferred because it was busy, `waited_ns` after the retry
-/// began. A free bus issues the dispatch ([`retry`]); a bus still busy after
-/// [`BUSY_WAIT_LIMIT_MS`] fails it with a time-out ([`Refusal::BusBusy`]); otherwise the
-/// caller sleeps as the answer says and calls again.
+/// the bus for what waits for it, `waited_ns` after the retry began, and the caller sleeps
+/// as the answer says and calls again. Two things wait for a card still programming:
+///
+/// * the stop command of the request on the controller, after its data phase (an
+///   open-ended write; [`Controller::awaits_bus`]): a free bus issues it, and the request
+///   goes on with its interrupt; a bus still busy after the request's data timeout
+///   ([`Controller::stop_wait_limit_ns`]) fails the stop with a time-out and completes the
+///   request (the watchdog's limit is above any data timeout);
+/// * the software queue's dispatch deferred because the bus was busy: a free bus issues
+///   it ([`retry`]); a bus still busy after [`BUSY_WAIT_LIMIT_MS`] fails it with a
+///   time-out ([`Refusal::BusBusy`]). A controller reset the interrupt handler left
+///   running counts as busy, and is finished here first (`Controller::finish_reset`).
+///
+/// The wait counts from the start of the retry's run: a stop cannot wait while a
+/// dispatch does (that waits for an idle controller), so the run serves one at a time.
+///
+/// [`Controller::awaits_bus`]: crate::msdc::controller::Controller::awaits_bus
+/// [`Controller::stop_wait_limit_ns`]: crate::msdc::controller::Controller::stop_wait_limit_ns
 pub fn retry_busy<K: SlotKernel + ?Sized>(
     kernel: &K,
     progress: &mut BusyRetry,
     waited_ns: u64,
 ) -> BusWait {
+    let stop = kernel.with_slot(|slot| {
+        if !slot.controller.awaits_bus() {
+            return None;
+        }
+        let give_up = waited_ns >= slot.controller.stop_wait_limit_ns();
+        let progress = slot.controller.retry_stop(kernel.regs(), give_up);
+        note_hardware_fault(kernel, slot.controller);
+        Some((progress, slot.controller.awaits_bus()))
+    });
+    match stop {
+        Some((Progress::Done(in_flight, result), _)) => {
+            finish(kernel, in_flight, &result);
+            return BusWait::Done;
+        }
+        Some((Progress::Pending, true)) => {
+            return BusWait::Sleep {
+                us: progress.next_sleep_us(),
+            }
+        }
+        // Issued: its interrupt finishes the request.
+        Some((Progress::Pending, false)) => return BusWait::Done,
+        None => {}
+    }
     let look = kernel.with_slot(|slot| {
         let Some(queue) = slot.software_queue else {
             return BusLook::Nothing;
@@ -221,6 +262,9 @@ pub fn retry_busy<K: SlotKernel + ?Sized>(
             // `recovery_finish`, or the end of the core's request, issues it again.
             return BusLook::Nothing;
         }
+        // A reset the interrupt handler left running: finished here, with the full bound.
+        slot.controller.finish_reset(kernel.regs());
+        note_hardware_fault(kernel, slot.controller);
         let spec = queue
             .waiting
             .get(usize::from(tag))

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The data phase of a request: the descriptor DMA started once the command has its
-//! response, stopped (bounded) on the data event, and the transfer's outcome.
+//! response, stopped (bounded) on the data event, the transfer's outcome, and the stop
+//! command after it, which waits for a card still programming from process context.
 
 use super::super::dma::{self, ChainStart};
 use super::super::errors::data_outcome;
 use super::super::regs::{InterruptSet, MsdcBase, MSDC_DMA_CFG, MSDC_DMA_CTRL};
+use super::issue::bus_busy;
 use super::request::{InFlight, Phase, Step};
-use super::{Controller, HwError, POLL};
-use crate::mmc_request::DataResult;
+use super::{Controller, HwError, Progress, POLL};
+use crate::mmc_request::{DataResult, ErrorKind};
 use crate::registers::Io;
 
 impl<R> Controller<R> {
@@ -35,9 +37,78 @@ impl<R> Controller<R> {
             self.recover(r);
         }
         if flight.stop.is_some() && (!flight.has_sbc || outcome.is_err()) {
-            return self.issue(r, flight, Phase::Stop);
+            return self.issue_stop(r, flight);
         }
         Step::Finished(flight.result)
+    }
+
+    /// Issues the stop after the data phase if the bus is idle. A card still programming
+    /// the write holds DAT0 low past the transfer's end (the controller raises XFER_COMPL
+    /// before the card releases it) for as long as its programming takes, milliseconds and
+    /// more: the stop is not waited for here (the data interrupt) but parked, with the
+    /// request interrupts masked, for [`Controller::retry_stop`] from process context.
+    fn issue_stop(&mut self, r: &impl Io<MsdcBase>, mut flight: InFlight) -> Step {
+        let needs_idle_controller = flight.stop.is_some_and(|stop| stop.needs_idle_controller());
+        if bus_busy(r.read(), needs_idle_controller) {
+            flight.phase = Phase::Stop;
+            flight.awaits_bus = true;
+            return Step::Continue(flight);
+        }
+        self.issue(r, flight, Phase::Stop)
+    }
+
+    /// Whether the request in flight has a stop command waiting for the bus to go idle
+    /// (`SDC_STS.SDCBUSY`, a card programming): the glue calls [`Controller::retry_stop`]
+    /// from process context, sleeping between calls, until this is false.
+    pub fn awaits_bus(&self) -> bool {
+        self.request
+            .as_ref()
+            .is_some_and(|(flight, _)| flight.awaits_bus)
+    }
+
+    /// The longest a stop waits for the bus ([`Controller::retry_stop`]'s `give_up`): the
+    /// request's data timeout (`mmc_data.timeout_ns` and `timeout_clks` at the bus clock),
+    /// which bounds the card's programming of the write.
+    pub fn stop_wait_limit_ns(&self) -> u64 {
+        let clocks_ns = match u64::from(self.clock.bus_hz()) {
+            0 => 0,
+            hz => self.data_timeout.clocks.saturating_mul(1_000_000_000) / hz,
+        };
+        self.data_timeout.ns.saturating_add(clocks_ns)
+    }
+
+    /// One look at the bus for the stop that waits for it ([`Controller::awaits_bus`]), in
+    /// process context: an idle bus issues the stop, and the request goes on with its
+    /// interrupt; a busy one leaves it waiting, or with `give_up` (the glue waited
+    /// [`Controller::stop_wait_limit_ns`]) fails the stop with a time-out, resets the
+    /// controller and hands the request back. [`Progress::Pending`] when nothing waits.
+    pub fn retry_stop(&mut self, r: &impl Io<MsdcBase>, give_up: bool) -> Progress<R> {
+        let Some((mut flight, token)) = self.request.take() else {
+            return Progress::Pending;
+        };
+        if !flight.awaits_bus || self.is_suspended() {
+            self.request = Some((flight, token));
+            return Progress::Pending;
+        }
+        let needs_idle_controller = flight.stop.is_some_and(|stop| stop.needs_idle_controller());
+        if !bus_busy(r.read(), needs_idle_controller) {
+            flight.awaits_bus = false;
+            return match self.issue(r, flight, Phase::Stop) {
+                Step::Continue(flight) => {
+                    self.request = Some((flight, token));
+                    Progress::Pending
+                }
+                Step::Finished(result) => Progress::Done(token, result),
+            };
+        }
+        if !give_up {
+            self.request = Some((flight, token));
+            return Progress::Pending;
+        }
+        flight.awaits_bus = false;
+        flight.fail(Phase::Stop, ErrorKind::TimedOut);
+        self.end_with_error(r);
+        Progress::Done(token, flight.result)
     }
 
     /// Points the DMA at the chain, enables the data interrupts and starts it.

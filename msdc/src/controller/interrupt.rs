@@ -33,6 +33,11 @@ impl<R> Controller<R> {
             let Some((flight, token)) = self.request.take() else {
                 return Progress::Pending;
             };
+            if flight.awaits_bus {
+                // Its interrupts are masked; `retry_stop` moves it on.
+                self.request = Some((flight, token));
+                return Progress::Pending;
+            }
             let enabled = InterruptSet::pending_enabled(r.read(), r.read());
             let events = enabled & flight.phase.interrupts();
             if events.is_empty() {
@@ -40,6 +45,7 @@ impl<R> Controller<R> {
                 return Progress::Pending;
             }
             r.write(events.as_acknowledge());
+            self.activity.request_events = self.activity.request_events.wrapping_add(1);
             match self.advance(r, flight, events) {
                 Step::Continue(flight) => self.request = Some((flight, token)),
                 Step::Finished(result) => return Progress::Done(token, result),

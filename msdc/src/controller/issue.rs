@@ -44,6 +44,9 @@ impl<R> Controller<R> {
             modify_cfg(r, |cfg| cfg.with_pio(false));
             r.write(SDC_BLK_NUM::from_raw(blocks));
         }
+        if phase == Phase::Stop {
+            self.activity.stops = self.activity.stops.wrapping_add(1);
+        }
         flight.phase = phase;
         self.enable_phase_interrupts(r, Some(phase));
         r.write(SDC_ARG::from_raw(command.argument));
@@ -64,10 +67,16 @@ impl<R> Controller<R> {
     /// low). For a caller that must not spin (the host software queue's dispatch from the
     /// completion interrupt): it retries from process context while this answers true.
     ///
+    /// A reset the interrupt handler left running ([`Controller::reset_pending`]) makes the
+    /// controller busy too: [`Controller::finish_reset`] completes it from process context.
+    ///
     /// False while suspended (no register is touched; [`Controller::start`] refuses then).
     pub fn bus_busy_for(&self, r: &impl Io<MsdcBase>, req: &Request) -> bool {
         if self.is_suspended() {
             return false;
+        }
+        if self.reset_pending() {
+            return true;
         }
         let busy_response = |flags| ResponseType::from_mmc_flags(flags).is_ok_and(|r| r.has_busy());
         let whole_controller = req.data.is_some()
@@ -79,7 +88,7 @@ impl<R> Controller<R> {
 
 /// Whether `sts` shows the command line busy, or with `whole_controller` the controller
 /// (the data line) too.
-fn bus_busy(sts: SDC_STS, whole_controller: bool) -> bool {
+pub(super) fn bus_busy(sts: SDC_STS, whole_controller: bool) -> bool {
     sts.cmdbusy() || (whole_controller && sts.sdcbusy())
 }
 

@@ -123,6 +123,7 @@ pub use bus::IDENTIFICATION_CLOCK_HZ;
 pub(super) use data::halt_dma;
 pub use interrupt::MAX_EVENT_BATCHES;
 pub(super) use recovery::reset_hardware;
+pub use recovery::RESET_POLL_LIMIT_IRQ;
 pub use request::{DmaChain, WrittenChain};
 pub use slot::{
     CardDetect, PadState, SignalVoltage, UnsupportedVoltage, CARD_DETECT_DEBOUNCE,
@@ -303,6 +304,21 @@ pub struct Controller<R> {
     saved: Option<SavedRegisters>,
     /// Default and tuned sample points, and the tuning in progress.
     tuner: Tuner,
+    /// What the engine did so far, for the glue's figures.
+    activity: Activity,
+}
+
+/// Running counts of what the engine did, wrapping: the glue compares two readings
+/// ([`Controller::activity`]) to tell what one call did, e.g. one run of its interrupt
+/// handler.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Activity {
+    /// Controller resets started (`MSDC_CFG.RST`), after errors or asked for.
+    pub resets: u32,
+    /// Stop commands (`mrq.stop`) issued.
+    pub stops: u32,
+    /// Batches of request events [`Controller::handle_interrupt`] consumed.
+    pub request_events: u32,
 }
 
 impl<R> Controller<R> {
@@ -327,7 +343,17 @@ impl<R> Controller<R> {
             request: None,
             saved: None,
             tuner: Tuner::new(setup.board),
+            activity: Activity {
+                resets: 0,
+                stops: 0,
+                request_events: 0,
+            },
         }
+    }
+
+    /// What the engine did so far ([`Activity`]).
+    pub const fn activity(&self) -> Activity {
+        self.activity
     }
 
     /// Allows or forbids auto-CMD23, e.g. once the card turns out to be an eMMC (upstream

@@ -106,6 +106,10 @@ pub(super) struct InFlight {
     pub(super) chain: Option<ChainStart>,
     pub(super) stop: Option<PlannedCommand>,
     pub(super) phase: Phase,
+    /// The command of `phase` waits for the bus to go idle (a card still programming the
+    /// write before it holds DAT0 low), not yet issued: [`Controller::retry_stop`] issues
+    /// it.
+    pub(super) awaits_bus: bool,
     pub(super) result: RequestResult,
 }
 
@@ -291,6 +295,7 @@ impl<R> Controller<R> {
             chain: None,
             stop,
             phase: Phase::Command,
+            awaits_bus: false,
             result: RequestResult::NOT_RUN,
         })
     }

@@ -12,6 +12,7 @@ use models::sd::BLOCK_SIZE;
 use msdc::clock::Timing;
 use msdc::controller::{Progress, StartError};
 use msdc::regs::InterruptSet;
+use slot::software_queue::{retry_busy, BusWait, BusyRetry, BUSY_RETRY_MAX_SLEEP_US};
 
 use crate::emmc::{emmc_host, emmc_init, emmc_rig};
 use crate::rig::{
@@ -431,12 +432,34 @@ fn the_bus_busy_look_sees_a_card_programming_without_waiting() {
     rig.assert_no_violations();
 }
 
-/// An open-ended write (no CMD23): the card programs with DAT0 low after XFER_COMPL while
-/// still receiving, and the stop (CMD12, R1b) waits for SDCBUSY as upstream does. Inside
-/// the 20 ms wait the stop goes out afterwards and the card takes it; past it the stop
-/// fails with a time-out, as upstream's `REQ_CMD_BUSY`, though the data is on the card.
+/// Runs the interrupts of the request `host` started until its data phase is over and its
+/// stop waits for the bus; how long those interrupts busy-waited, µs. The slot logic has
+/// scheduled the busy retry for it then ([`Host::wait`] runs it).
+fn interrupts_until_the_stop_waits<C: models::msdc::CardSlot>(host: &mut Host<'_, C>) -> u64 {
+    let before = host.rig.delayed_us.get();
+    while !host.ctrl().awaits_bus() {
+        assert_eq!(
+            host.interrupt()
+                .expect("an interrupt until the data phase ends"),
+            Progress::Pending
+        );
+    }
+    host.rig.delayed_us.get() - before
+}
+
+/// The longest sleep of the busy retry between two looks at the bus, ns: how far past the
+/// card's release of DAT0 it may see it.
+const BUSY_RETRY_LONGEST_SLEEP_NS: u64 = BUSY_RETRY_MAX_SLEEP_US as u64 * 1_000;
+
+/// An open-ended write (no CMD23): the card programs with DAT0 low after XFER_COMPL, and the
+/// stop (CMD12, R1b) needs the bus idle. Upstream waits for SDCBUSY in the data interrupt
+/// (`msdc_cmd_is_ready`, up to 20 ms with interrupts off) and fails the stop past it. Here
+/// the data interrupt does not wait: the stop waits (`awaits_bus`) for the busy retry work
+/// the slot logic schedules, which issues it from process context once the card is done
+/// (`slot::software_queue::retry_busy`, `retry_stop`), 10 ms or 30 ms later alike (past
+/// upstream's 20 ms), and the request succeeds.
 #[test]
-fn an_open_ended_write_stops_after_the_programming_or_times_out_its_stop() {
+fn an_open_ended_write_stops_from_process_context_after_the_programming() {
     const MS: u64 = 1_000_000;
     let mut storage = vec![0u8; 64 * 512];
     let rig = emmc_rig(&legacy_config(), &mut storage);
@@ -444,15 +467,65 @@ fn an_open_ended_write_stops_after_the_programming_or_times_out_its_stop() {
     let (written, _) = patterned(2048);
     rig.fill(0, &written);
 
-    rig.model().inject(Fault::ProgramBusy(10 * MS));
-    let before = rig.delayed_us.get();
-    let result = host.run(&block_request(true, 2, 4, false), &[(0, 2048)]);
-    assert_ok(&result);
-    assert!(rig.delayed_us.get() - before >= 10_000, "the stop waited");
-    assert!(!host.ctrl().card_busy(&rig));
+    for busy in [10 * MS, 30 * MS] {
+        rig.model().inject(Fault::ProgramBusy(busy));
+        host.start(&block_request(true, 2, 4, false), &[(0, 2048)])
+            .expect("start");
+        let waited_us = interrupts_until_the_stop_waits(&mut host);
+        assert!(
+            waited_us < 100,
+            "the data interrupt waited {waited_us} µs for the card"
+        );
+        assert!(host.ctrl().card_busy(&rig), "the card programs");
+        // A look of the busy retry while the card programs sends nothing and keeps the
+        // stop waiting.
+        let commands = rig.model().commands();
+        let look = retry_busy(&host.slot, &mut BusyRetry::new(), 0);
+        assert!(matches!(look, BusWait::Sleep { .. }), "{look:?}");
+        assert!(host.ctrl().awaits_bus());
+        assert_eq!(
+            rig.model().commands(),
+            commands,
+            "nothing sent on a busy bus"
+        );
+        assert!(!rig.interrupt_line(), "the stop's interrupts wait masked");
 
-    rig.model().inject(Fault::ProgramBusy(30 * MS));
-    let result = host.run(&block_request(true, 8, 4, false), &[(0, 2048)]);
+        let slept_before = host.slept_ns;
+        let result = host.wait().expect("the request completes");
+        assert_ok(&result);
+        assert_eq!(
+            result.stop.map(|stop| stop.error),
+            Some(None),
+            "the stop went out"
+        );
+        let slept = host.slept_ns - slept_before;
+        assert!(
+            (busy - MS..busy + BUSY_RETRY_LONGEST_SLEEP_NS).contains(&slept),
+            "slept {slept} ns for {busy} ns of programming"
+        );
+        assert!(!host.ctrl().card_busy(&rig));
+    }
+    rig.assert_no_violations();
+}
+
+/// A card that programs an open-ended write longer than the request's data timeout (250 ms
+/// for a write here): the busy retry gives up on the stop there, failing it with a
+/// time-out and resetting the controller, the data already on the card; the watchdog's
+/// abort of a stop still waiting fails it the same way. Neither waits in an interrupt.
+#[test]
+fn a_stop_waiting_past_the_data_timeout_or_aborted_fails_with_a_time_out() {
+    const MS: u64 = 1_000_000;
+    let mut storage = vec![0u8; 64 * 512];
+    let rig = emmc_rig(&legacy_config(), &mut storage);
+    let mut host = emmc_host(&rig);
+
+    rig.model().inject(Fault::ProgramBusy(400 * MS));
+    host.start(&block_request(true, 8, 4, false), &[(0, 2048)])
+        .expect("start");
+    assert!(interrupts_until_the_stop_waits(&mut host) < 100);
+    assert_eq!(host.ctrl().stop_wait_limit_ns(), 250 * MS);
+    let commands = rig.model().commands();
+    let result = host.wait().expect("the request completes");
     assert_eq!(
         result.data,
         Some(DataResult {
@@ -461,9 +534,35 @@ fn an_open_ended_write_stops_after_the_programming_or_times_out_its_stop() {
         })
     );
     assert_eq!(result.stop.unwrap().error, Some(ErrorKind::TimedOut));
+    assert_eq!(rig.model().commands(), commands, "no stop was sent");
+    assert!((250 * MS..250 * MS + BUSY_RETRY_LONGEST_SLEEP_NS).contains(&host.slept_ns));
     assert!(host.ctrl().card_busy(&rig), "still programming");
-    rig.model().elapse(10 * MS);
+    rig.model().elapse(150 * MS);
+    rig.sync_card();
     assert!(!host.ctrl().card_busy(&rig));
+    // The card still receives: the block layer's recovery stops it (`mmc_blk_send_stop`).
+    assert_eq!(host.command(12, 0, flags::R1B | flags::AC).error, None);
+
+    rig.model().inject(Fault::ProgramBusy(30 * MS));
+    host.start(&block_request(true, 8, 4, false), &[(0, 2048)])
+        .expect("start");
+    interrupts_until_the_stop_waits(&mut host);
+    let result = host.abort().expect("the request was in flight");
+    assert_eq!(result.stop.unwrap().error, Some(ErrorKind::TimedOut));
+    assert!(!host.ctrl().awaits_bus());
+    assert!(
+        matches!(host.ctrl().retry_stop(&rig, true), Progress::Pending),
+        "nothing waits"
+    );
+    // The busy retry the parked stop scheduled runs after the abort and finds nothing.
+    assert!(host.slot.take_busy_retry(), "the parked stop scheduled it");
+    let slept = host.slept_ns;
+    assert_eq!(host.busy_retry(), Progress::Pending);
+    assert_eq!(host.slept_ns, slept, "nothing to wait for");
+    rig.model().elapse(30 * MS);
+    rig.sync_card();
+    assert_eq!(host.command(12, 0, flags::R1B | flags::AC).error, None);
+    assert_ok(&host.run(&block_request(false, 2, 4, true), &[(0, 2048)]));
     rig.assert_no_violations();
 }
 

@@ -10,6 +10,7 @@ use msdc::clock::{ClockError, Timing};
 use msdc::command::CommandError;
 use msdc::controller::{
     CardDetect, Controller, HostSetup, HwError, Progress, StartError, POLL_LIMIT,
+    RESET_POLL_LIMIT_IRQ,
 };
 use msdc::dma::DmaError;
 use msdc::soc::{self, SocData};
@@ -648,16 +649,19 @@ fn reset_bit_that_never_clears() {
     let mut fresh = Controller::<()>::new(legacy_config());
     assert_eq!(fresh.init_hardware(&rig), Err(HwError::ResetTimeout));
 
-    // An error while the reset hangs: the request still completes, the fault is reported,
-    // and the next start retries the reset first.
+    // An error while the reset hangs: the request still completes, after a reset bounded
+    // to microseconds in the interrupt; the reset stays pending (no fault yet), and the
+    // next start retries it first, with the full bound, and reports it.
     rig.misbehave.pin_reset.set(false);
     rig.model().inject(models::msdc::Fault::CommandTimeout);
     host.start(&request(command(13, rca_arg(), flags::R1 | flags::AC)), &[])
         .unwrap();
     rig.misbehave.pin_reset.set(true);
+    let waited = rig.delayed_us.get();
     let result = host.wait().unwrap();
     assert_eq!(result.cmd.error, Some(ErrorKind::TimedOut));
-    assert_eq!(host.take_hardware_fault(), Some(HwError::ResetTimeout));
+    assert!(rig.delayed_us.get() - waited <= u64::from(RESET_POLL_LIMIT_IRQ));
+    assert!(host.ctrl().reset_pending());
     assert_eq!(host.take_hardware_fault(), None);
     let before = rig.model().commands();
     assert_eq!(
@@ -667,6 +671,56 @@ fn reset_bit_that_never_clears() {
     assert_eq!(rig.model().commands(), before);
     rig.misbehave.pin_reset.set(false);
     host.ok(13, rca_arg(), flags::R1 | flags::AC);
+}
+
+/// A controller reset that clears later than the interrupt handler's bound (500 reads of
+/// `MSDC_CFG.RST`, past [`RESET_POLL_LIMIT_IRQ`]): the failed request's interrupt polls it
+/// for microseconds only and completes the request; the reset is left pending, which makes
+/// the bus busy for a dispatch from the interrupt (`bus_busy_for`), until it is completed
+/// from process context with the full bound: by `finish_reset` (the busy retry work's call,
+/// `slot::software_queue::retry_busy`), or first thing by the core's next request
+/// (`slot::start_request`); then requests run again. Upstream polls it from the interrupt
+/// without a bound.
+#[test]
+fn a_late_reset_in_the_interrupt_is_finished_from_process_context() {
+    let mut storage = vec![0u8; 16 * BLOCK_SIZE];
+    let rig = sd_rig(&legacy_config(), &mut storage);
+    let mut host = sd_host(&rig);
+    let status = request(command(13, rca_arg(), flags::R1 | flags::AC));
+    let late_reset = |host: &mut Host<'_, _>| {
+        rig.model().inject(models::msdc::Fault::CommandTimeout);
+        host.start(&status, &[]).unwrap();
+        rig.misbehave.reset_set_reads.set(500);
+        let waited = rig.delayed_us.get();
+        let result = host.wait().unwrap();
+        assert_eq!(result.cmd.error, Some(ErrorKind::TimedOut));
+        let waited = rig.delayed_us.get() - waited;
+        assert!(
+            waited <= u64::from(RESET_POLL_LIMIT_IRQ),
+            "the interrupt polled the reset for {waited} µs"
+        );
+        assert!(host.ctrl().reset_pending(), "left to process context");
+        assert!(
+            host.ctrl().bus_busy_for(&rig, &status),
+            "busy while it resets"
+        );
+        assert_eq!(host.take_hardware_fault(), None, "not a fault yet");
+    };
+
+    late_reset(&mut host);
+    host.ctrl().finish_reset(&rig);
+    assert!(!host.ctrl().reset_pending());
+    assert_eq!(host.ctrl().take_hardware_fault(), None);
+    assert!(!host.ctrl().bus_busy_for(&rig, &status));
+    host.ok(13, rca_arg(), flags::R1 | flags::AC);
+
+    late_reset(&mut host);
+    let resets = rig.resets.get();
+    host.ok(13, rca_arg(), flags::R1 | flags::AC);
+    assert_eq!(rig.resets.get(), resets + 1, "the start reset first");
+    assert!(!host.ctrl().reset_pending());
+    assert_eq!(host.take_hardware_fault(), None);
+    rig.assert_no_violations();
 }
 
 #[test]
@@ -721,30 +775,42 @@ fn bus_that_stays_busy() {
 
 /// A command that cannot go out on a busy bus is failed and the controller reset
 /// (mtk-sd.c: `msdc_cmd_is_ready` fails the command, and its completion resets the
-/// controller); a reset that hangs then is a hardware fault the slot logs with the refusal,
-/// since no interrupt follows a request that never started.
+/// controller). That reset is bounded as in the interrupt handler: one that hangs is left
+/// pending, not a fault yet, though no interrupt follows a request that never started; the
+/// next start retries it with the full bound and refuses its request with the fault, and
+/// once the reset completes requests run again.
 #[test]
-fn a_reset_that_hangs_on_a_start_refused_for_a_busy_bus_is_logged_at_once() {
+fn a_reset_that_hangs_on_a_start_refused_for_a_busy_bus_is_reported_by_the_next_start() {
     let mut storage = vec![0u8; 16 * BLOCK_SIZE];
     let rig = sd_rig(&legacy_config(), &mut storage);
     let mut host = sd_host(&rig);
+    let status = request(command(13, rca_arg(), flags::R1 | flags::AC));
     rig.misbehave.pin_command_busy.set(true);
     rig.misbehave.pin_reset.set(true);
     let before = rig.model().commands();
-    assert_eq!(
-        host.start(&request(command(13, rca_arg(), flags::R1 | flags::AC)), &[]),
-        Err(StartError::BusBusy)
-    );
+    assert_eq!(host.start(&status, &[]), Err(StartError::BusBusy));
     assert_eq!(rig.model().commands(), before);
     assert!(!rig.interrupt_line(), "no interrupt follows");
-    assert_eq!(host.take_hardware_fault(), Some(HwError::ResetTimeout));
+    assert!(host.ctrl().reset_pending());
+    assert_eq!(host.take_hardware_fault(), None, "not a fault yet");
+    rig.misbehave.pin_command_busy.set(false);
+    let reads = rig.reads.get();
+    assert_eq!(
+        host.start(&status, &[]),
+        Err(StartError::Hardware(HwError::ResetTimeout))
+    );
+    assert!(
+        rig.reads.get() - reads >= u64::from(POLL_LIMIT),
+        "the full bound"
+    );
+    assert_eq!(rig.model().commands(), before);
     assert_eq!(host.take_hardware_fault(), None);
     // The next start retries the reset, which now completes.
-    rig.misbehave.pin_command_busy.set(false);
     rig.misbehave.pin_reset.set(false);
     let resets = rig.resets.get();
     host.ok(13, rca_arg(), flags::R1 | flags::AC);
     assert_eq!(rig.resets.get(), resets + 1);
+    assert!(!host.ctrl().reset_pending());
     assert_eq!(host.take_hardware_fault(), None);
 }
 

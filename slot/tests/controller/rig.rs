@@ -141,6 +141,9 @@ pub(crate) fn model_config(config: &HostSetup) -> ModelConfig {
 pub(crate) struct Misbehaviour {
     /// `MSDC_CFG.RST` reads back set forever.
     pub(crate) pin_reset: Cell<bool>,
+    /// `MSDC_CFG.RST` reads back set for this many more reads of `MSDC_CFG`: a reset
+    /// that clears late.
+    pub(crate) reset_set_reads: Cell<u32>,
     /// `MSDC_CFG.CKSTB` never comes back.
     pub(crate) pin_clock_unstable: Cell<bool>,
     /// `MSDC_CFG.CKSTB` reads clear for this many more reads of `MSDC_CFG`: a clock that
@@ -487,6 +490,10 @@ impl<C: CardSlot> Rig<C> {
                 if m.pin_reset.get() {
                     value |= CFG_RST;
                 }
+                if let Some(left) = m.reset_set_reads.get().checked_sub(1) {
+                    m.reset_set_reads.set(left);
+                    value |= CFG_RST;
+                }
                 if m.pin_clock_unstable.get() {
                     value &= !CFG_CKSTB;
                 }
@@ -647,6 +654,10 @@ impl<C: CardSlot> Bench for Rig<C> {
         self.model().elapse(ns);
     }
 
+    fn delayed_us(&self) -> u64 {
+        self.delayed_us.get()
+    }
+
     fn ram(&self) -> RefMut<'_, Vec<u8>> {
         self.ram.borrow_mut()
     }
@@ -720,6 +731,9 @@ pub(crate) struct Host<'r, C: CardSlot, S: QueueSide<'r, Rig<C>> = NoQueue> {
     pub(crate) slot: HostSlot<'r, C, S>,
     /// The number of the request started last.
     pub(crate) started: u32,
+    /// How long the kernel's busy retry work slept so far ([`Host::busy_retry`]), ns: apart
+    /// from [`Rig::delayed_us`], the busy-waits.
+    pub(crate) slept_ns: u64,
 }
 
 impl<'r, C: CardSlot> Host<'r, C> {
@@ -741,6 +755,7 @@ impl<'r, C: CardSlot, S: QueueSide<'r, Rig<C>>> Host<'r, C, S> {
             rig,
             slot,
             started: 0,
+            slept_ns: 0,
         };
         host.set_mmc_card(rig.config.auto_cmd23);
         host.clock(400_000, Timing::Legacy);
@@ -928,15 +943,31 @@ impl<'r, C: CardSlot, S: QueueSide<'r, Rig<C>>> Host<'r, C, S> {
         }
     }
 
-    /// Runs interrupts until the request completes; `None` if the line goes low first.
+    /// Runs interrupts until the request completes, and the busy retry work when the slot
+    /// logic scheduled it (a stop waiting for the bus); `None` if the line goes low with
+    /// nothing scheduled.
     pub(crate) fn wait(&mut self) -> Option<RequestResult> {
         for _ in 0..MAX_INTERRUPTS {
-            match self.interrupt()? {
+            let progress = match self.interrupt() {
+                Some(progress) => progress,
+                None if self.slot.take_busy_retry() => self.busy_retry(),
+                None => return None,
+            };
+            match progress {
                 Progress::Done(token, result) => return Some(self.handed_back(token, result)),
                 Progress::Pending => {}
             }
         }
         panic!("request still running after {MAX_INTERRUPTS} interrupts");
+    }
+
+    /// The kernel's busy retry work, scheduled by the slot logic
+    /// ([`Slot::run_busy_retry`]: `slot::software_queue::retry_busy` until it is done, each
+    /// sleep passing on the model's clock and the watchdog's): the core's request it
+    /// completed, if any.
+    pub(crate) fn busy_retry(&mut self) -> Progress<u32> {
+        self.slept_ns += self.slot.run_busy_retry();
+        self.completion()
     }
 
     /// The glue's request timer (`slot::watchdog::check`) once the request in flight, if

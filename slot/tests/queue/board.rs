@@ -13,12 +13,12 @@
 //! RAM holds, at fixed offsets: the MSDC descriptor area, the CQHCI engine's descriptor
 //! memory, a scratch buffer for the core's own data commands and one data buffer per tag.
 
-use std::cell::{RefCell, RefMut};
+use std::cell::{Cell, RefCell, RefMut};
 
 use cqhci::regs::CqhciBlock;
 use mmc_request::Segment;
 use models::bus::{Bus, RegisterFile, Serves};
-use models::msdc::regs::CQHCI_BASE;
+use models::msdc::regs::{CQHCI_BASE, MSDC_CFG};
 use models::msdc::{CardSlot, ModelConfig, MsdcModel, Violation};
 use models::Ram;
 use msdc::clock::DividerWidth;
@@ -79,6 +79,13 @@ pub(crate) struct Board<C: CardSlot> {
     card: RefCell<C>,
     ram: RefCell<Vec<u8>>,
     base: u64,
+    /// Microseconds the driver's polls busy-waited so far.
+    delayed_us: Cell<u64>,
+    /// Reads of `MSDC_CFG` that show `RST` still set after each controller reset: a
+    /// reset that clears late (0: as the model, at once).
+    reset_reads: Cell<u32>,
+    /// What is left of the current reset's [`Board::reset_reads`].
+    reset_reads_left: Cell<u32>,
 }
 
 impl<C: CardSlot> Board<C> {
@@ -104,7 +111,22 @@ impl<C: CardSlot> Board<C> {
                 DmaAddressing::Bits36 => RAM_BASE_36,
                 DmaAddressing::Bits32 => RAM_BASE_32,
             },
+            delayed_us: Cell::new(0),
+            reset_reads: Cell::new(0),
+            reset_reads_left: Cell::new(0),
         }
+    }
+
+    /// Makes every controller reset from now on read back `MSDC_CFG.RST` set for `reads`
+    /// more reads: a reset that clears late.
+    pub(crate) fn slow_resets(&self, reads: u32) {
+        self.reset_reads.set(reads);
+    }
+
+    /// Microseconds the driver's polls busy-waited so far (in the kernel with the lock
+    /// held, in the interrupt handler or with interrupts off).
+    pub(crate) fn delayed_us(&self) -> u64 {
+        self.delayed_us.get()
     }
 
     /// Lets `steps` units of hardware time pass; how many steps did something.
@@ -197,6 +219,10 @@ pub(crate) trait Bench: MsdcRegs + Io<CqhciBlock> {
     /// Lets `ns` pass on the model clock (a sleep of the driver's).
     fn elapse(&self, ns: u64);
 
+    /// Microseconds the driver's polls busy-waited so far (in the kernel with the lock
+    /// held, in the interrupt handler or with interrupts off).
+    fn delayed_us(&self) -> u64;
+
     /// RAM, for the driver's CPU view of its descriptor memory and buffers.
     fn ram(&self) -> RefMut<'_, Vec<u8>>;
 
@@ -235,6 +261,10 @@ impl<C: CardSlot> Bench for Board<C> {
         self.model().elapse(ns);
     }
 
+    fn delayed_us(&self) -> u64 {
+        Board::delayed_us(self)
+    }
+
     fn ram(&self) -> RefMut<'_, Vec<u8>> {
         Board::ram(self)
     }
@@ -265,16 +295,28 @@ struct Port<'b, C: CardSlot>(&'b Board<C>);
 
 impl<C: CardSlot> RegisterFile for Port<'_, C> {
     fn read(&mut self, offset: usize) -> u32 {
-        self.0.model.borrow_mut().read(offset)
+        let value = self.0.model.borrow_mut().read(offset);
+        let left = self.0.reset_reads_left.get();
+        if offset == MSDC_CFG::OFFSET && left > 0 {
+            self.0.reset_reads_left.set(left - 1);
+            return value | MSDC_CFG::zeroed().with_rst(true).raw();
+        }
+        value
     }
 
     fn write(&mut self, offset: usize, value: u32) {
+        if offset == MSDC_CFG::OFFSET && MSDC_CFG::from_raw(value).rst() {
+            self.0.reset_reads_left.set(self.0.reset_reads.get());
+        }
         self.0.model.borrow_mut().write(offset, value);
     }
 
     /// The hardware runs a step, and the busy-wait's time passes on the model clock (a
     /// card programming with DAT0 low finishes meanwhile).
     fn wait_us(&mut self, us: u32) {
+        self.0
+            .delayed_us
+            .set(self.0.delayed_us.get() + u64::from(us));
         self.0.advance(1);
         self.0.model().elapse(u64::from(us) * 1_000);
     }

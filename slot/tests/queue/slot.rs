@@ -219,6 +219,8 @@ pub(crate) struct Slot<'b, B: Bench, S: QueueSide<'b, B>> {
     timed_out: RefCell<Vec<u32>>,
     /// A dispatch waits for a busy bus: the harness runs the busy retry.
     busy_retry: Cell<bool>,
+    /// The longest the driver's polls busy-waited in one run of the interrupt handler, µs.
+    interrupt_spun_max_us: Cell<u64>,
     /// `mmc_host::cqe_on`, as the slot logic last published it.
     cqe_on: Cell<bool>,
     /// The CQHCI events the slot logic reported (only time-outs are expected).
@@ -252,6 +254,7 @@ impl<'b, B: Bench, S: QueueSide<'b, B>> Slot<'b, B, S> {
             clock_ns: Cell::new(0),
             timed_out: RefCell::new(Vec::new()),
             busy_retry: Cell::new(false),
+            interrupt_spun_max_us: Cell::new(0),
             cqe_on: Cell::new(false),
             cqe_events: RefCell::new(Vec::new()),
             error_stats: RefCell::new(Vec::new()),
@@ -430,7 +433,18 @@ impl<'b, B: Bench, S: QueueSide<'b, B>> Slot<'b, B, S> {
         if !self.board.interrupt_line() {
             return false;
         }
-        slot::interrupt(self, |_| None::<Infallible>, |never| match never {})
+        let before = self.board.delayed_us();
+        let kind = slot::interrupt(self, |_| None::<Infallible>, |never| match never {});
+        let spun = self.board.delayed_us() - before;
+        self.interrupt_spun_max_us
+            .set(self.interrupt_spun_max_us.get().max(spun));
+        kind.handled()
+    }
+
+    /// The longest the driver's polls busy-waited in one run of the interrupt handler so
+    /// far, µs.
+    pub(crate) fn interrupt_spun_max_us(&self) -> u64 {
+        self.interrupt_spun_max_us.get()
     }
 
     /// Asserts that nothing is on the controller, every completion of the core's was

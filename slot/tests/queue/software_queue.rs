@@ -412,6 +412,66 @@ fn a_write_programming_delays_the_request_behind_it_without_failing_it() {
     }
 }
 
+/// An SD card (no auto-CMD23: the software queue's writes are open-ended, CMD25 then
+/// CMD12) that programs a 32-block write for 30 ms with DAT0 low after its XFER_COMPL
+/// ([`Fault::ProgramBusy`]). The stop is due in the data interrupt: it is not waited for
+/// there (upstream's `msdc_cmd_is_ready` spins up to 20 ms, then fails it) but goes to
+/// the busy retry (process context; the sleeps pass on the model clock), which issues it
+/// once the card released DAT0. Every request succeeds, none recovers. docs/todo.md
+/// [HSQ-BUSY-WAIT].
+#[test]
+fn a_card_programming_an_open_ended_write_delays_its_stop_without_failing_it() {
+    const MS: u64 = 1_000_000;
+    let busy = 30 * MS;
+    with_sd(|harness| {
+        harness.fault(MULTI_BLOCK_WRITE, Fault::ProgramBusy(busy));
+        let spins = harness.board().delayed_us();
+        run_and_check(harness, FAULT_JOBS);
+        for job in 0..FAULT_JOBS {
+            assert_eq!(harness.block().errors(job), [None], "job {job}");
+        }
+        assert!(!harness.log().contains(&Event::RecoveryStart));
+        assert_eq!(
+            harness.board().model().pending_fault(),
+            None,
+            "the write took it"
+        );
+        let log = harness.log().to_vec();
+        let write_done = log
+            .iter()
+            .position(|e| matches!(e, Event::Completed(a, None) if a.job == MULTI_BLOCK_WRITE))
+            .expect("the write completed");
+        let waited = busy_retry_wait(&log[..write_done]);
+        let longest = u64::from(slot::software_queue::BUSY_RETRY_MAX_SLEEP_US) * 1_000;
+        assert!(
+            waited >= busy / 2 && waited < busy + longest,
+            "the stop waited {waited} ns of {busy}"
+        );
+        let spun = harness.board().delayed_us() - spins;
+        assert!(spun < 1_000, "the interrupts spun {spun} µs");
+    });
+}
+
+/// A controller whose resets clear late (`MSDC_CFG.RST` set for 500 reads, past the 100 the
+/// interrupt handler polls it for): the read CRC error's reset in the interrupt stays
+/// pending instead of spinning there, and is finished in process context before the next
+/// request goes out (by the core's CMD13 of its recovery, or the busy retry of a dispatch
+/// that found it running). The failed request is retried, every other one succeeds, no
+/// hardware fault is logged, and no interrupt spun more than the short bound's 100 µs.
+#[test]
+fn a_late_reset_after_an_error_never_spins_in_the_interrupt() {
+    with_emmc(|harness| {
+        harness.board().slow_resets(500);
+        one_failure(harness, MULTI_BLOCK_READ, Fault::DataCrc, ErrorKind::BadCrc);
+        assert!(!harness.slot().controller().reset_pending());
+        let spun = harness.slot().interrupt_spun_max_us();
+        assert!(
+            spun <= u64::from(msdc::controller::RESET_POLL_LIMIT_IRQ),
+            "an interrupt spun {spun} µs"
+        );
+    });
+}
+
 /// A card still busy after the busy retry's limit (10 s, as the core's own wait for a
 /// write's busy outside the queue): the request behind the write fails with a time-out,
 /// nothing having reached the card, and the core's recovery, whose CMD13 polls sleep,

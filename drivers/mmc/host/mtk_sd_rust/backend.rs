@@ -5,6 +5,8 @@
 //! [`Io`] of the window their registers live in, which this module implements once for
 //! both backends.
 
+use core::sync::atomic::{AtomicU32, Ordering};
+
 use kernel::{
     io::{mem::DevresIoMem, poll::read_poll_timeout_atomic, Io as _},
     time::Delta,
@@ -29,8 +31,16 @@ pub(crate) const TOP_WINDOW_SIZE: usize = 0x100;
 #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
 const SIMULATED_TOP_START: usize = 0x1000;
 
-/// The controller's registers.
-pub(crate) enum RegisterWindow {
+/// The controller's registers, and how many reads its polls made so far.
+pub(crate) struct RegisterWindow {
+    access: Access,
+    /// Register reads made by polls of self-clearing bits, wrapping: the interrupt
+    /// handler's figures compare two readings to tell a real wait from a slow guest.
+    poll_reads: AtomicU32,
+}
+
+/// Where the registers are.
+pub(crate) enum Access {
     /// Memory-mapped registers (`reg[0]`, and `reg[1]` on SoCs with a top window); access
     /// ends when the device is unbound.
     Mmio {
@@ -56,6 +66,19 @@ impl InBaseMapping for CqhciBlock {
 }
 
 impl RegisterWindow {
+    /// Registers reached through `access`.
+    pub(crate) fn new(access: Access) -> Self {
+        Self {
+            access,
+            poll_reads: AtomicU32::new(0),
+        }
+    }
+
+    /// The register reads polls made so far, wrapping.
+    pub(crate) fn poll_reads(&self) -> u32 {
+        self.poll_reads.load(Ordering::Relaxed)
+    }
+
     fn read_mapped<const SIZE: usize>(io: &DevresIoMem<SIZE>, offset: usize) -> u32 {
         // An unbound device reads as all ones, like a bus with nothing behind it.
         io.try_access()
@@ -74,18 +97,18 @@ impl RegisterWindow {
     }
 
     fn read_at(&self, offset: usize) -> u32 {
-        match self {
-            Self::Mmio { base, .. } => Self::read_mapped(base, offset),
+        match &self.access {
+            Access::Mmio { base, .. } => Self::read_mapped(base, offset),
             #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
-            Self::Simulated(sim) => sim.read(offset),
+            Access::Simulated(sim) => sim.read(offset),
         }
     }
 
     fn write_at(&self, offset: usize, value: u32) {
-        match self {
-            Self::Mmio { base, .. } => Self::write_mapped(base, offset, value),
+        match &self.access {
+            Access::Mmio { base, .. } => Self::write_mapped(base, offset, value),
             #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
-            Self::Simulated(sim) => sim.write(offset, value),
+            Access::Simulated(sim) => sim.write(offset, value),
         }
     }
 
@@ -100,6 +123,7 @@ impl RegisterWindow {
 impl RegisterWindow {
     /// Reads with `read` until `done` holds, within `limit` (atomic context allowed).
     fn poll_with(
+        &self,
         read: impl Fn() -> u32,
         mut done: impl FnMut(u32) -> bool,
         limit: PollLimit,
@@ -107,6 +131,7 @@ impl RegisterWindow {
         let mut last = 0;
         read_poll_timeout_atomic(
             || {
+                self.poll_reads.fetch_add(1, Ordering::Relaxed);
                 last = read();
                 Ok(last)
             },
@@ -133,7 +158,7 @@ impl<W: InBaseMapping> Io<W> for RegisterWindow {
         done: impl FnMut(u32) -> bool,
         limit: PollLimit,
     ) -> Result<u32, u32> {
-        Self::poll_with(|| self.read_at(W::START + offset), done, limit)
+        self.poll_with(|| self.read_at(W::START + offset), done, limit)
     }
 }
 
@@ -141,23 +166,23 @@ impl<W: InBaseMapping> Io<W> for RegisterWindow {
 /// base window.
 impl Io<MsdcTop> for RegisterWindow {
     fn read32(&self, offset: usize) -> u32 {
-        match self {
-            Self::Mmio { top: Some(top), .. } => Self::read_mapped(top, offset),
-            Self::Mmio { top: None, .. } => {
+        match &self.access {
+            Access::Mmio { top: Some(top), .. } => Self::read_mapped(top, offset),
+            Access::Mmio { top: None, .. } => {
                 Self::no_top_window();
                 0
             }
             #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
-            Self::Simulated(sim) => sim.read(SIMULATED_TOP_START + offset),
+            Access::Simulated(sim) => sim.read(SIMULATED_TOP_START + offset),
         }
     }
 
     fn write32(&self, offset: usize, value: u32) {
-        match self {
-            Self::Mmio { top: Some(top), .. } => Self::write_mapped(top, offset, value),
-            Self::Mmio { top: None, .. } => Self::no_top_window(),
+        match &self.access {
+            Access::Mmio { top: Some(top), .. } => Self::write_mapped(top, offset, value),
+            Access::Mmio { top: None, .. } => Self::no_top_window(),
             #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
-            Self::Simulated(sim) => sim.write(SIMULATED_TOP_START + offset, value),
+            Access::Simulated(sim) => sim.write(SIMULATED_TOP_START + offset, value),
         }
     }
 
@@ -167,6 +192,6 @@ impl Io<MsdcTop> for RegisterWindow {
         done: impl FnMut(u32) -> bool,
         limit: PollLimit,
     ) -> Result<u32, u32> {
-        Self::poll_with(|| Io::<MsdcTop>::read32(self, offset), done, limit)
+        self.poll_with(|| Io::<MsdcTop>::read32(self, offset), done, limit)
     }
 }

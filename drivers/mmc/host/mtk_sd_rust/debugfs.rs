@@ -6,7 +6,8 @@
 //! error recoveries, direct commands, runtime suspends, resumes and system sleeps, the
 //! last tuning (`tuning`) with the number of tunings and their probes, the hardware
 //! faults the request engine recorded, the software queue's dispatches deferred to the
-//! busy retry (`busy_retries`), and the interrupt handler's longest run (`irq_max_ns`).
+//! busy retry (`busy_retries`), and the interrupt handler's longest run (`irq_max_ns`;
+//! `irq_max` by what the run was about, with its most poll reads).
 
 use kernel::{debugfs::Scope, prelude::*, str::CString, sync::Arc};
 
@@ -58,6 +59,7 @@ pub(crate) fn host_dir(index: i32, msdc: Arc<Msdc>) -> Result<Pin<KBox<HostDir>>
             dir.read_only_file(c"tuning_probes_failed", &c.tuning_probes_failed);
             dir.read_only_file(c"busy_retries", &c.busy_retries);
             dir.read_only_file(c"irq_max_ns", &c.irq_max_ns);
+            dir.read_only_file(c"irq_max", &c.irq_max);
         }),
         GFP_KERNEL,
     )

@@ -400,7 +400,7 @@ impl Msdc {
     /// next (`slot::interrupt`). The C `cqhci`'s CMDQ interrupt is taken out under the lock
     /// as the Rust engine's is, for `cqhci_irq` once the lock is released.
     #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
-    pub(crate) fn handle_interrupt(self: &Arc<Self>) -> bool {
+    pub(crate) fn handle_interrupt(self: &Arc<Self>) -> slot::InterruptKind {
         slot::interrupt(
             self,
             |slot| {
@@ -417,8 +417,14 @@ impl Msdc {
     /// The interrupt handler's work: consume events, complete what is done, issue what is
     /// next (`slot::interrupt`).
     #[cfg(not(CONFIG_MMC_MTK_RUST_C_ENGINES))]
-    pub(crate) fn handle_interrupt(self: &Arc<Self>) -> bool {
+    pub(crate) fn handle_interrupt(self: &Arc<Self>) -> slot::InterruptKind {
         slot::interrupt(self, |_| None::<Infallible>, |never| match never {})
+    }
+
+    /// The register reads the controller's polls made so far, wrapping: the interrupt
+    /// handler's figures tell a wait for the hardware from a slow guest with it.
+    pub(crate) fn poll_reads(&self) -> u32 {
+        self.regs.poll_reads()
     }
 
     /// Logs and counts a bounded hardware wait that ran out.
@@ -518,9 +524,9 @@ impl Msdc {
         drop(state);
     }
 
-    /// The busy retry work, in process context: looks at the bus for the dispatch that
-    /// found it busy and sleeps between looks with the lock released, until the dispatch
-    /// is issued, or fails past `slot::software_queue::BUSY_WAIT_LIMIT_MS`.
+    /// The busy retry work, in process context: looks at the bus for the dispatch or the
+    /// stop command that found it busy and sleeps between looks with the lock released,
+    /// until it is issued, or fails past its limit (`slot::software_queue::retry_busy`).
     fn busy_retry(self: &Arc<Self>) {
         let started = Instant::<Monotonic>::now();
         let mut progress = slot::software_queue::BusyRetry::new();

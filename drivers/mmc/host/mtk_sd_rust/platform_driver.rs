@@ -18,7 +18,7 @@ use kernel::{
 use crate::registers::Io;
 
 use crate::{
-    backend::{RegisterWindow, REGISTER_WINDOW_SIZE, TOP_WINDOW_SIZE},
+    backend::{Access, RegisterWindow, REGISTER_WINDOW_SIZE, TOP_WINDOW_SIZE},
     cqhci::{self, regs::CQCAP},
     debugfs,
     dt::MediatekProperties,
@@ -204,11 +204,13 @@ struct MsdcIrq {
 
 impl irq::Handler for MsdcIrq {
     fn handle(&self) -> IrqReturn {
+        let polls = self.msdc.poll_reads();
         let entered = Instant::<Monotonic>::now();
-        let handled = self.msdc.handle_interrupt();
+        let kind = self.msdc.handle_interrupt();
         let ns = u64::try_from(entered.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        self.msdc.counters.interrupt_handled(ns);
-        if handled {
+        let polls = self.msdc.poll_reads().wrapping_sub(polls);
+        self.msdc.counters.interrupt_handled(kind, ns, polls);
+        if kind.handled() {
             IrqReturn::Handled
         } else {
             IrqReturn::None
@@ -278,7 +280,7 @@ fn register_window(pdev: &platform::Device<Core<'_>>, soc: &SocData) -> Result<R
     #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
     if let Some(sim) = crate::kernel_mmc::simboard::SimulatedWindow::claim(resource.start()) {
         dev_info!(dev, "registers at {:#x} are simulated\n", resource.start());
-        return Ok(RegisterWindow::Simulated(sim));
+        return Ok(RegisterWindow::new(Access::Simulated(sim)));
     }
     let _ = resource;
     let request = pdev.io_request_by_index(0).ok_or(EINVAL)?;
@@ -298,7 +300,7 @@ fn register_window(pdev: &platform::Device<Core<'_>>, soc: &SocData) -> Result<R
     } else {
         None
     };
-    Ok(RegisterWindow::Mmio { base, top })
+    Ok(RegisterWindow::new(Access::Mmio { base, top }))
 }
 
 /// The SDIO wake-up interrupt ("sdio_wakeup"), as upstream takes it: on a slot with SDIO

@@ -3,13 +3,14 @@
 //! The slot's counters, as debugfs shows them: its queue mode and the engine that runs it,
 //! requests issued and completed, the most in flight at once, errors by kind, recoveries,
 //! power cycles, tunings, hardware faults, dispatches deferred for a busy bus and the
-//! interrupt handler's longest run.
+//! interrupt handler's longest run, overall and by what it was about.
 
 use core::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 
 use crate::{
     mmc_request::{ErrorKind, RequestResult},
     msdc::{clock::Timing, tuning::TuningReport},
+    slot::InterruptKind,
 };
 
 /// The slot's queue mode, as debugfs shows it (`cqe`, `hsq` or `legacy`).
@@ -95,12 +96,49 @@ pub(crate) struct Counters {
     /// Hardware faults the request engine recorded (a reset or DMA stop that never
     /// completed, a clock that never stabilised), each also logged.
     pub(crate) hardware_faults: AtomicU64,
-    /// Software queue dispatches that found the bus busy (a card still programming a
-    /// write) and went to the busy retry work.
+    /// Software queue dispatches, and stop commands of open-ended writes, that found the
+    /// bus busy (a card still programming a write) and went to the busy retry work.
     pub(crate) busy_retries: AtomicU64,
     /// The longest run of the interrupt handler so far, in ns of the monotonic clock: a
     /// stretch with interrupts off on its CPU.
     pub(crate) irq_max_ns: AtomicU64,
+    /// The same by what the run was about, with the most register reads one run's polls
+    /// made.
+    pub(crate) irq_max: IrqMaxByKind,
+}
+
+/// The interrupt handler's longest run and most poll reads in one run, per
+/// [`InterruptKind`], as debugfs shows them: one line per kind, `<kind> ns=<N>
+/// polls=<N>`. The polls tell a wait for the hardware (many reads) from a slow guest (a
+/// long run of few reads).
+#[derive(Default)]
+pub(crate) struct IrqMaxByKind {
+    ns: [AtomicU64; InterruptKind::ALL.len()],
+    polls: [AtomicU32; InterruptKind::ALL.len()],
+}
+
+impl IrqMaxByKind {
+    fn record(&self, kind: InterruptKind, ns: u64, polls: u32) {
+        if let Some(i) = InterruptKind::ALL.iter().position(|k| *k == kind) {
+            self.ns[i].fetch_max(ns, Ordering::Relaxed);
+            self.polls[i].fetch_max(polls, Ordering::Relaxed);
+        }
+    }
+}
+
+impl core::fmt::Debug for IrqMaxByKind {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for ((kind, ns), polls) in InterruptKind::ALL.iter().zip(&self.ns).zip(&self.polls) {
+            writeln!(
+                f,
+                "{} ns={} polls={}",
+                kind.name(),
+                ns.load(Ordering::Relaxed),
+                polls.load(Ordering::Relaxed)
+            )?;
+        }
+        Ok(())
+    }
 }
 
 /// The last tuning's outcome as debugfs shows it, `<timing> window=<lo>-<hi> chosen=<n>`
@@ -221,9 +259,11 @@ impl Counters {
         self.busy_retries.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// The interrupt handler ran for `ns`.
-    pub(crate) fn interrupt_handled(&self, ns: u64) {
+    /// The interrupt handler ran for `ns` about `kind`, its polls reading registers
+    /// `polls` times.
+    pub(crate) fn interrupt_handled(&self, kind: InterruptKind, ns: u64, polls: u32) {
         self.irq_max_ns.fetch_max(ns, Ordering::Relaxed);
+        self.irq_max.record(kind, ns, polls);
     }
 
     pub(super) fn failed(&self) {
