@@ -170,7 +170,7 @@ times=$(grep '^perf-time: ' <<<"$lines" || true)
 lines=$(grep '^perf: ' <<<"$lines")
 TIMES_CSV=$OUT/perf-$MODE-time.csv
 {
-	echo "disk,mode,engine,job,model_us_per_io,host_us_per_io,bus_us_per_io,card_us_per_io,wait_us_per_io,wake_us_per_io,wall_us_per_io"
+	echo "disk,mode,engine,job,model_us_per_io,host_us_per_io,bus_us_per_io,card_us_per_io,wait_us_per_io,wake_us_per_io,wall_us_per_io,start_lag_us"
 	sed -E 's/^perf-time: //; s/ [a-z0-9_]+=/ /g; s/ /,/g' <<<"$times"
 } >"$TIMES_CSV"
 

@@ -491,6 +491,8 @@ struct SimState {
     /// When the last register write that found the hardware idle was made: the host's
     /// issue of the work the next run starts.
     issued_at: Option<Instant<Monotonic>>,
+    /// A register write found the hardware idle and no run has started work since.
+    start_pending: bool,
     /// The gap from the issue of the work the interrupt last signalled finished to that
     /// interrupt, ns: how long a thread waiting for the completion left its CPU idle.
     idle_gap_ns: u64,
@@ -614,6 +616,14 @@ pub(crate) struct SimulatedMsdc {
     removable: bool,
     /// The host wake-up cost the board added to the slot's work so far, ns.
     wake_ns: AtomicU64,
+    /// The lag from a register write that started work on idle hardware to the run that
+    /// started it, summed, ns: the simulated hardware starts in a work item, not at the
+    /// write.
+    start_lag_ns: AtomicU64,
+    /// The starts summed in `start_lag_ns`.
+    starts: AtomicU64,
+    /// The longest of those lags, ns.
+    start_lag_max_ns: AtomicU64,
     #[pin]
     state: SpinLockIrq<SimState>,
     #[pin]
@@ -708,6 +718,9 @@ impl SimulatedMsdc {
                 drift: AtomicU64::new(0),
                 removable: matches!(spec.card, CardKind::Sd),
                 wake_ns: AtomicU64::new(0),
+                start_lag_ns: AtomicU64::new(0),
+                starts: AtomicU64::new(0),
+                start_lag_max_ns: AtomicU64::new(0),
                 hwirq: spec.hwirq,
                 wake_hwirq: spec.wake_hwirq,
                 wakeups: AtomicU64::new(0),
@@ -727,6 +740,7 @@ impl SimulatedMsdc {
                     faults: faults::FaultPlan::default(),
                     completion_signalled: false,
                     issued_at: None,
+                    start_pending: false,
                     idle_gap_ns: 0,
                     thread_issue: false,
                     raises: 0,
@@ -804,6 +818,7 @@ impl SimulatedMsdc {
             if idle {
                 state.thread_issue = !from_handler;
                 state.issued_at = Some(Instant::<Monotonic>::now());
+                state.start_pending = true;
             }
             if offset == SDC_CMD::OFFSET {
                 // Whether the card clock settled since its last change is judged in guest
@@ -965,6 +980,15 @@ impl SimulatedMsdc {
             state.resume = ran == STEPS_PER_RUN;
             let pending = state.model.interrupt_pending();
             let mut elapsed_ns = state.model.take_elapsed_ns().saturating_sub(run_ns);
+            if ran > 0 && state.start_pending {
+                if let Some(at) = state.issued_at {
+                    let lag = u64::try_from((run_start - at).as_nanos()).unwrap_or(0);
+                    self.start_lag_ns.fetch_add(lag, Ordering::Relaxed);
+                    self.starts.fetch_add(1, Ordering::Relaxed);
+                    self.start_lag_max_ns.fetch_max(lag, Ordering::Relaxed);
+                }
+                state.start_pending = false;
+            }
             if ran > 0 {
                 // Work a thread issued after the interrupt that woke it: it started that
                 // much later on a real SoC if the thread's CPU idled long enough to enter
@@ -1196,7 +1220,9 @@ static SLOT_DIRS: SetOnce<KVec<SlotDir>> = SetOnce::new();
 /// which the end-to-end run prints (aids: the board works without them), and the fault
 /// injection file (`inject`, see [`faults`]) its fault matrix writes, where the simulated
 /// hardware's time went (`hardware_ns`: bus frames, the card's own work, the CQHCI block's
-/// waits for queued tasks, and the host wake-up cost the board added), and the sampling
+/// waits for queued tasks, and the host wake-up cost the board added), the lag from a
+/// register write that started work to the run that started it (`start_lag_ns`: total,
+/// count and longest, ns), and the sampling
 /// windows' drift in delay cells (`drift`, see [`SimulatedMsdc::drift_windows`]), and the
 /// card's socket on the removable slots (`card`, see [`SimulatedMsdc::set_card`]).
 fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
@@ -1235,6 +1261,15 @@ fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
                             split.card_ns,
                             split.wait_ns,
                             slot.wake_ns.load(Ordering::Relaxed)
+                        )
+                    });
+                    dir.read_callback_file(c"start_lag_ns", slot, &|slot, f| {
+                        writeln!(
+                            f,
+                            "total={} starts={} max={}",
+                            slot.start_lag_ns.load(Ordering::Relaxed),
+                            slot.starts.load(Ordering::Relaxed),
+                            slot.start_lag_max_ns.load(Ordering::Relaxed)
                         )
                     });
                     dir.read_write_callback_file(
