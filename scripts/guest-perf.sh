@@ -11,6 +11,7 @@
 #   msdc_perf=full|smoke   every job for 3 s, or one 1 s job per disk and mode
 #   msdc_perf_disks=LIST   which disks: emmc-cq, emmc, sd, null (comma separated)
 #   msdc_perf_wait=S       how long to wait for the MMC disks (default 60 s)
+#   msdc_perf_jobs=LIST    only these jobs (comma separated names; default every job)
 #   msdc_perf_sweep=LIMIT  instead of the jobs: the sequential-read transfer size sweep
 #                          (4 KiB to 4 MiB at depth 32), labelled with the host's
 #                          request limit (mtk_sd_rust_sim.max_request_kib): 512k or max
@@ -46,6 +47,7 @@ WAIT=$(param msdc_perf_wait 60)
 ENGINE=$(param mtk_sd_rust_sim.engine rust)
 SWEEP=$(param msdc_perf_sweep "")
 COST=$(param msdc_perf_cost "" | tr ',' ' ')
+JOBS=$(param msdc_perf_jobs "")
 WINDOW=0
 FAILED=0
 
@@ -250,6 +252,7 @@ run_jobs() {
 				if [ "$MODE" = smoke ] && [ "$name-$bs-qd$qd-j$j" != randread-4k-qd32-j1 ]; then
 					continue
 				fi
+				case ,$JOBS, in ,, | *,"$name-$bs-qd$qd-j$j",*) ;; *) continue ;; esac
 				if [ "$qd" = 1 ]; then
 					set -- --ioengine=psync
 				else
