@@ -11,6 +11,7 @@
 #   msdc_perf=full|smoke   every job for 3 s, or one 1 s job per disk and mode
 #   msdc_perf_disks=LIST   which disks: emmc-cq, emmc, sd, null (comma separated)
 #   msdc_perf_wait=S       how long to wait for the MMC disks (default 60 s)
+#   msdc_perf_jobs=LIST    only these jobs (comma separated names; default every job)
 #   msdc_perf_sweep=LIMIT  instead of the jobs: the sequential-read transfer size sweep
 #                          (4 KiB to 4 MiB at depth 32), labelled with the host's
 #                          request limit (mtk_sd_rust_sim.max_request_kib): 512k or max
@@ -46,6 +47,7 @@ WAIT=$(param msdc_perf_wait 60)
 ENGINE=$(param mtk_sd_rust_sim.engine rust)
 SWEEP=$(param msdc_perf_sweep "")
 COST=$(param msdc_perf_cost "" | tr ',' ' ')
+JOBS=$(param msdc_perf_jobs "")
 WINDOW=0
 FAILED=0
 
@@ -100,6 +102,19 @@ hardware_ns() {
 	fi
 }
 
+# The lag from a register write that started the slot's work to the run that started
+# it so far, "total starts" (mtk_sd_rust_sim/<window>/start_lag_ns), or zeros.
+start_lag() {
+	local window f
+	window=$(slot_window "$1")
+	f=/sys/kernel/debug/mtk_sd_rust_sim/$window/start_lag_ns
+	if [ -n "$window" ] && [ -r "$f" ]; then
+		sed 's/total=\([0-9]*\) starts=\([0-9]*\) .*/\1 \2/' "$f"
+	else
+		echo 0 0
+	fi
+}
+
 # mmcblkN for a slot name, or nothing.
 disk_of_slot() {
 	local p host dev
@@ -143,9 +158,10 @@ busy_ticks() {
 measure() {
 	local label=$1 mode=$2 engine=$3 job=$4 dev=$5 out=/tmp/perf-$1-$4 before after rc=0
 	shift 5
-	local model_before model_after hw_before hw_after
+	local model_before model_after hw_before hw_after lag_before lag_after
 	model_before=$(model_ns "$label")
 	hw_before=$(hardware_ns "$label")
+	lag_before=$(start_lag "$label")
 	before=$(busy_ticks)
 	fio --name="$job" --filename="$dev" --direct=1 --thread=1 --group_reporting=1 \
 		--time_based=1 --runtime="$RUNTIME" --ramp_time=0 --size="$SPAN" \
@@ -154,6 +170,7 @@ measure() {
 	after=$(busy_ticks)
 	model_after=$(model_ns "$label")
 	hw_after=$(hardware_ns "$label")
+	lag_after=$(start_lag "$label")
 	local terse
 	terse=$(grep '^3;' "$out" | tail -n 1)
 	if [ "$rc" -ne 0 ] || [ -z "$terse" ] || [ "$(echo "$terse" | cut -d';' -f5)" != 0 ]; then
@@ -165,7 +182,8 @@ measure() {
 	# clat percentiles 18..37 (read) and 59..78 (write) as "p=value", 99.00% is the 13th.
 	echo "$terse" | awk -F';' -v d="$label" -v p="$(profile_of "$label")" -v m="$mode" \
 		-v e="$engine" -v j="$job" -v busy=$((after - before)) -v rt="$RUNTIME" \
-		-v model_ns=$((model_after - model_before)) -v hw0="$hw_before" -v hw1="$hw_after" '{
+		-v model_ns=$((model_after - model_before)) -v hw0="$hw_before" -v hw1="$hw_after" \
+		-v lag0="$lag_before" -v lag1="$lag_after" '{
 		iops = $8 + $49; kib = $7 + $48
 		lat = (($8 * $40) + ($49 * $81)) / (iops > 0 ? iops : 1)
 		split($30, rp, "="); split($71, wp, "=")
@@ -180,9 +198,13 @@ measure() {
 		split(hw0, h0, " "); split(hw1, h1, " ")
 		for (i = 1; i <= 4; i++) hw[i] = ios > 0 ? (h1[i] - h0[i]) / 1000 / ios : 0
 		wall = iops > 0 ? 1000000 / iops : 0
+		# The mean lag from the register write that started work to the run starting it.
+		split(lag0, l0, " "); split(lag1, l1, " ")
+		starts = l1[2] - l0[2]
+		lag = starts > 0 ? (l1[1] - l0[1]) / 1000 / starts : 0
 		printf "perf-time: %s %s %s %s model_us_per_io=%.1f host_us_per_io=%.1f" \
 			" bus_us_per_io=%.1f card_us_per_io=%.1f wait_us_per_io=%.1f wake_us_per_io=%.1f" \
-			" wall_us_per_io=%.1f\n", d, m, e, j, model, host, hw[1], hw[2], hw[3], hw[4], wall }'
+			" wall_us_per_io=%.1f start_lag_us=%.1f\n", d, m, e, j, model, host, hw[1], hw[2], hw[3], hw[4], wall, lag }'
 }
 
 # One job's exact cost (msdc_perf_cost): the job for each of the two I/O counts
@@ -230,6 +252,7 @@ run_jobs() {
 				if [ "$MODE" = smoke ] && [ "$name-$bs-qd$qd-j$j" != randread-4k-qd32-j1 ]; then
 					continue
 				fi
+				case ,$JOBS, in ,, | *,"$name-$bs-qd$qd-j$j",*) ;; *) continue ;; esac
 				if [ "$qd" = 1 ]; then
 					set -- --ioengine=psync
 				else

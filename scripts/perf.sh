@@ -16,7 +16,15 @@
 # kernel, which make test has built anyway, without -icount. Its figures are of a
 # KASAN kernel on a shared machine and mean nothing.
 #
-# usage: scripts/perf.sh [full|smoke]
+# The wake mode (make perf-wake) is the sensitivity of the HSQ gain to the board's
+# host wake-up cost (mtk_sd_rust_sim.wake_ns, simboard/board.rs's wake_up): on the
+# performance kernel under -icount, the eMMC and MicroSD disks in HSQ and one at a
+# time, random 4 KiB read and read/write at depth 1 and 32, with each wake-up cost
+# of PERF_WAKE_NS; it writes perf-wake.csv (the perf: line's fields after a wake_ns
+# column, then the wake-up charged and the start lag per I/O from the perf-time line)
+# and prints the HSQ gain per disk, job and cost.
+#
+# usage: scripts/perf.sh [full|smoke|wake]
 #
 # With PERF_COST set, each boot also loads insncount (the QEMU TCG plugin in
 # insncount/, scripts/insncount.sh) and every job runs again with two numbers of
@@ -33,18 +41,32 @@
 #                    unset: no cost runs
 #   PERF_COST_TOP=N  also write, per cost run, the N kernel symbols that ran the most
 #                    instructions, into each boot's log.counts (the plugin's top=N)
+#   PERF_JOBS=LIST   only these jobs (comma separated names, randread-4k-qd32-j1 ...);
+#                    the wake mode's default is randread and randrw 4k at qd1-j1, qd32-j1
+#   PERF_WAKE_NS=LIST the wake mode's wake-up costs in ns (default 0,20000,95000)
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 source "$REPO/scripts/insncount.sh"
 
 MODE=${1:-full}
-case $MODE in full | smoke) ;; *) die "usage: perf.sh [full|smoke]" ;; esac
+case $MODE in full | smoke | wake) ;; *) die "usage: perf.sh [full|smoke|wake]" ;; esac
+JOBS=${PERF_JOBS:-}
+WAKES=
+if [[ $MODE == wake ]]; then
+	JOBS=${JOBS:-randread-4k-qd1-j1,randread-4k-qd32-j1,randrw-4k-qd1-j1,randrw-4k-qd32-j1}
+	WAKES=${PERF_WAKE_NS:-0,20000,95000}
+	[[ $WAKES =~ ^[0-9]+(,[0-9]+)*$ ]] || die "PERF_WAKE_NS is a list of ns, N1,N2,..."
+fi
+[[ -z $JOBS || $JOBS =~ ^[a-z0-9-]+(,[a-z0-9-]+)*$ ]] || die "PERF_JOBS is a list of job names"
+# What the guest's /perf is told to run: the wake mode runs full-length jobs.
+GUEST_MODE=$MODE
+[[ $MODE != wake ]] || GUEST_MODE=full
 OUT=${PERF_OUT:-$CACHE/perf}
 mkdir -p "$OUT"
 INITRAMFS=$CACHE/initramfs-x86_64.cpio
 
 # The kernel (scripts/kernel.sh's target and object tree) and QEMU's clock.
-if [[ $MODE == full ]]; then
+if [[ $MODE != smoke ]]; then
 	BUILD=perf FLAVOUR=perf
 	ICOUNT=(-icount shift=0,sleep=off)
 else
@@ -81,14 +103,18 @@ C_ENGINE_PROBLEMS+='|C engine: |did not initialise|model violation|engine= takes
 
 # Boots once: $1 the board's queue mode, $2 its engines (rust, or c: the kernel's
 # C engines), $3 the disks to measure, $4 (optional) the host's request limit in
-# KiB for the transfer size sweep instead of the jobs.
+# KiB for the transfer size sweep instead of the jobs. With WAKE_NS set, the board's
+# wake-up cost is that.
 boot() {
 	local queue=$1 engine=$2 disks=$3 sweep=${4:-} status=0 suffix=
 	[[ $engine == rust ]] || suffix=-$engine
+	[[ -z ${WAKE_NS:-} ]] || suffix+=-wake$WAKE_NS
 	local log=$OUT/perf-$MODE-$queue$suffix${sweep:+-sweep$sweep}.log
-	local cmdline="console=ttyS0 kunit.enable=0 panic=-1 rdinit=/perf msdc_perf=$MODE"
+	local cmdline="console=ttyS0 kunit.enable=0 panic=-1 rdinit=/perf msdc_perf=$GUEST_MODE"
 	cmdline+=" msdc_perf_disks=$disks mtk_sd_rust_sim.queue=$queue null_blk.nr_devices=1"
 	cmdline+=" mtk_sd_rust_sim.engine=$engine"
+	[[ -z $JOBS ]] || cmdline+=" msdc_perf_jobs=$JOBS"
+	[[ -z ${WAKE_NS:-} ]] || cmdline+=" mtk_sd_rust_sim.wake_ns=$WAKE_NS"
 	[[ -z $sweep ]] || cmdline+=" msdc_perf_sweep=$sweep mtk_sd_rust_sim.max_request_kib=${sweep%k}"
 	local plugin=()
 	if [[ -n $COST && -z $sweep ]]; then
@@ -122,6 +148,52 @@ boot() {
 		grep -E ' (iops|model_us_per_io)=' || true
 	[[ ${#plugin[@]} -eq 0 ]] || insncount_windows "$log" "$log.counts" perf | insncount_cost
 }
+
+# The wake mode: the eMMC and MicroSD slots in their own mode (HSQ) and one at a
+# time, for each wake-up cost; then the HSQ gain per disk, job and cost.
+if [[ $MODE == wake ]]; then
+	WAKE_CSV=$OUT/perf-wake.csv
+	echo "wake_ns,disk,profile,mode,engine,job,iops,mib_s,lat_us,p99_us,cpu_us_per_io,wake_us_per_io,start_lag_us" >"$WAKE_CSV"
+	for WAKE_NS in ${WAKES//,/ }; do
+		lines=$(
+			boot cqe rust emmc,sd
+			boot legacy rust emmc,sd
+		)
+		printf '%s\n' "$lines" | grep '^perf: '
+		# The wake-up the board charged per I/O, from the perf-time line of the same job.
+		awk -v w="$WAKE_NS" '
+		$1 == "perf-time:" {
+			for (i = 6; i <= NF; i++) {
+				if ($i ~ /^wake_us_per_io=/) wake[$2 " " $3 " " $5] = substr($i, 16)
+				if ($i ~ /^start_lag_us=/) lag[$2 " " $3 " " $5] = substr($i, 14)
+			}
+		}
+		$1 == "perf:" { line[++n] = $0; key[n] = $2 " " $4 " " $6 }
+		END {
+			for (i = 1; i <= n; i++) {
+				l = line[i]; sub(/^perf: /, "", l); gsub(/ [a-z0-9_]+=/, " ", l); gsub(/ /, ",", l)
+				print w "," l "," (key[i] in wake ? wake[key[i]] : "NaN") "," (key[i] in lag ? lag[key[i]] : "NaN")
+			}
+		}' <<<"$lines" >>"$WAKE_CSV"
+	done
+	unset WAKE_NS
+	log "perf wake: the HSQ gain (hsq / legacy IOPS - 1) by wake-up cost; CSV: $WAKE_CSV"
+	awk -F, 'NR > 1 {
+		k = $2 "," $6 "," $1
+		if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+		iops[k, $4] = $7
+		if ($4 == "legacy") wake[k] = $12
+	} END {
+		printf "%-6s %-20s %8s %9s %9s %8s %18s\n", "disk", "job", "wake_us", "legacy", "hsq", "gain", "legacy_wake_us/io"
+		for (i = 1; i <= n; i++) {
+			split(order[i], p, ",")
+			l = iops[order[i], "legacy"]; h = iops[order[i], "hsq"]
+			gain = l > 0 ? (h / l - 1) * 100 : 0
+			printf "%-6s %-20s %8.0f %9s %9s %+7.1f%% %18s\n", p[1], p[2], p[3] / 1000, l, h, gain, wake[order[i]]
+		}
+	}' "$WAKE_CSV"
+	exit 0
+fi
 
 # Each disk in every mode its slot allows: the CQE slot in all three, the others
 # in HSQ and legacy; null_blk once. The queued modes again on the kernel's C
@@ -170,7 +242,7 @@ times=$(grep '^perf-time: ' <<<"$lines" || true)
 lines=$(grep '^perf: ' <<<"$lines")
 TIMES_CSV=$OUT/perf-$MODE-time.csv
 {
-	echo "disk,mode,engine,job,model_us_per_io,host_us_per_io,bus_us_per_io,card_us_per_io,wait_us_per_io,wake_us_per_io,wall_us_per_io"
+	echo "disk,mode,engine,job,model_us_per_io,host_us_per_io,bus_us_per_io,card_us_per_io,wait_us_per_io,wake_us_per_io,wall_us_per_io,start_lag_us"
 	sed -E 's/^perf-time: //; s/ [a-z0-9_]+=/ /g; s/ /,/g' <<<"$times"
 } >"$TIMES_CSV"
 

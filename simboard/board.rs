@@ -44,7 +44,7 @@
 //! transfer, CQHCI tasks) for at most [`STEPS_PER_RUN`] steps, and the interrupt follows
 //! after the time the latency model gives that work, counted from the start of the run
 //! (the guest time the model itself takes, copying data mostly, is part of it; work
-//! that a woken thread issued starts later, [`HOST_WAKE_NS`]). A run that stops at its
+//! that a woken thread issued may start later, [`wake_up`]). A run that stops at its
 //! step limit is resumed when that time is up, so the CQHCI block, which works through its tasks
 //! (CMD44/45, CMD13 polls, CMD46/47 with data) with no register write in between, keeps
 //! going without ever holding the worker for long. The models never wait without
@@ -102,6 +102,7 @@ use crate::models::{
         card::{Card, CardConfig, DataError, ReadyOrder},
         command::{CardWork, Command, NoResponse, Response},
     },
+    idle::WakeUp,
     latency::Latency,
     memory::{BusFault, BusMemory},
     msdc::{
@@ -487,6 +488,14 @@ struct SimState {
     /// The slot's interrupt signalled work the hardware finished; the driver has issued
     /// nothing since.
     completion_signalled: bool,
+    /// When the last register write that found the hardware idle was made: the host's
+    /// issue of the work the next run starts.
+    issued_at: Option<Instant<Monotonic>>,
+    /// A register write found the hardware idle and no run has started work since.
+    start_pending: bool,
+    /// The gap from the issue of the work the interrupt last signalled finished to that
+    /// interrupt, ns: how long a thread waiting for the completion left its CPU idle.
+    idle_gap_ns: u64,
     /// A register write from outside the slot's interrupt handler found the hardware idle:
     /// what the next run starts, a thread issued.
     thread_issue: bool,
@@ -607,6 +616,14 @@ pub(crate) struct SimulatedMsdc {
     removable: bool,
     /// The host wake-up cost the board added to the slot's work so far, ns.
     wake_ns: AtomicU64,
+    /// The lag from a register write that started work on idle hardware to the run that
+    /// started it, summed, ns: the simulated hardware starts in a work item, not at the
+    /// write.
+    start_lag_ns: AtomicU64,
+    /// The starts summed in `start_lag_ns`.
+    starts: AtomicU64,
+    /// The longest of those lags, ns.
+    start_lag_max_ns: AtomicU64,
     #[pin]
     state: SpinLockIrq<SimState>,
     #[pin]
@@ -624,16 +641,6 @@ impl_has_hr_timer! {
         mode: RelativeMode<Monotonic>, field: self.timer
     }
 }
-
-/// What a thread woken by a completion costs the host before it issues the next request,
-/// by default: the exit latency of the shallowest idle state of MT8195's Cortex-A55 cores
-/// (`cpu-retention-l`, `exit-latency-us = <95>` in Linux 7.3's mt8195.dtsi), the state the
-/// idle governor picks for the gaps of a MicroSD card's I/O (its `min-residency-us` of
-/// 580 fits them). The woken thread runs on a CPU other than the one that took the
-/// interrupt, which an idle wait put in that state; the guest's one vCPU has no idle
-/// states, so the board adds the latency ([`host_wake_ns`]). A model input, not a measured
-/// cost: TODO[PERF-MODEL] (`docs/todo.md`).
-const HOST_WAKE_NS: u64 = 95_000;
 
 /// Simulated work shorter than this raises its interrupt at once (timer overhead). A run
 /// resumes after at least this long, so a model that charges no time for its steps still
@@ -711,6 +718,9 @@ impl SimulatedMsdc {
                 drift: AtomicU64::new(0),
                 removable: matches!(spec.card, CardKind::Sd),
                 wake_ns: AtomicU64::new(0),
+                start_lag_ns: AtomicU64::new(0),
+                starts: AtomicU64::new(0),
+                start_lag_max_ns: AtomicU64::new(0),
                 hwirq: spec.hwirq,
                 wake_hwirq: spec.wake_hwirq,
                 wakeups: AtomicU64::new(0),
@@ -729,6 +739,9 @@ impl SimulatedMsdc {
                     wake_raised: false,
                     faults: faults::FaultPlan::default(),
                     completion_signalled: false,
+                    issued_at: None,
+                    start_pending: false,
+                    idle_gap_ns: 0,
                     thread_issue: false,
                     raises: 0,
                     raises_seen: 0,
@@ -804,6 +817,8 @@ impl SimulatedMsdc {
             let idle = !state.model.busy() && state.model.cqhci().is_none_or(|c| c.is_idle());
             if idle {
                 state.thread_issue = !from_handler;
+                state.issued_at = Some(Instant::<Monotonic>::now());
+                state.start_pending = true;
             }
             if offset == SDC_CMD::OFFSET {
                 // Whether the card clock settled since its last change is judged in guest
@@ -965,16 +980,33 @@ impl SimulatedMsdc {
             state.resume = ran == STEPS_PER_RUN;
             let pending = state.model.interrupt_pending();
             let mut elapsed_ns = state.model.take_elapsed_ns().saturating_sub(run_ns);
+            if ran > 0 && state.start_pending {
+                if let Some(at) = state.issued_at {
+                    let lag = u64::try_from((run_start - at).as_nanos()).unwrap_or(0);
+                    self.start_lag_ns.fetch_add(lag, Ordering::Relaxed);
+                    self.starts.fetch_add(1, Ordering::Relaxed);
+                    self.start_lag_max_ns.fetch_max(lag, Ordering::Relaxed);
+                }
+                state.start_pending = false;
+            }
             if ran > 0 {
                 // Work a thread issued after the interrupt that woke it: it started that
-                // much later on a real SoC.
+                // much later on a real SoC if the thread's CPU idled long enough to enter
+                // the state whose exit the wake-up costs.
                 if state.thread_issue && state.completion_signalled {
-                    let wake = host_wake_ns();
+                    let wake = wake_up().charge_ns(state.idle_gap_ns);
                     elapsed_ns = elapsed_ns.saturating_add(wake);
                     self.wake_ns.fetch_add(wake, Ordering::Relaxed);
                 }
                 state.completion_signalled = false;
                 state.thread_issue = false;
+                if pending {
+                    // The interrupt comes `elapsed_ns` from now.
+                    let waited = state
+                        .issued_at
+                        .map_or(0, |at| u64::try_from(at.elapsed().as_nanos()).unwrap_or(0));
+                    state.idle_gap_ns = waited.saturating_add(elapsed_ns);
+                }
             }
             state.completion_signalled |= pending;
             // Raised now (below) unless lost: the timer raises the others.
@@ -1188,7 +1220,9 @@ static SLOT_DIRS: SetOnce<KVec<SlotDir>> = SetOnce::new();
 /// which the end-to-end run prints (aids: the board works without them), and the fault
 /// injection file (`inject`, see [`faults`]) its fault matrix writes, where the simulated
 /// hardware's time went (`hardware_ns`: bus frames, the card's own work, the CQHCI block's
-/// waits for queued tasks, and the host wake-up cost the board added), and the sampling
+/// waits for queued tasks, and the host wake-up cost the board added), the lag from a
+/// register write that started work to the run that started it (`start_lag_ns`: total,
+/// count and longest, ns), and the sampling
 /// windows' drift in delay cells (`drift`, see [`SimulatedMsdc::drift_windows`]), and the
 /// card's socket on the removable slots (`card`, see [`SimulatedMsdc::set_card`]).
 fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
@@ -1227,6 +1261,15 @@ fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
                             split.card_ns,
                             split.wait_ns,
                             slot.wake_ns.load(Ordering::Relaxed)
+                        )
+                    });
+                    dir.read_callback_file(c"start_lag_ns", slot, &|slot, f| {
+                        writeln!(
+                            f,
+                            "total={} starts={} max={}",
+                            slot.start_lag_ns.load(Ordering::Relaxed),
+                            slot.starts.load(Ordering::Relaxed),
+                            slot.start_lag_max_ns.load(Ordering::Relaxed)
                         )
                     });
                     dir.read_write_callback_file(
@@ -1345,20 +1388,41 @@ pub(crate) fn release(index: usize) {
     }
 }
 
-/// The host wake-up cost the board adds to work a woken thread issues ([`HOST_WAKE_NS`]),
-/// or `mtk_sd_rust_sim.host_wake_us=N` from the kernel command line (`make perf` measures
-/// with 0 too, to show what the cost does). Read once.
-fn host_wake_ns() -> u64 {
-    static WAKE_NS: AtomicU64 = AtomicU64::new(u64::MAX);
-    let cached = WAKE_NS.load(Ordering::Relaxed);
-    if cached != u64::MAX {
-        return cached;
+/// What a thread that a completion woke pays before the work it issues starts
+/// (`models::idle`): by default MT8195's `cpu-retention-l` ([`WakeUp::DEFAULT`]: exit
+/// 95 µs, charged for a gap of at least its 580 µs target residency). The thread runs on a
+/// CPU other than the one that took the interrupt, which its wait left idle; the guest's
+/// one vCPU has no idle states, so the board adds the exit latency. A model input, not a
+/// measured cost: TODO[PERF-MODEL] (`docs/todo.md`).
+///
+/// `mtk_sd_rust_sim.wake_ns=N` on the kernel command line (`make perf-wake` runs 0, 20 and
+/// 95 µs) sets the exit latency, its residency by MT8195's rule
+/// ([`WakeUp::mt8195_little`]) unless `mtk_sd_rust_sim.wake_residency_ns=N` sets it. Read
+/// once.
+fn wake_up() -> WakeUp {
+    static EXIT_NS: AtomicU64 = AtomicU64::new(u64::MAX);
+    static RESIDENCY_NS: AtomicU64 = AtomicU64::new(u64::MAX);
+    let (exit, residency) = (
+        EXIT_NS.load(Ordering::Relaxed),
+        RESIDENCY_NS.load(Ordering::Relaxed),
+    );
+    if exit != u64::MAX && residency != u64::MAX {
+        return WakeUp {
+            exit_latency_ns: exit,
+            min_residency_ns: residency,
+        };
     }
-    let ns = ffi::command_line_value("mtk_sd_rust_sim.host_wake_us")
-        .and_then(|us| core::str::from_utf8(us).ok()?.parse::<u64>().ok())
-        .map_or(HOST_WAKE_NS, |us| us.saturating_mul(1000));
-    WAKE_NS.store(ns, Ordering::Relaxed);
-    ns
+    let value = |name: &str| {
+        ffi::command_line_value(name)
+            .and_then(|v| core::str::from_utf8(v).ok()?.parse::<u64>().ok())
+    };
+    let mut wake = value("mtk_sd_rust_sim.wake_ns").map_or(WakeUp::DEFAULT, WakeUp::mt8195_little);
+    if let Some(residency) = value("mtk_sd_rust_sim.wake_residency_ns") {
+        wake.min_residency_ns = residency;
+    }
+    RESIDENCY_NS.store(wake.min_residency_ns, Ordering::Relaxed);
+    EXIT_NS.store(wake.exit_latency_ns, Ordering::Relaxed);
+    wake
 }
 
 /// The request size limit `make perf`'s transfer size sweep asks for

@@ -247,20 +247,22 @@ impl Latency {
     /// Chromebook (Acer Spin 513, fio bs=4k, without HSQ, so one request at a time on the
     /// card): 1 643 random 4 KiB read IOPS and 74.4 MiB/s sequential read. Fitted to the
     /// driver's legacy path in `make perf` (`models/README.md`, "Card profiles"), whose host
-    /// side, the simulated board's 95 µs wake-up cost included, took 140.8 µs per 4 KiB
-    /// random read at depth 32 and 229.7 µs per 512 KiB read at depth 1:
+    /// side took 59.4 µs per 4 KiB random read at depth 32 (no wake-up: the CPU's idle gap
+    /// is shorter than the residency of the state whose exit the board charges,
+    /// `models::idle`) and 229.7 µs per 512 KiB read at depth 1 (the board's 95 µs wake-up
+    /// included):
     ///
     /// * 74.4 MiB/s (78.0 MB/s) is below the bus's 98 MB/s: the card's internal read rate
     ///   limits a long read: 6.72 ms per 512 KiB = access + 1 024 × `read_block_ns` +
     ///   CMD23 and CMD18 (1.7 µs) + host.
     /// * 1 / 1 643 = 608.6 µs = access + 8 × `read_block_ns` + 1.7 µs + host.
-    /// * Both together: `read_block_ns` 5 928 ns, `read_access_ns` 418.7 µs.
+    /// * Both together: `read_block_ns` 5 848 ns, `read_access_ns` 500.7 µs.
     /// * Writes, erase and power-up as [`Latency::SD`] (not measured).
     ///
     /// A fit to one measured host side: TODO[PERF-MODEL] (`docs/todo.md`).
     pub const SD_A2_SDR104: Latency = Latency {
-        read_access_ns: 418_700,
-        read_block_ns: 5_928,
+        read_access_ns: 500_700,
+        read_block_ns: 5_848,
         ..Self::SD
     };
 

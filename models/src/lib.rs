@@ -35,6 +35,7 @@ pub mod bus;
 pub mod cards;
 pub mod cqhci;
 pub mod emmc;
+pub mod idle;
 pub mod latency;
 pub mod memory;
 pub mod msdc;
