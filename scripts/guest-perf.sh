@@ -3,7 +3,7 @@
 # shellcheck shell=dash
 # /perf of the QEMU guest (rdinit=/perf, scripts/perf.sh): measures the simulated
 # disks and null_blk with time-based fio jobs and prints one line per measurement,
-#   perf: <disk> <profile> <mode> <engine> <job> iops=<N> mib_s=<N> lat_us=<mean> p99_us=<N> cpu_us_per_io=<N>
+#   perf: <disk> <profile> <mode> <engine> <job> iops=<N> mib_s=<N> lat_us=<mean> p99_us=<N> cpu_us_per_io=<N> driver=<rust|c>
 # then reboots. The guest runs under QEMU's instruction counting, so its clock,
 # and every figure, follows executed instructions, not the host's load.
 #
@@ -27,6 +27,13 @@
 # and its engine the board's too (mtk_sd_rust_sim.engine=rust|c: the driver's
 # engines or the kernel's C cqhci and mmc_hsq), both read back from the driver's
 # debugfs; a disk whose engine is not the one asked for fails the run.
+# With mtk_sd_rust_sim.driver=c, upstream's C driver (mtk-msdc) serves the slots
+# instead (driver=c): it picks its queue itself from the same device tree (CQHCI
+# with supports-cqe, else HSQ with no-sdio, else one request at a time), which
+# is read back from the MMC core's log ("mmcN: Command Queue Engine enabled",
+# "Host Software Queue enabled"; neither: one at a time); its engines are C
+# (engine c) and it has no debugfs of the Rust driver. A disk whose host is bound
+# to the other driver fails the run.
 
 /bin/busybox --install -s /bin
 export PATH=/bin:/usr/bin
@@ -45,6 +52,7 @@ MODE=$(param msdc_perf smoke)
 DISKS=$(param msdc_perf_disks emmc-cq,emmc,sd,null | tr ',' ' ')
 WAIT=$(param msdc_perf_wait 60)
 ENGINE=$(param mtk_sd_rust_sim.engine rust)
+DRIVERS=$(param mtk_sd_rust_sim.driver rust)
 SWEEP=$(param msdc_perf_sweep "")
 COST=$(param msdc_perf_cost "" | tr ',' ' ')
 JOBS=$(param msdc_perf_jobs "")
@@ -54,6 +62,16 @@ FAILED=0
 fail() {
 	echo "perf: FAIL $*"
 	FAILED=1
+}
+
+# The driver the board gave disk $1: mtk_sd_rust_sim.driver= is rust, c, or a list
+# in slot order (emmc-cq, emmc, sd first), whose missing entries are rust.
+driver_of() {
+	local n
+	case $DRIVERS in rust | c) echo "$DRIVERS"; return ;; esac
+	case $1 in emmc-cq) n=1 ;; emmc) n=2 ;; sd) n=3 ;; *) echo rust; return ;; esac
+	n=$(echo "$DRIVERS" | cut -d, -f"$n")
+	echo "${n:-rust}"
 }
 
 # The register window of each measured simulated slot, by the board's layout
@@ -131,6 +149,24 @@ disk_of_slot() {
 	done
 }
 
+# The platform driver of the slots for mtk_sd_rust_sim.driver=$1: rust or c (the
+# perf harness gives every slot the same driver).
+driver_name() {
+	case $1 in
+	rust) echo mtk_sd_rust ;;
+	c) echo mtk-msdc ;;
+	esac
+}
+
+# The queue the MMC core enabled on host $1, from its log: cqe, hsq, or legacy
+# (neither line). Upstream's C driver has no debugfs of its mode.
+core_mode() {
+	if dmesg | grep -q "$1: Command Queue Engine enabled"; then echo cqe
+	elif dmesg | grep -q "$1: Host Software Queue enabled"; then echo hsq
+	else echo legacy
+	fi
+}
+
 wait_for_disks() {
 	local start=$(date +%s) d missing
 	while :; do
@@ -154,7 +190,7 @@ busy_ticks() {
 }
 
 # One time-based job: prints its perf line. $1 disk label, $2 mode, $3 engine,
-# $4 job name, $5 device, then fio options.
+# $4 job name, $5 device, then fio options; the driver is $DRIVER (rust or c).
 measure() {
 	local label=$1 mode=$2 engine=$3 job=$4 dev=$5 out=/tmp/perf-$1-$4 before after rc=0
 	shift 5
@@ -183,15 +219,15 @@ measure() {
 	echo "$terse" | awk -F';' -v d="$label" -v p="$(profile_of "$label")" -v m="$mode" \
 		-v e="$engine" -v j="$job" -v busy=$((after - before)) -v rt="$RUNTIME" \
 		-v model_ns=$((model_after - model_before)) -v hw0="$hw_before" -v hw1="$hw_after" \
-		-v lag0="$lag_before" -v lag1="$lag_after" '{
+		-v lag0="$lag_before" -v lag1="$lag_after" -v drv="$DRIVER" '{
 		iops = $8 + $49; kib = $7 + $48
 		lat = (($8 * $40) + ($49 * $81)) / (iops > 0 ? iops : 1)
 		split($30, rp, "="); split($71, wp, "=")
 		p99 = rp[2] > wp[2] ? rp[2] : wp[2]
 		ios = iops * rt
 		cpu = ios > 0 ? busy * 10000 / ios : 0
-		printf "perf: %s %s %s %s %s iops=%d mib_s=%.1f lat_us=%.0f p99_us=%d cpu_us_per_io=%.1f\n",
-			d, p, m, e, j, iops, kib / 1024, lat, p99, cpu
+		printf "perf: %s %s %s %s %s iops=%d mib_s=%.1f lat_us=%.0f p99_us=%d cpu_us_per_io=%.1f driver=%s\n",
+			d, p, m, e, j, iops, kib / 1024, lat, p99, cpu, drv
 		model = ios > 0 ? model_ns / 1000 / ios : 0
 		host = cpu > model ? cpu - model : 0
 		# The hardware side per I/O: bus, card, waits of the CQHCI block, the wake-up.
@@ -204,7 +240,7 @@ measure() {
 		lag = starts > 0 ? (l1[1] - l0[1]) / 1000 / starts : 0
 		printf "perf-time: %s %s %s %s model_us_per_io=%.1f host_us_per_io=%.1f" \
 			" bus_us_per_io=%.1f card_us_per_io=%.1f wait_us_per_io=%.1f wake_us_per_io=%.1f" \
-			" wall_us_per_io=%.1f start_lag_us=%.1f\n", d, m, e, j, model, host, hw[1], hw[2], hw[3], hw[4], wall, lag }'
+			" wall_us_per_io=%.1f start_lag_us=%.1f driver=%s\n", d, m, e, j, model, host, hw[1], hw[2], hw[3], hw[4], wall, lag, drv }'
 }
 
 # One job's exact cost (msdc_perf_cost): the job for each of the two I/O counts
@@ -292,6 +328,7 @@ echo "perf: kernel $(uname -r), $(fio --version), mode $MODE, disks $DISKS"
 if [ "$FAILED" -eq 0 ] && wait_for_disks; then
 	for d in $DISKS; do
 		if [ "$d" = null ]; then
+			DRIVER=rust
 			if [ -b /dev/nullb0 ]; then
 				run_jobs null null none /dev/nullb0
 			else
@@ -301,12 +338,25 @@ if [ "$FAILED" -eq 0 ] && wait_for_disks; then
 		fi
 		set -- $(disk_of_slot "$d")
 		disk=$1 host=$2
-		mode=$(cat "/sys/kernel/debug/mtk_sd_rust/$host/mode" 2>/dev/null)
-		[ -n "$mode" ] || { fail "$d: no debugfs mode for $host"; continue; }
-		engine=$(cat "/sys/kernel/debug/mtk_sd_rust/$host/engine" 2>/dev/null)
+		DRIVER=$(driver_of "$d")
+		case $DRIVER in rust | c) ;; *) fail "$d: mtk_sd_rust_sim.driver= gives it '$DRIVER'"; continue ;; esac
+		bound=$(readlink -f "/sys/class/mmc_host/$host/device/driver")
+		bound=${bound##*/}
+		if [ "$bound" != "$(driver_name "$DRIVER")" ]; then
+			fail "$d: $host is bound to '$bound', the board asked for the $DRIVER driver"
+			continue
+		fi
+		if [ "$DRIVER" = c ]; then
+			mode=$(core_mode "$host")
+			engine=c
+		else
+			mode=$(cat "/sys/kernel/debug/mtk_sd_rust/$host/mode" 2>/dev/null)
+			[ -n "$mode" ] || { fail "$d: no debugfs mode for $host"; continue; }
+			engine=$(cat "/sys/kernel/debug/mtk_sd_rust/$host/engine" 2>/dev/null)
+		fi
 		if [ "$mode" = legacy ]; then
 			engine=none
-		elif [ "$engine" != "$ENGINE" ]; then
+		elif [ "$DRIVER" = rust ] && [ "$engine" != "$ENGINE" ]; then
 			fail "$d: $host runs the '$engine' engine, the board asked for '$ENGINE'"
 			continue
 		fi

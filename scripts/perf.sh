@@ -8,12 +8,15 @@
 # (mtk_sd_rust_sim.queue=cqe|hsq|legacy), and the queued modes again with the
 # kernel's C engines in the Rust engines' place (mtk_sd_rust_sim.engine=c: the C
 # cqhci and mmc_hsq, CONFIG_MMC_MTK_RUST_C_ENGINES); in each, /perf
-# (scripts/guest-perf.sh) runs time-based fio jobs and prints `perf:` lines. This script collects them
-# into a CSV and a PNG chart and prints the table. It asserts no speed.
+# (scripts/guest-perf.sh) runs time-based fio jobs and prints `perf:` lines. The same
+# boots again with upstream's C driver on the slots (mtk_sd_rust_sim.driver=c,
+# CONFIG_MMC_MTK_RUST_SIM_C_DRIVER), which picks its queue itself from the device
+# tree the board's queue mode leaves: the perf: line's driver=<rust|c>. This script
+# collects them into a CSV and a PNG chart and prints the table. It asserts no speed.
 #
 # The smoke mode (make test's perf-smoke) checks only that this harness runs: one
-# 1-s job per disk in two boots (Rust engines, C engines) of the x86_64 test
-# kernel, which make test has built anyway, without -icount. Its figures are of a
+# 1-s job per disk in three boots (Rust engines, C engines, upstream's C driver)
+# of the x86_64 test kernel, which make test has built anyway, without -icount. Its figures are of a
 # KASAN kernel on a shared machine and mean nothing.
 #
 # The wake mode (make perf-wake) is the sensitivity of the HSQ gain to the board's
@@ -35,14 +38,18 @@
 # guest executed per I/O outside the idle loop, in thousands (a microsecond each
 # under -icount shift=0), not /proc/stat's ticks.
 #
+# The cost runs are the Rust driver's only: upstream's C driver's boots run without
+# them (insncount's driver bucket is the Rust driver's objects).
+#
 # environment:
 #   E2E_NO_BUILD=1   boot the cached kernel as it is (make test builds it first)
 #   PERF_COST=N1,N2  the cost runs' two I/O counts per fio thread (1 means 100,400);
 #                    unset: no cost runs
 #   PERF_COST_TOP=N  also write, per cost run, the N kernel symbols that ran the most
 #                    instructions, into each boot's log.counts (the plugin's top=N)
-#   PERF_JOBS=LIST   only these jobs (comma separated names, randread-4k-qd32-j1 ...);
-#                    the wake mode's default is randread and randrw 4k at qd1-j1, qd32-j1
+#   PERF_JOBS=LIST   only these jobs (comma separated names, randread-4k-qd32-j1 ...),
+#                    and no transfer size sweep; the wake mode's default is randread
+#                    and randrw 4k at qd1-j1, qd32-j1
 #   PERF_WAKE_NS=LIST the wake mode's wake-up costs in ns (default 0,20000,95000)
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -101,28 +108,56 @@ PLUGIN=()
 C_ENGINE_PROBLEMS='cqhci: |running CQE recovery|could not stop mmc software queue'
 C_ENGINE_PROBLEMS+='|C engine: |did not initialise|model violation|engine= takes'
 
-# Boots once: $1 the board's queue mode, $2 its engines (rust, or c: the kernel's
-# C engines), $3 the disks to measure, $4 (optional) the host's request limit in
-# KiB for the transfer size sweep instead of the jobs. With WAKE_NS set, the board's
-# wake-up cost is that.
+# mtk_sd_rust_sim.driver= for a boot of upstream's C driver on the disks $1: C on the
+# measured slots only, in slot order (emmc-cq, emmc, sd), the Rust driver on the
+# others, so that a slot not measured cannot fail the boot.
+c_driver_slots() {
+	local slots=(rust rust rust) i=0 d
+	for d in emmc-cq emmc sd; do
+		[[ ,$1, != *,$d,* ]] || slots[i]=c
+		i=$((i + 1))
+	done
+	local IFS=,
+	echo "${slots[*]}"
+}
+
+# Boots once: $1 the board's queue mode, $2 the driver of its slots (rust, or c:
+# upstream's mtk-sd.c), $3 the Rust driver's engines (rust, or c: the kernel's C
+# engines; `-` for the C driver, whose engines are C), $4 the disks to measure, $5
+# (optional) the host's request limit in KiB for the transfer size sweep instead of
+# the jobs. With WAKE_NS set, the board's wake-up cost is that.
 boot() {
-	local queue=$1 engine=$2 disks=$3 sweep=${4:-} status=0 suffix=
-	[[ $engine == rust ]] || suffix=-$engine
+	local queue=$1 driver=$2 engine=$3 disks=$4 sweep=${5:-} status=0 suffix=
+	if [[ $driver == c ]]; then
+		suffix=-driver-c
+	elif [[ $engine != rust ]]; then
+		suffix=-$engine
+	fi
 	[[ -z ${WAKE_NS:-} ]] || suffix+=-wake$WAKE_NS
 	local log=$OUT/perf-$MODE-$queue$suffix${sweep:+-sweep$sweep}.log
 	local cmdline="console=ttyS0 kunit.enable=0 panic=-1 rdinit=/perf msdc_perf=$GUEST_MODE"
 	cmdline+=" msdc_perf_disks=$disks mtk_sd_rust_sim.queue=$queue null_blk.nr_devices=1"
-	cmdline+=" mtk_sd_rust_sim.engine=$engine"
+	if [[ $driver == c ]]; then
+		cmdline+=" mtk_sd_rust_sim.driver=$(c_driver_slots "$disks")"
+	else
+		cmdline+=" mtk_sd_rust_sim.engine=$engine"
+	fi
 	[[ -z $JOBS ]] || cmdline+=" msdc_perf_jobs=$JOBS"
 	[[ -z ${WAKE_NS:-} ]] || cmdline+=" mtk_sd_rust_sim.wake_ns=$WAKE_NS"
 	[[ -z $sweep ]] || cmdline+=" msdc_perf_sweep=$sweep mtk_sd_rust_sim.max_request_kib=${sweep%k}"
 	local plugin=()
-	if [[ -n $COST && -z $sweep ]]; then
+	if [[ -n $COST && $driver == c ]]; then
+		log "perf $MODE: no cost runs with upstream's C driver (insncount's driver bucket is the Rust driver's objects)"
+	elif [[ -n $COST && -z $sweep ]]; then
 		cmdline+=" msdc_perf_cost=$COST nokaslr"
 		plugin=("${PLUGIN[@]}")
 		plugin[1]+=",out=$log.counts"
 	fi
-	log "perf $MODE: booting with the board's queues at most '$queue', $engine engines (log: $log)"
+	if [[ $driver == c ]]; then
+		log "perf $MODE: booting with the board's queues at most '$queue', upstream's C driver (log: $log)"
+	else
+		log "perf $MODE: booting with the board's queues at most '$queue', $engine engines (log: $log)"
+	fi
 	local start=$SECONDS
 	timeout "${PERF_TIMEOUT:-1800}" qemu-system-x86_64 -accel tcg "${ICOUNT[@]}" \
 		-cpu max -smp 1 -m 2048 -nodefaults -display none -no-reboot -serial stdio \
@@ -136,7 +171,7 @@ boot() {
 		grep -nE "$KERNEL_PROBLEMS" <<<"$text" | head -n 20 >&2
 		die "the kernel complained during the measurement; log: $log"
 	fi
-	if [[ $engine == c ]] && grep -qE "$C_ENGINE_PROBLEMS" <<<"$text"; then
+	if [[ $engine == c || $driver == c ]] && grep -qE "$C_ENGINE_PROBLEMS" <<<"$text"; then
 		grep -nE "$C_ENGINE_PROBLEMS" <<<"$text" | head -n 20 >&2
 		die "the kernel's C engines reported errors during the measurement; log: $log"
 	fi
@@ -144,8 +179,15 @@ boot() {
 		grep -E '^perf: (FAIL|  )' <<<"$text" >&2 || true
 		die "the guest's measurement failed; log: $log"
 	}
-	grep -E '^perf(-time)?: [a-z-]+ ' <<<"$text" | grep -v '^perf: result' |
-		grep -E ' (iops|model_us_per_io)=' || true
+	local measured
+	measured=$(grep -E '^perf(-time)?: [a-z-]+ ' <<<"$text" | grep -v '^perf: result' |
+		grep -E ' (iops|model_us_per_io)=' || true)
+	# Every measurement names the driver the boot asked for, last.
+	if [[ -n $measured ]] && grep -vqE " driver=$driver\$" <<<"$measured"; then
+		grep -vE " driver=$driver\$" <<<"$measured" | head -n 5 >&2
+		die "a measurement does not end in driver=$driver; log: $log"
+	fi
+	[[ -z $measured ]] || printf '%s\n' "$measured"
 	[[ ${#plugin[@]} -eq 0 ]] || insncount_windows "$log" "$log.counts" perf | insncount_cost
 }
 
@@ -153,11 +195,11 @@ boot() {
 # time, for each wake-up cost; then the HSQ gain per disk, job and cost.
 if [[ $MODE == wake ]]; then
 	WAKE_CSV=$OUT/perf-wake.csv
-	echo "wake_ns,disk,profile,mode,engine,job,iops,mib_s,lat_us,p99_us,cpu_us_per_io,wake_us_per_io,start_lag_us" >"$WAKE_CSV"
+	echo "wake_ns,disk,profile,mode,engine,job,iops,mib_s,lat_us,p99_us,cpu_us_per_io,driver,wake_us_per_io,start_lag_us" >"$WAKE_CSV"
 	for WAKE_NS in ${WAKES//,/ }; do
 		lines=$(
-			boot cqe rust emmc,sd
-			boot legacy rust emmc,sd
+			boot cqe rust rust emmc,sd
+			boot legacy rust rust emmc,sd
 		)
 		printf '%s\n' "$lines" | grep '^perf: '
 		# The wake-up the board charged per I/O, from the perf-time line of the same job.
@@ -182,7 +224,7 @@ if [[ $MODE == wake ]]; then
 		k = $2 "," $6 "," $1
 		if (!(k in seen)) { seen[k] = 1; order[++n] = k }
 		iops[k, $4] = $7
-		if ($4 == "legacy") wake[k] = $12
+		if ($4 == "legacy") wake[k] = $13
 	} END {
 		printf "%-6s %-20s %8s %9s %9s %8s %18s\n", "disk", "job", "wake_us", "legacy", "hsq", "gain", "legacy_wake_us/io"
 		for (i = 1; i <= n; i++) {
@@ -203,15 +245,28 @@ fi
 # The transfer size sweep (full runs only): the host's request limit at upstream's
 # 512 KiB and at the most its descriptors carry (8 MiB with CQHCI; without it, the GPD/BD
 # chain's limit, which the 65,535-block cap keeps at 32 MiB).
+# Upstream's C driver in the same boots, picking its queue from what the board's
+# mode leaves of the device tree: CQHCI on the CQE slot, HSQ on the others (cqe);
+# HSQ on the CQE slot (hsq); one request at a time everywhere (legacy). Its CQE
+# slot is left out until its queued tasks run on the board (docs/todo.md,
+# [C-DRIVER-DATA]: the boot fails on its cqhci's errors, so that slot runs our
+# driver then); smoke runs boot it once, on the disks it serves in HSQ.
+C_CQE_DISKS=emmc,sd
 lines=$(
-	boot cqe rust emmc-cq,emmc,sd,null
-	boot cqe c emmc-cq,emmc,sd
+	boot cqe rust rust emmc-cq,emmc,sd,null
+	boot cqe rust c emmc-cq,emmc,sd
+	log "perf $MODE: upstream's C driver without emmc-cq in cqe mode: its CQHCI tasks time out on the board ([C-DRIVER-DATA])"
+	boot cqe c - "$C_CQE_DISKS"
 	if [[ $MODE == full ]]; then
-		boot hsq rust emmc-cq
-		boot legacy rust emmc-cq,emmc,sd
-		boot hsq c emmc-cq
-		boot cqe rust emmc-cq,emmc,sd 512k
-		boot cqe rust emmc-cq,emmc,sd max
+		boot hsq rust rust emmc-cq
+		boot legacy rust rust emmc-cq,emmc,sd
+		boot hsq rust c emmc-cq
+		boot hsq c - emmc-cq
+		boot legacy c - emmc-cq,emmc,sd
+		if [[ -z $JOBS ]]; then
+			boot cqe rust rust emmc-cq,emmc,sd 512k
+			boot cqe rust rust emmc-cq,emmc,sd max
+		fi
 	fi
 )
 [[ -n $lines ]] || die "no measurement came back"
@@ -233,7 +288,7 @@ if [[ -n $COST ]]; then
 	$1 == "perf:" {
 		mode = $5 == "c" ? $4 "-c" : $4
 		k = $2 " " mode " " $6
-		if (k in busy) sub(/cpu_us_per_io=[0-9.]+/, sprintf("cpu_us_per_io=%.1f", busy[k] / 1000))
+		if ($12 == "driver=rust" && k in busy) sub(/cpu_us_per_io=[0-9.]+/, sprintf("cpu_us_per_io=%.1f", busy[k] / 1000))
 	}
 	{ print }' <<<"$lines")
 fi
@@ -242,18 +297,19 @@ times=$(grep '^perf-time: ' <<<"$lines" || true)
 lines=$(grep '^perf: ' <<<"$lines")
 TIMES_CSV=$OUT/perf-$MODE-time.csv
 {
-	echo "disk,mode,engine,job,model_us_per_io,host_us_per_io,bus_us_per_io,card_us_per_io,wait_us_per_io,wake_us_per_io,wall_us_per_io,start_lag_us"
+	echo "disk,mode,engine,job,model_us_per_io,host_us_per_io,bus_us_per_io,card_us_per_io,wait_us_per_io,wake_us_per_io,wall_us_per_io,start_lag_us,driver"
 	sed -E 's/^perf-time: //; s/ [a-z0-9_]+=/ /g; s/ /,/g' <<<"$times"
 } >"$TIMES_CSV"
 
 CSV=$OUT/perf-$MODE.csv
 {
-	echo "disk,profile,mode,engine,job,iops,mib_s,lat_us,p99_us,cpu_us_per_io"
+	echo "disk,profile,mode,engine,job,iops,mib_s,lat_us,p99_us,cpu_us_per_io,driver"
 	sed -E 's/^perf: //; s/ [a-z0-9_]+=/ /g; s/ /,/g' <<<"$lines"
 } >"$CSV"
 
 # A table for gnuplot from the CSV: one row per $2 (job or read size), one column per
-# series (disk/mode/engine, or disk/mode/limit for the sweep), values from column $3.
+# series (disk/mode/engine/driver, or disk/mode/limit for the sweep), values from
+# column $3.
 # $1: `jobs` (every measurement but the sweep's) or `sweep`.
 to_table() {
 	awk -F, -v kind="$1" -v col="$2" 'NR > 1 {
@@ -263,7 +319,7 @@ to_table() {
 			split($5, p, "-"); row = p[2]
 			series = $1 "/" $3 "/limit-" substr($5, RSTART + 4, RLENGTH - 4)
 		} else {
-			row = $5; series = $1 "/" $3 "/" $4
+			row = $5; series = $1 "/" $3 "/" $4 "/" $11
 		}
 		if (!(series in seen)) { seen[series] = 1; order[++ns] = series }
 		if (!(row in rseen)) { rseen[row] = 1; rows[++nr] = row }
@@ -278,7 +334,7 @@ to_table() {
 	}' "$CSV"
 }
 
-# The chart: IOPS of each job, one bar per disk, mode and engine (log scale, as
+# The chart: IOPS of each job, one bar per disk, mode, engine and driver (log scale, as
 # null_blk is orders of magnitude faster).
 DAT=$OUT/perf-$MODE.dat
 PNG=$OUT/perf-$MODE.png
@@ -287,7 +343,7 @@ columns=$(head -n 1 "$DAT" | wc -w)
 gnuplot <<EOF || die "gnuplot could not draw $PNG"
 set terminal pngcairo size 1400,700 noenhanced
 set output '$PNG'
-set title 'mtk-sd-rust: IOPS by job, disk, mode and engine ($MODE, QEMU -icount)'
+set title 'mtk-sd-rust: IOPS by job, disk, mode, engine and driver ($MODE, QEMU -icount)'
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
