@@ -136,3 +136,38 @@ fn busy_stuck_on_an_r1b_command_starts_at_its_response() {
     assert!(rig.model.card_stuck_busy());
     assert!(!dat0_high(&mut rig) && sdc_busy(&mut rig));
 }
+
+#[test]
+fn a_recovery_command_with_a_bad_response_crc_still_reaches_the_card() {
+    // The CMD48 and CMD12 of the MMC core's CQE recovery: only the command named takes the
+    // fault, and the card runs it before its response is corrupted on the way back.
+    let mut rig = rig();
+    rig.model
+        .inject_into(Fault::ResponseCrc, FaultScope::Opcode(48));
+    assert!(rig.command(13).cmdrdy());
+    assert!(rig.r1b_command(6).cmdrdy());
+    assert!(rig.read_block(17, 512).xfer_compl());
+    assert!(rig.read_block(8, 512).xfer_compl());
+    assert_eq!(rig.model.pending_fault(), Some(Fault::ResponseCrc));
+    let int = rig.r1b_command(48);
+    assert!(int.rspcrcerr() && !int.cmdrdy() && !int.cmdtmo(), "{int:?}");
+    assert_eq!(rig.card.commands.last(), Some(&48), "the card ran CMD48");
+    assert_eq!(rig.model.pending_fault(), None);
+    // The next CMD48 is answered cleanly again.
+    assert!(rig.r1b_command(48).cmdrdy());
+
+    // CMD12 (with the stop flag its command word must carry).
+    rig.model
+        .inject_into(Fault::ResponseCrc, FaultScope::Opcode(12));
+    let word = models::msdc::regs::SDC_CMD::zeroed()
+        .try_with_opcode(12)
+        .and_then(|c| c.try_with_rsptyp(models::msdc::regs::ResponseType::R1b as u32))
+        .unwrap()
+        .with_stop(true);
+    rig.write(models::msdc::regs::SDC_CMD::OFFSET, word.raw());
+    rig.run();
+    let int = rig.take_int();
+    assert!(int.rspcrcerr() && !int.cmdrdy(), "{int:?}");
+    assert_eq!(rig.card.commands.last(), Some(&12), "the card ran CMD12");
+    assert_eq!(rig.model.violations().0, 0);
+}
