@@ -171,3 +171,29 @@ fn a_recovery_command_with_a_bad_response_crc_still_reaches_the_card() {
     assert_eq!(rig.card.commands.last(), Some(&12), "the card ran CMD12");
     assert_eq!(rig.model.violations().0, 0);
 }
+
+#[test]
+fn a_completion_stays_latched_across_a_controller_reset_until_acknowledged() {
+    // The request time-out racing the completion interrupt: the command finished, its
+    // CMDRDY is latched and the line up when the watchdog resets the controller. The reset
+    // (MSDC_CFG.RST) does not clear MSDC_INT: upstream's msdc_reset_hw acknowledges what
+    // is pending itself, and only that ends the interrupt.
+    let mut rig = rig();
+    rig.write(models::msdc::regs::MSDC_INTEN::OFFSET, u32::MAX);
+    let word = models::msdc::regs::SDC_CMD::zeroed()
+        .try_with_opcode(13)
+        .and_then(|c| c.try_with_rsptyp(models::msdc::regs::ResponseType::R1 as u32))
+        .unwrap();
+    rig.write(models::msdc::regs::SDC_CMD::OFFSET, word.raw());
+    rig.run();
+    assert!(rig.model.interrupt_pending());
+    rig.set_bits(models::msdc::regs::MSDC_CFG::OFFSET, 1 << 2);
+    rig.step();
+    let int =
+        models::msdc::regs::MSDC_INT::from_raw(rig.read(models::msdc::regs::MSDC_INT::OFFSET));
+    assert!(int.cmdrdy(), "{int:?}");
+    assert!(rig.model.interrupt_pending(), "the line stays up");
+    rig.write(models::msdc::regs::MSDC_INT::OFFSET, int.raw());
+    assert!(!rig.model.interrupt_pending());
+    assert_eq!(rig.model.violations().0, 0);
+}
