@@ -133,6 +133,7 @@ mod fault;
 mod interrupts;
 mod power;
 mod sampling;
+mod stale;
 mod time;
 
 pub use self::{
@@ -143,7 +144,7 @@ pub use self::{
     time::TimeSplit,
 };
 
-use self::{card_side::Lines, command::RawCommand, dma::DataPhase};
+use self::{card_side::Lines, command::RawCommand, dma::DataPhase, stale::StaleTransfer};
 use super::super::{
     bus::{RegisterFile, Serves},
     cqhci::{self, CqhciModel},
@@ -366,6 +367,8 @@ pub struct MsdcModel {
     /// `MSDC_INT.CMDQ` latched for a host-detected error of the CQHCI block (W1C); the bit
     /// also reads set while the block signals a CQIS interrupt.
     cmdq_error: bool,
+    /// The stale transfer-complete fault ([`MsdcModel::inject_stale_transfer_complete`]).
+    stale: StaleTransfer,
     cfg: MSDC_CFG,
     ps: MSDC_PS,
     int: MSDC_INT,
@@ -450,6 +453,7 @@ impl MsdcModel {
             config,
             cqhci,
             cmdq_error: false,
+            stale: StaleTransfer::Off,
             cfg: MSDC_CFG::zeroed(),
             ps: MSDC_PS::zeroed(),
             int: MSDC_INT::zeroed(),
@@ -649,8 +653,10 @@ impl MsdcModel {
                 if MSDC_INT::from_raw(value).cmdq() {
                     self.cmdq_error = false;
                 }
+                self.after_int_write();
             }
             MSDC_INTEN::OFFSET => {
+                self.before_inten_write(value);
                 let implemented = if self.cqhci.is_some() {
                     MSDC_INTEN::WITH_CQHCI
                 } else {

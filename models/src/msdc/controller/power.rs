@@ -102,6 +102,7 @@ impl MsdcModel {
         let fresh = Self::build(self.config, cqhci);
         let before = core::mem::replace(self, fresh);
         self.fault = before.fault;
+        self.stale = before.stale.after_reset();
         self.commands = before.commands;
         self.block_transfers = before.block_transfers;
         self.elapsed_ns = before.elapsed_ns;
