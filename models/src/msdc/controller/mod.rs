@@ -418,6 +418,8 @@ pub struct MsdcModel {
     /// The source clock (and its gate) runs.
     source_clock: bool,
     power_offs: u32,
+    /// Times `hclk` stopped: each runtime suspend gates it.
+    register_clock_gatings: u32,
     /// CRC errors the sample windows caused.
     sampling_errors: u32,
     /// The card clock state last reported to the card.
@@ -491,6 +493,7 @@ impl MsdcModel {
             register_clock: true,
             source_clock: true,
             power_offs: 0,
+            register_clock_gatings: 0,
             sampling_errors: 0,
             card_clock: false,
             hardware_reset: false,
