@@ -270,9 +270,7 @@ fn msdc_int_cmdq_follows_the_cqhci_interrupt_and_inten_gates_it() {
         enable_cqhci(bus);
         let cmdq = MSDC_INT::zeroed().with_cmdq(true);
         assert!(!bus.read::<MSDC_INT>().cmdq());
-        put_task(ram, 0, true);
-        bus.write(CQTDBR::zeroed().try_with_dbr(1).unwrap());
-        bus.model().run(card, ram, 32);
+        run_task(bus, card, ram, 0);
         assert!(bus.read::<CQIS>().tcc());
         assert!(bus.read::<MSDC_INT>().cmdq());
         // INTEN.CMDQ off: latched but not signalled.
@@ -309,9 +307,7 @@ fn a_host_detected_error_latches_in_msdc_int_with_cmdq() {
             .cqhci_mut()
             .unwrap()
             .inject(CqFault::DataCrc { tag: 0 }));
-        put_task(ram, 0, true);
-        bus.write(CQTDBR::zeroed().try_with_dbr(1).unwrap());
-        bus.model().run(card, ram, 32);
+        run_task(bus, card, ram, 0);
         let int = bus.read::<MSDC_INT>();
         assert!(int.datcrcerr() && int.cmdq(), "{int:?}");
         assert!(bus.model().interrupt_pending());
@@ -735,9 +731,7 @@ fn a_task_data_phase_latches_xfer_compl_which_only_cmdq_signals() {
         enable_cqhci(bus);
         let cmdq = MSDC_INT::zeroed().with_cmdq(true);
         bus.write(MSDC_INTEN::from_raw(cmdq.raw()));
-        put_task(ram, 0, true);
-        bus.write(CQTDBR::zeroed().try_with_dbr(1).unwrap());
-        bus.model().run(card, ram, 32);
+        run_task(bus, card, ram, 0);
         let int = bus.read::<MSDC_INT>();
         assert!(int.xfer_compl() && int.cmdq(), "{int:?}");
         // The handler acknowledges the enabled events, as upstream's msdc_irq does, and the
@@ -769,13 +763,26 @@ fn a_task_data_phase_latches_xfer_compl_which_only_cmdq_signals() {
     });
 }
 
+/// The queue on, only its CMDQ interrupt enabled (as upstream's `msdc_cqe_enable`), and
+/// the stale transfer-complete fault armed.
+fn queue_with_a_stale_transfer_complete_armed(bus: &Bus<MsdcModel>) {
+    enable_cqhci(bus);
+    let cmdq = MSDC_INT::zeroed().with_cmdq(true);
+    bus.write(MSDC_INTEN::from_raw(cmdq.raw()));
+    bus.model().inject_stale_transfer_complete();
+}
+
+/// Rings the doorbell for one read task in `tag` and lets the model run it.
+fn run_task(bus: &Bus<MsdcModel>, card: &mut Card<'_>, ram: &mut Ram<'_>, tag: u8) {
+    put_task(ram, tag, true);
+    bus.write(CQTDBR::zeroed().try_with_dbr(1 << tag).unwrap());
+    bus.model().run(card, ram, 32);
+}
+
 #[test]
 fn a_stale_transfer_complete_latches_behind_the_handler_and_is_taken_at_cqe_off() {
     with_rig(|bus, card, ram| {
-        enable_cqhci(bus);
-        let cmdq = MSDC_INT::zeroed().with_cmdq(true);
-        bus.write(MSDC_INTEN::from_raw(cmdq.raw()));
-        bus.model().inject_stale_transfer_complete();
+        queue_with_a_stale_transfer_complete_armed(bus);
         // Two tasks: the first one's data phase leaves the second in the doorbell and
         // latches as usual; the last one's latches behind the handler's acknowledgement.
         put_task(ram, 0, true);
@@ -808,14 +815,9 @@ fn a_stale_transfer_complete_latches_behind_the_handler_and_is_taken_at_cqe_off(
 #[test]
 fn a_stale_transfer_complete_acknowledged_by_the_running_queue_is_re_armed() {
     with_rig(|bus, card, ram| {
-        enable_cqhci(bus);
-        let cmdq = MSDC_INT::zeroed().with_cmdq(true);
-        bus.write(MSDC_INTEN::from_raw(cmdq.raw()));
-        bus.model().inject_stale_transfer_complete();
+        queue_with_a_stale_transfer_complete_armed(bus);
         for tag in 0..2u8 {
-            put_task(ram, tag, true);
-            bus.write(CQTDBR::zeroed().try_with_dbr(1 << tag).unwrap());
-            bus.model().run(card, ram, 32);
+            run_task(bus, card, ram, tag);
             let int = bus.read::<MSDC_INT>();
             assert!(int.cmdq(), "{int:?}");
             bus.write(int);
@@ -836,13 +838,8 @@ fn a_stale_transfer_complete_acknowledged_by_the_running_queue_is_re_armed() {
 #[test]
 fn a_power_off_takes_a_stale_transfer_complete_away_and_keeps_the_fault_armed() {
     with_rig(|bus, card, ram| {
-        enable_cqhci(bus);
-        let cmdq = MSDC_INT::zeroed().with_cmdq(true);
-        bus.write(MSDC_INTEN::from_raw(cmdq.raw()));
-        bus.model().inject_stale_transfer_complete();
-        put_task(ram, 0, true);
-        bus.write(CQTDBR::zeroed().try_with_dbr(1).unwrap());
-        bus.model().run(card, ram, 32);
+        queue_with_a_stale_transfer_complete_armed(bus);
+        run_task(bus, card, ram, 0);
         let int = bus.read::<MSDC_INT>();
         bus.write(int);
         assert!(
