@@ -107,30 +107,25 @@ model_ns() {
 	if [ -n "$f" ] && [ -r "$f" ]; then cat "$f"; else echo 0; fi
 }
 
-# Where the slot's simulated hardware time went so far, "bus card wait wake" in ns
-# (mtk_sd_rust_sim/<window>/hardware_ns), or zeros for null_blk.
-hardware_ns() {
+# The board's file $2 of disk $1's slot (mtk_sd_rust_sim/<window>/$2) through the sed
+# script $3, or $4 where there is none (null_blk).
+board_figures() {
 	local window f
 	window=$(slot_window "$1")
-	f=/sys/kernel/debug/mtk_sd_rust_sim/$window/hardware_ns
-	if [ -n "$window" ] && [ -r "$f" ]; then
-		sed 's/bus=\([0-9]*\) card=\([0-9]*\) wait=\([0-9]*\) wake=\([0-9]*\)/\1 \2 \3 \4/' "$f"
-	else
-		echo 0 0 0 0
-	fi
+	f=/sys/kernel/debug/mtk_sd_rust_sim/$window/$2
+	if [ -n "$window" ] && [ -r "$f" ]; then sed "$3" "$f"; else echo "$4"; fi
+}
+
+# Where the slot's simulated hardware time went so far, "bus card wait wake" in ns.
+hardware_ns() {
+	board_figures "$1" hardware_ns \
+		's/bus=\([0-9]*\) card=\([0-9]*\) wait=\([0-9]*\) wake=\([0-9]*\)/\1 \2 \3 \4/' "0 0 0 0"
 }
 
 # The lag from a register write that started the slot's work to the run that started
-# it so far, "total starts" (mtk_sd_rust_sim/<window>/start_lag_ns), or zeros.
+# it so far, "total starts".
 start_lag() {
-	local window f
-	window=$(slot_window "$1")
-	f=/sys/kernel/debug/mtk_sd_rust_sim/$window/start_lag_ns
-	if [ -n "$window" ] && [ -r "$f" ]; then
-		sed 's/total=\([0-9]*\) starts=\([0-9]*\) .*/\1 \2/' "$f"
-	else
-		echo 0 0
-	fi
+	board_figures "$1" start_lag_ns 's/total=\([0-9]*\) starts=\([0-9]*\) .*/\1 \2/' "0 0"
 }
 
 # mmcblkN for a slot name, or nothing.

@@ -366,7 +366,9 @@ const SLOT_PATHS: [&CStr; SLOTS.len()] = [
 const IRQ_NODE_PATH: &CStr = c"/msdc-sim-board/interrupt-controller";
 /// The overlay's clock provider node (the slots' clock gates).
 const CLOCK_NODE_PATH: &CStr = c"/msdc-sim-board/clock-controller";
-/// The overlay's power domain provider node (one domain per slot).
+/// The power domain provider node (one domain per slot) of an overlay whose SoC gives
+/// its MSDC nodes power domains; the board's overlay has none (see
+/// [`serve_clocks_and_power`]).
 const POWER_NODE_PATH: &CStr = c"/msdc-sim-board/power-controller";
 
 /// A card model in a slot.
@@ -704,8 +706,9 @@ impl SimulatedMsdc {
         } else {
             MsdcModel::new(config)
         };
-        // As the slot's clock gates and power domain start: stopped and off, until the
-        // driver enables them (genpd powers the domain on when the device attaches).
+        // As the slot's clock gates and power start: stopped and off, until the driver
+        // enables the gates and the board powers the slot (or, with power domains, genpd
+        // powers the domain on when the device attaches).
         for gate in &GATES {
             model.set_clock(gate.clock, false);
         }
@@ -1109,6 +1112,12 @@ impl SimulatedMsdc {
     fn power_offs(&self) -> u32 {
         self.state.lock().model.power_offs()
     }
+
+    /// Times the slot's register clock (`hclk`) was gated: a runtime suspend, whatever the
+    /// driver.
+    fn clock_gatings(&self) -> u32 {
+        self.state.lock().model.register_clock_gatings()
+    }
 }
 
 /// The slot's clock gates and power domain switch the model's clocks and power.
@@ -1215,7 +1224,8 @@ type SlotDir = Pin<KBox<Scope<Arc<SimulatedMsdc>>>>;
 static SLOT_DIRS: SetOnce<KVec<SlotDir>> = SetOnce::new();
 
 /// Publishes in debugfs, per slot, [`SimulatedMsdc::model_ns`] (`model_ns`), the models'
-/// violation count (`violations`) and how often the slot was powered off (`power_offs`),
+/// violation count (`violations`), how often the slot was powered off (`power_offs`, 0
+/// without power domains) and how often its register clock was gated (`clock_gatings`),
 /// the RST_n pulses that reset an eMMC slot's card (`card_resets`, `none` on the other slots),
 /// which the end-to-end run prints (aids: the board works without them), and the fault
 /// injection file (`inject`, see [`faults`]) its fault matrix writes, where the simulated
@@ -1241,6 +1251,9 @@ fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
                     });
                     dir.read_callback_file(c"power_offs", slot, &|slot, f| {
                         writeln!(f, "{}", slot.power_offs())
+                    });
+                    dir.read_callback_file(c"clock_gatings", slot, &|slot, f| {
+                        writeln!(f, "{}", slot.clock_gatings())
                     });
                     dir.read_callback_file(c"card_resets", slot, &|slot, f| match slot
                         .state
@@ -1324,10 +1337,20 @@ fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
 /// The test function driver of the SDIO slot's card, registered for good.
 static SDIO_FUNCTION: SetOnce<sdio_function::SdioFunctionDriver> = SetOnce::new();
 
-/// Serves the slots' clock gates and power domains at the overlay's provider nodes, and
-/// marks those nodes set up, so that the devices created afterwards find their clocks and
-/// domains at once (fw_devlink waits for nothing). Gates and domains live as long as the
-/// kernel, as the board does (built in, never removed).
+/// Serves the slots' clock gates (and power domains, if the overlay has a power domain
+/// provider) at the overlay's provider nodes, and marks those nodes set up, so that the
+/// devices created afterwards find their clocks and domains at once (fw_devlink waits for
+/// nothing). Gates and domains live as long as the kernel, as the board does (built in,
+/// never removed).
+///
+/// The overlay has no power domain provider: none of MediaTek's SoCs gives its MSDC
+/// nodes a `power-domains` (their device trees in the 7.3 tree, `mt8173.dtsi` to
+/// `mt8195.dtsi`), so the controllers stay powered while the system runs and a runtime
+/// suspend only gates their clocks, which is what upstream's runtime PM relies on (it
+/// programs its CQHCI block again only after a system sleep, `msdc_suspend()` calling
+/// `cqhci_suspend()`). A board whose SoC had one would add the provider node (one cell
+/// per slot) and the slots' `power-domains`; powering such a domain off resets the
+/// slot's model.
 fn serve_clocks_and_power(slots: &'static [Arc<SimulatedMsdc>]) -> Result {
     let clock_node = find_node(CLOCK_NODE_PATH)?;
     let mut clocks = ffi::ClockProvider::with_capacity(slots.len() * GATES.len())?;
@@ -1339,7 +1362,13 @@ fn serve_clocks_and_power(slots: &'static [Arc<SimulatedMsdc>]) -> Result {
     }
     clocks.serve(&clock_node)?;
     clock_node.mark_initialized();
-    let power_node = find_node(POWER_NODE_PATH)?;
+    let Some(power_node) = ffi::Node::find(POWER_NODE_PATH) else {
+        // No power domains: the slots are powered for good.
+        for slot in slots {
+            slot.set_power(true);
+        }
+        return Ok(());
+    };
     #[cfg(CONFIG_PM_GENERIC_DOMAINS_OF)]
     {
         let mut domains = ffi::PowerDomains::with_capacity(slots.len())?;

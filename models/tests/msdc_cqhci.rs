@@ -270,9 +270,7 @@ fn msdc_int_cmdq_follows_the_cqhci_interrupt_and_inten_gates_it() {
         enable_cqhci(bus);
         let cmdq = MSDC_INT::zeroed().with_cmdq(true);
         assert!(!bus.read::<MSDC_INT>().cmdq());
-        put_task(ram, 0, true);
-        bus.write(CQTDBR::zeroed().try_with_dbr(1).unwrap());
-        bus.model().run(card, ram, 32);
+        run_task(bus, card, ram, 0);
         assert!(bus.read::<CQIS>().tcc());
         assert!(bus.read::<MSDC_INT>().cmdq());
         // INTEN.CMDQ off: latched but not signalled.
@@ -309,9 +307,7 @@ fn a_host_detected_error_latches_in_msdc_int_with_cmdq() {
             .cqhci_mut()
             .unwrap()
             .inject(CqFault::DataCrc { tag: 0 }));
-        put_task(ram, 0, true);
-        bus.write(CQTDBR::zeroed().try_with_dbr(1).unwrap());
-        bus.model().run(card, ram, 32);
+        run_task(bus, card, ram, 0);
         let int = bus.read::<MSDC_INT>();
         assert!(int.datcrcerr() && int.cmdq(), "{int:?}");
         assert!(bus.model().interrupt_pending());
@@ -726,5 +722,134 @@ fn the_emmc_profile_queues_about_11000_random_reads_and_13000_writes_a_second_at
             "{:?}",
             bus.model().violations()
         );
+    });
+}
+
+#[test]
+fn a_task_data_phase_latches_xfer_compl_which_only_cmdq_signals() {
+    with_rig(|bus, card, ram| {
+        enable_cqhci(bus);
+        let cmdq = MSDC_INT::zeroed().with_cmdq(true);
+        bus.write(MSDC_INTEN::from_raw(cmdq.raw()));
+        run_task(bus, card, ram, 0);
+        let int = bus.read::<MSDC_INT>();
+        assert!(int.xfer_compl() && int.cmdq(), "{int:?}");
+        // The handler acknowledges the enabled events, as upstream's msdc_irq does, and the
+        // task's completion: XFER_COMPL stays latched, with no interrupt.
+        bus.write(MSDC_INT::from_raw(int.raw() & cmdq.raw()));
+        bus.write(CQIS::from_raw(bus.read::<CQIS>().raw()));
+        assert!(!bus.model().interrupt_pending());
+        assert!(
+            bus.read::<MSDC_INT>().xfer_compl(),
+            "stale until acknowledged"
+        );
+        // msdc_cqe_disable's acknowledgement of everything pending clears it.
+        bus.write(MSDC_INTEN::zeroed());
+        let int = bus.read::<MSDC_INT>();
+        bus.write(int);
+        assert_eq!(bus.read::<MSDC_INT>().raw(), 0);
+        // A task whose data fails latches its error, not XFER_COMPL.
+        bus.write(MSDC_INTEN::from_raw(cmdq.raw()));
+        assert!(bus
+            .model()
+            .cqhci_mut()
+            .unwrap()
+            .inject(CqFault::DataCrc { tag: 1 }));
+        put_task(ram, 1, true);
+        bus.write(CQTDBR::zeroed().try_with_dbr(1 << 1).unwrap());
+        bus.model().run(card, ram, 32);
+        let int = bus.read::<MSDC_INT>();
+        assert!(int.datcrcerr() && !int.xfer_compl(), "{int:?}");
+    });
+}
+
+/// The queue on, only its CMDQ interrupt enabled (as upstream's `msdc_cqe_enable`), and
+/// the stale transfer-complete fault armed.
+fn queue_with_a_stale_transfer_complete_armed(bus: &Bus<MsdcModel>) {
+    enable_cqhci(bus);
+    let cmdq = MSDC_INT::zeroed().with_cmdq(true);
+    bus.write(MSDC_INTEN::from_raw(cmdq.raw()));
+    bus.model().inject_stale_transfer_complete();
+}
+
+/// Rings the doorbell for one read task in `tag` and lets the model run it.
+fn run_task(bus: &Bus<MsdcModel>, card: &mut Card<'_>, ram: &mut Ram<'_>, tag: u8) {
+    put_task(ram, tag, true);
+    bus.write(CQTDBR::zeroed().try_with_dbr(1 << tag).unwrap());
+    bus.model().run(card, ram, 32);
+}
+
+#[test]
+fn a_stale_transfer_complete_latches_behind_the_handler_and_is_taken_at_cqe_off() {
+    with_rig(|bus, card, ram| {
+        queue_with_a_stale_transfer_complete_armed(bus);
+        // Two tasks: the first one's data phase leaves the second in the doorbell and
+        // latches as usual; the last one's latches behind the handler's acknowledgement.
+        put_task(ram, 0, true);
+        put_task(ram, 1, true);
+        bus.write(CQTDBR::zeroed().try_with_dbr(0b11).unwrap());
+        bus.model().run(card, ram, 64);
+        assert_eq!(bus.read::<CQTCN>().tcn(), 0b11);
+        let int = bus.read::<MSDC_INT>();
+        assert!(int.cmdq() && int.xfer_compl(), "the first task's: {int:?}");
+        // The handler acknowledges everything it read, then the tasks' completions.
+        bus.write(int);
+        bus.write(CQIS::from_raw(bus.read::<CQIS>().raw()));
+        let stale = bus.read::<MSDC_INT>();
+        assert!(stale.xfer_compl() && !stale.cmdq(), "{stale:?}");
+        assert!(!bus.model().interrupt_pending(), "no interrupt for it");
+        assert!(bus.model().stale_transfer_complete_pending());
+        assert!(!bus.model().stale_transfer_complete_taken());
+        // cqe_off: the CMDQ interrupt disabled with the event latched takes the fault.
+        bus.write(MSDC_INTEN::zeroed());
+        assert!(bus.model().stale_transfer_complete_taken());
+        assert!(bus.model().take_stale_transfer_complete());
+        assert!(!bus.model().take_stale_transfer_complete(), "once");
+        assert!(
+            bus.read::<MSDC_INT>().xfer_compl(),
+            "still there to acknowledge"
+        );
+    });
+}
+
+#[test]
+fn a_stale_transfer_complete_acknowledged_by_the_running_queue_is_re_armed() {
+    with_rig(|bus, card, ram| {
+        queue_with_a_stale_transfer_complete_armed(bus);
+        for tag in 0..2u8 {
+            run_task(bus, card, ram, tag);
+            let int = bus.read::<MSDC_INT>();
+            assert!(int.cmdq(), "{int:?}");
+            bus.write(int);
+            bus.write(CQIS::from_raw(bus.read::<CQIS>().raw()));
+            // A task's handler that finds the stale event acknowledges it.
+            let again = bus.read::<MSDC_INT>();
+            bus.write(again);
+            assert!(bus.model().stale_transfer_complete_pending(), "tag {tag}");
+        }
+        bus.write(MSDC_INTEN::zeroed());
+        assert!(
+            !bus.model().take_stale_transfer_complete(),
+            "nothing left latched"
+        );
+    });
+}
+
+#[test]
+fn a_power_off_takes_a_stale_transfer_complete_away_and_keeps_the_fault_armed() {
+    with_rig(|bus, card, ram| {
+        queue_with_a_stale_transfer_complete_armed(bus);
+        run_task(bus, card, ram, 0);
+        let int = bus.read::<MSDC_INT>();
+        bus.write(int);
+        assert!(
+            bus.read::<MSDC_INT>().xfer_compl(),
+            "latched behind the handler"
+        );
+        bus.model().power_off();
+        bus.model().power_on();
+        assert_eq!(bus.read::<MSDC_INT>().raw(), 0, "registers reset");
+        assert!(bus.model().stale_transfer_complete_pending(), "armed again");
+        assert!(!bus.model().stale_transfer_complete_taken());
     });
 }

@@ -136,3 +136,64 @@ fn busy_stuck_on_an_r1b_command_starts_at_its_response() {
     assert!(rig.model.card_stuck_busy());
     assert!(!dat0_high(&mut rig) && sdc_busy(&mut rig));
 }
+
+#[test]
+fn a_recovery_command_with_a_bad_response_crc_still_reaches_the_card() {
+    // The CMD48 and CMD12 of the MMC core's CQE recovery: only the command named takes the
+    // fault, and the card runs it before its response is corrupted on the way back.
+    let mut rig = rig();
+    rig.model
+        .inject_into(Fault::ResponseCrc, FaultScope::Opcode(48));
+    assert!(rig.command(13).cmdrdy());
+    assert!(rig.r1b_command(6).cmdrdy());
+    assert!(rig.read_block(17, 512).xfer_compl());
+    assert!(rig.read_block(8, 512).xfer_compl());
+    assert_eq!(rig.model.pending_fault(), Some(Fault::ResponseCrc));
+    let int = rig.r1b_command(48);
+    assert!(int.rspcrcerr() && !int.cmdrdy() && !int.cmdtmo(), "{int:?}");
+    assert_eq!(rig.card.commands.last(), Some(&48), "the card ran CMD48");
+    assert_eq!(rig.model.pending_fault(), None);
+    // The next CMD48 is answered cleanly again.
+    assert!(rig.r1b_command(48).cmdrdy());
+
+    // CMD12 (with the stop flag its command word must carry).
+    rig.model
+        .inject_into(Fault::ResponseCrc, FaultScope::Opcode(12));
+    let word = models::msdc::regs::SDC_CMD::zeroed()
+        .try_with_opcode(12)
+        .and_then(|c| c.try_with_rsptyp(models::msdc::regs::ResponseType::R1b as u32))
+        .unwrap()
+        .with_stop(true);
+    rig.write(models::msdc::regs::SDC_CMD::OFFSET, word.raw());
+    rig.run();
+    let int = rig.take_int();
+    assert!(int.rspcrcerr() && !int.cmdrdy(), "{int:?}");
+    assert_eq!(rig.card.commands.last(), Some(&12), "the card ran CMD12");
+    assert_eq!(rig.model.violations().0, 0);
+}
+
+#[test]
+fn a_completion_stays_latched_across_a_controller_reset_until_acknowledged() {
+    // The request time-out racing the completion interrupt: the command finished, its
+    // CMDRDY is latched and the line up when the watchdog resets the controller. The reset
+    // (MSDC_CFG.RST) does not clear MSDC_INT: upstream's msdc_reset_hw acknowledges what
+    // is pending itself, and only that ends the interrupt.
+    let mut rig = rig();
+    rig.write(models::msdc::regs::MSDC_INTEN::OFFSET, u32::MAX);
+    let word = models::msdc::regs::SDC_CMD::zeroed()
+        .try_with_opcode(13)
+        .and_then(|c| c.try_with_rsptyp(models::msdc::regs::ResponseType::R1 as u32))
+        .unwrap();
+    rig.write(models::msdc::regs::SDC_CMD::OFFSET, word.raw());
+    rig.run();
+    assert!(rig.model.interrupt_pending());
+    rig.set_bits(models::msdc::regs::MSDC_CFG::OFFSET, 1 << 2);
+    rig.step();
+    let int =
+        models::msdc::regs::MSDC_INT::from_raw(rig.read(models::msdc::regs::MSDC_INT::OFFSET));
+    assert!(int.cmdrdy(), "{int:?}");
+    assert!(rig.model.interrupt_pending(), "the line stays up");
+    rig.write(models::msdc::regs::MSDC_INT::OFFSET, int.raw());
+    assert!(!rig.model.interrupt_pending());
+    assert_eq!(rig.model.violations().0, 0);
+}

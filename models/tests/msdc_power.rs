@@ -14,8 +14,8 @@ use models::msdc::controller::CLOCK_SETTLE_NS;
 use models::msdc::regs::{
     DataType, ResponseType, CQHCI_BASE, EMMC50_CFG0, EMMC50_CFG3, MSDC_CFG, MSDC_INT, MSDC_INTEN,
     MSDC_IOCON, MSDC_PAD_TUNE, MSDC_PAD_TUNE0, MSDC_PATCH_BIT, MSDC_PATCH_BIT1, MSDC_PATCH_BIT2,
-    PAD_CMD_TUNE, PAD_DS_TUNE, SDC_ARG, SDC_BLK_NUM, SDC_CFG, SDC_CMD, SDC_FIFO_CFG, SDC_RESP0,
-    SDC_STS,
+    PAD_CMD_TUNE, PAD_DS_TUNE, SDC_ADV_CFG0, SDC_ARG, SDC_BLK_NUM, SDC_CFG, SDC_CMD, SDC_FIFO_CFG,
+    SDC_RESP0, SDC_STS,
 };
 use models::msdc::{ModelClock, ModelConfig, MsdcModel, Violation};
 use models::Ram;
@@ -473,4 +473,51 @@ fn power_offs_count_and_the_clocks_stay_as_they_were_set() {
     let model = bus.model();
     assert_eq!(model.power_offs(), 2);
     assert_eq!(model.violations().0, 0);
+}
+
+/// A runtime suspend on MediaTek's SoCs gates the controller's clocks and nothing more:
+/// none of their device trees gives an MSDC node a power domain, and upstream programs
+/// its CQHCI block again only after a system sleep (`msdc_suspend()` →
+/// `cqhci_suspend()`), not after a runtime suspend (`msdc_runtime_resume()`). Gating
+/// both clocks must keep every register, the CQHCI block's task list base and
+/// configuration included, and `SDC_ADV_CFG0`'s DAT1 interrupt detection, which upstream
+/// sets only in `msdc_init_hw()` and saves nowhere; the gatings of `hclk` are counted.
+#[test]
+fn gating_the_clocks_keeps_every_register_the_cqhci_blocks_included() {
+    let bus = joined();
+    let adv = SDC_ADV_CFG0::zeroed().with_dat1_irq_trigger(true);
+    let mut written = configuration().to_vec();
+    written.push((SDC_ADV_CFG0::OFFSET, adv.raw()));
+    for &(offset, value) in &written {
+        bus.model().write(offset, value);
+    }
+    assert!(ckstb_after_settling(&bus));
+    let before: Vec<(usize, u32)> = written
+        .iter()
+        .map(|&(offset, _)| (offset, bus.model().read(offset)))
+        .collect();
+    assert_eq!(bus.read::<SDC_ADV_CFG0>(), adv);
+    assert_eq!(bus.model().register_clock_gatings(), 0);
+    for round in 1..=2 {
+        bus.model().set_clock(ModelClock::Source, false);
+        bus.model().set_clock(ModelClock::Register, false);
+        bus.model().set_clock(ModelClock::Register, false);
+        bus.model().set_clock(ModelClock::Register, true);
+        bus.model().set_clock(ModelClock::Source, true);
+        assert!(ckstb_after_settling(&bus));
+        assert_eq!(bus.model().register_clock_gatings(), round, "already gated");
+    }
+    for &(offset, value) in &before {
+        assert_eq!(bus.model().read(offset), value, "offset {offset:#x}");
+    }
+    assert!(bus.model().cqhci().unwrap().is_enabled());
+    bus.model().power_off();
+    bus.model().power_on();
+    let model = bus.model();
+    assert_eq!(
+        model.register_clock_gatings(),
+        2,
+        "the count outlives the power"
+    );
+    assert_eq!(model.violations().0, 0, "{:?}", model.violations());
 }

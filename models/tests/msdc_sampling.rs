@@ -614,3 +614,18 @@ fn a_misread_auto_cmd23_response_is_acmdcrcerr_and_stops_the_command() {
     assert_eq!(rig.model.sampling_errors(), 1);
     assert!(rig.idle());
 }
+
+#[test]
+fn a_window_with_a_hole_passes_on_both_sides_of_it() {
+    // A bad stretch of 5 cells (13..17) inside the board's window: the cells below and
+    // above it sample right, the stretch does not, on the response and the data lines.
+    let window = SampleWindows::span(6, 7) | SampleWindows::span(18, 22);
+    for delays in LAYOUTS {
+        let mut rig = delays.board(windows([window; 2], [window; 2], 0));
+        rig.hs200();
+        assert_eq!(cmd_sweep(&mut rig, delays), window, "{delays:?}");
+        let (a, b) = split(25);
+        set_cmd_cells(&mut rig, delays, a, b, [true, true]);
+        assert_eq!(data_sweep(&mut rig, delays), window, "{delays:?}");
+    }
+}

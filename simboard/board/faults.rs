@@ -27,6 +27,13 @@
 //! response to CMD46/47, a data CRC error, a descriptor the block rejects (ICCE), and
 //! completion bits for a task that was never issued. The board's own: an interrupt for
 //! finished work that it never raises (`lost_irq`).
+//!
+//! Two failure modes met in the field, each the subject of an upstream fix, combine the
+//! models' faults: `recovery_crc`, a task's response error whose recovery then gets its
+//! CMD48's response with a bad CRC (the MMC core sends it as `MMC_RSP_R1B_NO_CRC`); and
+//! `stale_xfer_compl`, the MSDC's transfer-complete of the queue's last data phase left
+//! latched when the queue is turned off for the legacy path
+//! ([`MsdcModel::inject_stale_transfer_complete`]), counted when a `cqe_off` meets it.
 
 use kernel::{prelude::*, uaccess::UserSliceReader};
 
@@ -72,10 +79,18 @@ pub(super) enum BoardFault {
     /// The next interrupt that signals finished work is never raised (the event stays
     /// latched in `MSDC_INT`): the driver's request watchdog has to find it.
     LostInterrupt,
+    /// A queued task's CMD44 response carries an error bit, and the response of the CMD48
+    /// that discards the card's queue in the MMC core's recovery fails its CRC (the card
+    /// discards it all the same); counted when the CMD48 takes it.
+    RecoveryCrc,
+    /// The MSDC's transfer-complete of the queue's last data phase latches after the
+    /// handler acknowledged `MSDC_INT`, and stays latched until the queue is turned off
+    /// for a command of the legacy path; counted when the queue goes off with it latched.
+    StaleTransferComplete,
 }
 
 /// The names the debugfs file takes and shows.
-const NAMES: [(BoardFault, &str); 14] = [
+const NAMES: [(BoardFault, &str); 16] = [
     (BoardFault::CommandCrc, "cmd_crc"),
     (BoardFault::CommandTimeout, "cmd_timeout"),
     (BoardFault::ReadCrc, "read_crc"),
@@ -90,6 +105,8 @@ const NAMES: [(BoardFault, &str); 14] = [
     (BoardFault::DescriptorError, "descriptor_error"),
     (BoardFault::SpuriousCompletion, "spurious_completion"),
     (BoardFault::LostInterrupt, "lost_irq"),
+    (BoardFault::RecoveryCrc, "recovery_crc"),
+    (BoardFault::StaleTransferComplete, "stale_xfer_compl"),
 ];
 
 impl BoardFault {
@@ -143,6 +160,9 @@ pub(super) struct FaultPlan {
     /// How long the card programs with DAT0 low after a write, ms
     /// ([`BoardFault::ProgramBusy`]).
     busy_ms: u32,
+    /// A stale transfer-complete armed in the model that no `cqe_off` has met yet
+    /// ([`BoardFault::StaleTransferComplete`]).
+    stale_armed: bool,
 }
 
 impl FaultPlan {
@@ -158,9 +178,13 @@ impl FaultPlan {
                 self.next_at = progress(fault, model).saturating_add(self.every);
             }
         }
+        self.count_stale(model);
         let Some(fault) = self.fault else {
             return;
         };
+        if self.stale_armed {
+            return;
+        }
         if self.left == 0 || self.armed || self.lose_next || progress(fault, model) < self.next_at {
             return;
         }
@@ -174,12 +198,18 @@ impl FaultPlan {
                 self.lose_next = true;
                 true
             }
+            None if fault == BoardFault::RecoveryCrc => self.arm_recovery_crc(model),
+            None if fault == BoardFault::StaleTransferComplete => {
+                model.inject_stale_transfer_complete();
+                self.stale_armed = true;
+                true
+            }
             None => Self::arm_task_fault(fault, model),
         };
         if armed {
             self.left -= 1;
             self.next_at = progress(fault, model).saturating_add(self.every);
-            if !self.armed && !self.lose_next {
+            if !self.armed && !self.lose_next && !self.stale_armed {
                 // The CQHCI model takes task faults at once; it fires them when the task
                 // gets there.
                 self.injected = self.injected.saturating_add(1);
@@ -195,6 +225,31 @@ impl FaultPlan {
         }
         self.lose_next = false;
         self.injected = self.injected.saturating_add(1);
+        true
+    }
+
+    /// Counts a stale transfer-complete that met a `cqe_off`; the spacing counts from
+    /// there.
+    fn count_stale(&mut self, model: &mut MsdcModel) {
+        if self.stale_armed && model.take_stale_transfer_complete() {
+            self.stale_armed = false;
+            self.injected = self.injected.saturating_add(1);
+            if let Some(fault) = self.fault {
+                self.next_at = progress(fault, model).saturating_add(self.every);
+            }
+        }
+    }
+
+    /// Arms [`BoardFault::RecoveryCrc`]: a response error for the newest task whose
+    /// doorbell is rung, which makes the MMC core recover the queue, and a response CRC
+    /// error for the CMD48 of that recovery (`mmc_cqe_recovery`, `MMC_RSP_R1B_NO_CRC`),
+    /// counted as injected when the CMD48 takes it; false if no task is queued.
+    fn arm_recovery_crc(&mut self, model: &mut MsdcModel) -> bool {
+        if !Self::arm_task_fault(BoardFault::TaskResponseError, model) {
+            return false;
+        }
+        model.inject_into(Fault::ResponseCrc, FaultScope::Opcode(48));
+        self.armed = true;
         true
     }
 
@@ -250,6 +305,12 @@ impl FaultPlan {
         }
         self.armed = false;
         self.lose_next = false;
+        // A stale transfer-complete still waiting for a `cqe_off` goes.
+        self.count_stale(model);
+        if self.stale_armed {
+            model.cancel_stale_transfer_complete();
+            self.stale_armed = false;
+        }
         if name == "none" {
             // What the last plan injected stays readable until the next one.
             self.fault = None;
@@ -286,6 +347,7 @@ impl FaultPlan {
             lose_next: false,
             injected: 0,
             busy_ms,
+            stale_armed: false,
         };
         Ok(())
     }
@@ -297,7 +359,8 @@ impl FaultPlan {
         model: &MsdcModel,
         f: &mut core::fmt::Formatter<'_>,
     ) -> core::fmt::Result {
-        let taken = u32::from(self.armed && model.pending_fault().is_none());
+        let taken = u32::from(self.armed && model.pending_fault().is_none())
+            + u32::from(self.stale_armed && model.stale_transfer_complete_taken());
         write!(
             f,
             "{} left={} injected={}",

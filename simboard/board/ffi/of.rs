@@ -69,14 +69,15 @@ impl Node {
         to_result(unsafe { bindings::of_remove_property(self.node.as_ptr(), property) })
     }
 
-    /// Creates platform devices for the node's children (bus semantics of `simple-bus`).
+    /// Creates platform devices for the node's children (bus semantics of `simple-bus`),
+    /// and for the children of those that are buses themselves (`simple-bus`, as the
+    /// slots' buses are).
     pub(crate) fn populate_children(&self) -> Result {
-        // SAFETY: by the type invariant the node is alive; null match tables select the
-        // defaults.
+        // SAFETY: by the type invariant the node is alive; a null lookup table and parent
+        // are allowed (no auxiliary data, devices at the platform bus's root).
         to_result(unsafe {
-            bindings::of_platform_populate(
+            bindings::of_platform_default_populate(
                 self.node.as_ptr(),
-                core::ptr::null(),
                 core::ptr::null(),
                 core::ptr::null_mut(),
             )

@@ -953,3 +953,42 @@ fn tuning_is_refused_while_a_request_is_in_flight_or_suspended() {
     host.ctrl().resume(&rig).unwrap();
     let _: &Rig<Card<'_>> = &rig;
 }
+
+/// A sampling window with a hole: the card answers the tuning block on both sides of a
+/// bad stretch. The first run of passing cells is short, the one above the hole wide: the
+/// sample point goes in the middle of the widest, not of the first, on the response and
+/// on the data lines alike (upstream's `get_best_delay`).
+#[test]
+fn a_window_with_a_hole_takes_the_widest_run_not_the_first() {
+    let rig = bench(config(&soc::MT8183, BoardTuning::defaults(false)));
+    let mut ctrl = controller(&rig, 200_000_000, Timing::MmcHs200);
+    // Cells 2..=9 pass, 10..=13 fail, 14..=31 pass: 8 cells, then 18.
+    let card = FakeCard {
+        command: vec![Window::rising(2, 9), Window::rising(14, 31)],
+        data: vec![Window::rising(2, 9), Window::rising(14, 31)],
+        ..FakeCard::default()
+    };
+    let (report, probes) = tune(&mut ctrl, &rig, TuningKind::Hs200, &card);
+    assert_eq!(probes, vec![TuningProbe::SendTuning; 32]);
+    // 18 cells from 14, good enough on the rising edge: halfway is 14 + 9.
+    assert_eq!(
+        report.unwrap().sample,
+        point(SampleEdge::Rising, 14, 31, 23)
+    );
+    let p = programmed(&rig);
+    assert_eq!((p.command, p.data), (23, 23));
+    assert!(!p.command_falling && !p.data_falling);
+    rig.assert_no_violations();
+
+    // The wide run below the hole this time, a short one above: the lower one wins.
+    let rig = bench(config(&soc::MT8183, BoardTuning::defaults(false)));
+    let mut ctrl = controller(&rig, 200_000_000, Timing::MmcHs200);
+    let card = FakeCard {
+        command: vec![Window::rising(1, 17), Window::rising(23, 28)],
+        data: vec![Window::rising(1, 17), Window::rising(23, 28)],
+        ..FakeCard::default()
+    };
+    let (report, _) = tune(&mut ctrl, &rig, TuningKind::Hs200, &card);
+    assert_eq!(report.unwrap().sample, point(SampleEdge::Rising, 1, 17, 9));
+    rig.assert_no_violations();
+}

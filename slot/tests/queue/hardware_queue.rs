@@ -9,6 +9,7 @@ use cqhci::{CompletionStatus, TaskError};
 use mmc_request::{Direction, ErrorStat};
 use models::cqhci::Fault;
 use models::emmc::{Card, ReadyOrder};
+use models::msdc::FaultScope;
 use msdc::controller::HostSetup;
 use msdc::dma::DmaAddressing;
 use msdc::soc;
@@ -285,5 +286,118 @@ fn a_task_timed_out_while_queued_is_recovered() {
         harness.block().add(back);
         harness.run();
         harness.assert_idle();
+    });
+}
+
+/// The core's CQE recovery with the response of its CMD12 or CMD48 failing its CRC (the
+/// commands are `MMC_RSP_R1B_NO_CRC`: the core asks the host to ignore such an error, as
+/// upstream's `msdc_cmd_done` does): the card still ran the command, so recovery sends
+/// CMD48 once, discards the card's queue once, and every task cleared by it is requeued
+/// and completes; the queue then runs a full queue again. A host that reported the CRC
+/// error would make the core send CMD48 again.
+fn recovery_command_with_bad_crc(opcode: u8) {
+    with_queue(|harness| {
+        let board = harness.board();
+        let fault = Fault::ResponseError {
+            tag: FAULTED_TAG,
+            command: faulted_command(),
+        };
+        assert!(board.model().cqhci_mut().expect("CQHCI").inject(fault));
+        board
+            .model()
+            .inject_into(models::msdc::Fault::ResponseCrc, FaultScope::Opcode(opcode));
+        let discards = board.card().stats().discards;
+        let jobs = run_full_queue(harness);
+        assert_eq!(harness.recoveries, 1);
+        assert_eq!(board.model().pending_fault(), None, "CMD{opcode} took it");
+        assert_eq!(
+            board.card().stats().discards,
+            discards + 1,
+            "CMD48 sent once: its CRC error ignored"
+        );
+        assert_eq!(board.card().queued_tasks(), 0);
+        let first: Vec<CompletionStatus> = jobs
+            .clone()
+            .filter(|&job| job != FAULTED_JOB)
+            .map(|job| harness.statuses_of(job)[0])
+            .collect();
+        assert!(first.contains(&CompletionStatus::Requeue), "none cleared");
+        for job in jobs {
+            let statuses = harness.statuses_of(job);
+            assert_eq!(statuses.last(), Some(&CompletionStatus::Done), "job {job}");
+        }
+        // The queue is usable after the recovery: a full queue again, no recovery.
+        let more = harness.block().add(tasks(0, DATA_JOBS));
+        harness.submit();
+        harness.run();
+        harness.assert_idle();
+        assert_eq!(harness.recoveries, 1);
+        for job in more {
+            assert_eq!(
+                harness.statuses_of(job),
+                [CompletionStatus::Done],
+                "job {job}"
+            );
+        }
+    });
+}
+
+#[test]
+fn a_cmd12_of_recovery_with_a_bad_crc_is_recovered() {
+    recovery_command_with_bad_crc(12);
+}
+
+#[test]
+fn a_cmd48_of_recovery_with_a_bad_crc_is_recovered() {
+    recovery_command_with_bad_crc(48);
+}
+
+/// A transfer-complete of the MSDC's data path left latched by the queue's last data phase
+/// (it landed after the handler read `MSDC_INT`, so no handler acknowledged it) when the
+/// core turns the queue off for a command of its own: `cqe_off` must acknowledge it before
+/// the legacy path runs (upstream's `msdc_cqe_disable`), or the next legacy data request
+/// would end at its command's response, before its data. The core's EXT_CSD read after
+/// `cqe_off` reads the whole register, and the queue runs on after it.
+#[test]
+fn a_stale_transfer_complete_does_not_end_the_next_legacy_request() {
+    with_queue(|harness| {
+        let before = {
+            harness.block().add(tasks(0, 7));
+            harness.run();
+            harness.wait_for_idle();
+            harness.read_scratch(8, 0, 512)
+        };
+        for round in 0..3 {
+            harness.board().model().inject_stale_transfer_complete();
+            // Data tasks only: a flush after them would be a later interrupt, whose handler
+            // acknowledges the event.
+            let data: Vec<Work> = (0..8)
+                .map(|n| {
+                    let (direction, blocks) = MIX[n % MIX.len()];
+                    Work::in_region(direction, round * 8 + n, blocks)
+                })
+                .collect();
+            let jobs = harness.block().add(data);
+            harness.run();
+            assert!(harness.is_on(), "round {round}");
+            harness.wait_for_idle();
+            let ext_csd = harness.read_scratch(8, 0, 512);
+            assert!(!harness.is_on(), "round {round}: cqe_off halted the queue");
+            assert!(
+                harness.board().model().take_stale_transfer_complete(),
+                "round {round}: the queue went off with the event latched"
+            );
+            assert_eq!(ext_csd, before, "round {round}: EXT_CSD read whole");
+            harness.board().assert_clean();
+            for job in jobs {
+                assert_eq!(harness.statuses_of(job), [CompletionStatus::Done]);
+            }
+        }
+        assert_eq!(harness.recoveries, 0);
+        let back = harness.block().read_back(0..24);
+        harness.block().add(back);
+        harness.run();
+        harness.assert_idle();
+        assert!(harness.slot().error_stats().is_empty());
     });
 }

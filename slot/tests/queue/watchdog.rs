@@ -5,11 +5,11 @@
 //! clock, completed once with a time-out, and the slot goes on; a queued one goes through
 //! the core's recovery and its retry succeeds.
 
-use mmc_request::ErrorKind;
+use mmc_request::{Direction, ErrorKind};
 use slot::watchdog;
 
 use crate::common::flags::{AC, R1};
-use crate::common::{command, request};
+use crate::common::{block_request, command, request};
 use crate::hsq_harness::Event;
 use crate::slot::{CoreHost, EMMC_RCA};
 use crate::software_queue::{mixed, with_emmc, FAULT_JOBS};
@@ -67,6 +67,66 @@ fn the_watchdog_aborts_a_queued_request_and_the_core_recovers() {
         for other in (0..FAULT_JOBS).filter(|&n| n != first.job) {
             assert_eq!(harness.block().errors(other), [None], "job {other}");
         }
+        harness.assert_idle();
+    });
+}
+
+/// The request time-out racing the completion interrupt: the hardware has finished the
+/// request and its interrupt is pending, but the handler has not run when the watchdog's
+/// limit passes. Whichever of the two takes the request completes it, once: the watchdog
+/// takes it out of the controller under the slot's lock, and the handler that runs
+/// afterwards finds nothing to complete. For a command and for a block read.
+#[test]
+fn a_time_out_racing_the_completion_interrupt_completes_the_request_once() {
+    with_emmc(|harness| {
+        let board = harness.board();
+        let read = block_request(Direction::Read, 0, 1, false);
+        let segments = board.segments(0, 512);
+        for (request, segments) in [
+            (request(command(13, EMMC_RCA << 16, R1 | AC)), Vec::new()),
+            (read, segments),
+        ] {
+            let opcode = request.cmd.opcode;
+            let serial = harness.slot().start_core(&request, &segments);
+            // The hardware runs the request to its end: the interrupt is pending.
+            while board.advance(1) > 0 {}
+            assert!(
+                board.interrupt_line(),
+                "CMD{opcode}: the completion is pending"
+            );
+            harness.slot().advance_clock(LIMIT_NS);
+            assert_eq!(watchdog::check(harness.slot()), None, "CMD{opcode}");
+            let result = harness
+                .slot()
+                .take_core_result(serial)
+                .expect("the watchdog completed it");
+            // Timed out (the core retries it) or done: completed either way.
+            assert!(
+                matches!(result.cmd.error, None | Some(ErrorKind::TimedOut)),
+                "CMD{opcode}: {result:?}"
+            );
+            // The handler of the pending interrupt completes nothing more.
+            harness.slot().handle_interrupt();
+            assert_eq!(harness.slot().take_core_result(serial), None, "CMD{opcode}");
+            assert!(
+                !board.interrupt_line(),
+                "CMD{opcode}: the event was cleared"
+            );
+            // The slot goes on.
+            assert_eq!(harness.send_status(EMMC_RCA, 0).error, None);
+            harness.assert_idle();
+        }
+        // The other order: the handler completes it, the watchdog finds nothing.
+        let serial = harness
+            .slot()
+            .start_core(&request(command(13, EMMC_RCA << 16, R1 | AC)), &[]);
+        while board.advance(1) > 0 {}
+        assert!(harness.slot().handle_interrupt());
+        harness.slot().advance_clock(LIMIT_NS);
+        assert_eq!(watchdog::check(harness.slot()), None);
+        let result = harness.slot().take_core_result(serial).expect("completed");
+        assert_eq!(result.cmd.error, None);
+        assert_eq!(harness.slot().take_core_result(serial), None);
         harness.assert_idle();
     });
 }

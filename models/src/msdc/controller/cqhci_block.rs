@@ -130,6 +130,12 @@ impl MsdcModel {
             self.raise(event);
             self.cmdq_error = true;
         }
+        // The MSDC's data path latches its transfer-complete for a task's data phase too;
+        // in command queue mode no interrupt is enabled for it (see `stale.rs`).
+        if errors.data.is_none() && seen.read_bytes.saturating_add(seen.written_bytes) > 0 {
+            let last = self.cqhci.as_ref().is_some_and(|c| !c.tasks_in_progress());
+            self.task_transfer_complete(last);
+        }
         progressed
     }
 }

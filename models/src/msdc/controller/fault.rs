@@ -67,6 +67,13 @@ pub enum FaultScope {
     /// Only a block transfer: a read or write of the card's storage (CMD17, CMD18, CMD24,
     /// CMD25) or an SDIO CMD53, the commands of the I/O a block layer queues.
     BlockTransfer,
+    /// Only command `opcode` without a data phase: for the CMD12 STOP_TRANSMISSION and the
+    /// CMD48 CMDQ_TASK_MGMT of the MMC core's CQE recovery (`mmc_cqe_recovery`, sent once
+    /// the CQHCI block is halted), both R1b without a CRC check (`MMC_RSP_R1B_NO_CRC`).
+    /// The card runs a command whatever happens to its response on the way back, so a
+    /// [`Fault::ResponseCrc`] there leaves the card's queue discarded (CMD48) or its
+    /// transfer stopped (CMD12).
+    Opcode(u8),
 }
 
 /// Whether `c` moves blocks of the card's storage (see [`FaultScope::BlockTransfer`]).
@@ -79,6 +86,11 @@ impl Fault {
     pub(super) const fn applies_to(self, scope: FaultScope, c: &CheckedCommand) -> bool {
         if matches!(scope, FaultScope::BlockTransfer) && !is_block_transfer(c) {
             return false;
+        }
+        if let FaultScope::Opcode(opcode) = scope {
+            if c.opcode != opcode || !matches!(c.data, DataType::None) {
+                return false;
+            }
         }
         let data = !matches!(c.data, DataType::None);
         match self {

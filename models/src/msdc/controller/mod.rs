@@ -133,6 +133,7 @@ mod fault;
 mod interrupts;
 mod power;
 mod sampling;
+mod stale;
 mod time;
 
 pub use self::{
@@ -143,7 +144,7 @@ pub use self::{
     time::TimeSplit,
 };
 
-use self::{card_side::Lines, command::RawCommand, dma::DataPhase};
+use self::{card_side::Lines, command::RawCommand, dma::DataPhase, stale::StaleTransfer};
 use super::super::{
     bus::{RegisterFile, Serves},
     cqhci::{self, CqhciModel},
@@ -366,6 +367,8 @@ pub struct MsdcModel {
     /// `MSDC_INT.CMDQ` latched for a host-detected error of the CQHCI block (W1C); the bit
     /// also reads set while the block signals a CQIS interrupt.
     cmdq_error: bool,
+    /// The stale transfer-complete fault ([`MsdcModel::inject_stale_transfer_complete`]).
+    stale: StaleTransfer,
     cfg: MSDC_CFG,
     ps: MSDC_PS,
     int: MSDC_INT,
@@ -415,6 +418,8 @@ pub struct MsdcModel {
     /// The source clock (and its gate) runs.
     source_clock: bool,
     power_offs: u32,
+    /// Times `hclk` stopped: each runtime suspend gates it.
+    register_clock_gatings: u32,
     /// CRC errors the sample windows caused.
     sampling_errors: u32,
     /// The card clock state last reported to the card.
@@ -450,6 +455,7 @@ impl MsdcModel {
             config,
             cqhci,
             cmdq_error: false,
+            stale: StaleTransfer::Off,
             cfg: MSDC_CFG::zeroed(),
             ps: MSDC_PS::zeroed(),
             int: MSDC_INT::zeroed(),
@@ -487,6 +493,7 @@ impl MsdcModel {
             register_clock: true,
             source_clock: true,
             power_offs: 0,
+            register_clock_gatings: 0,
             sampling_errors: 0,
             card_clock: false,
             hardware_reset: false,
@@ -649,8 +656,10 @@ impl MsdcModel {
                 if MSDC_INT::from_raw(value).cmdq() {
                     self.cmdq_error = false;
                 }
+                self.after_int_write();
             }
             MSDC_INTEN::OFFSET => {
+                self.before_inten_write(value);
                 let implemented = if self.cqhci.is_some() {
                     MSDC_INTEN::WITH_CQHCI
                 } else {

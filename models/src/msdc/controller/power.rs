@@ -51,7 +51,12 @@ impl MsdcModel {
     /// (upstream's `msdc_ungate_clock` polls it).
     pub fn set_clock(&mut self, clock: ModelClock, running: bool) {
         match clock {
-            ModelClock::Register => self.register_clock = running,
+            ModelClock::Register => {
+                if self.register_clock && !running {
+                    self.register_clock_gatings = self.register_clock_gatings.saturating_add(1);
+                }
+                self.register_clock = running;
+            }
             ModelClock::Source => {
                 if self.source_clock == running {
                     return;
@@ -80,6 +85,12 @@ impl MsdcModel {
         self.power_offs
     }
 
+    /// How many times `hclk` stopped (for the board's debugfs): a driver's runtime
+    /// suspend gates it, so this counts them whatever the driver, where power stays on.
+    pub fn register_clock_gatings(&self) -> u32 {
+        self.register_clock_gatings
+    }
+
     /// Whether anything would be lost if the controller stopped now: a command or data
     /// phase, a started DMA, or a task in the CQHCI block's slots.
     fn work_in_progress(&self) -> bool {
@@ -102,6 +113,7 @@ impl MsdcModel {
         let fresh = Self::build(self.config, cqhci);
         let before = core::mem::replace(self, fresh);
         self.fault = before.fault;
+        self.stale = before.stale.after_reset();
         self.commands = before.commands;
         self.block_transfers = before.block_transfers;
         self.elapsed_ns = before.elapsed_ns;
@@ -116,6 +128,7 @@ impl MsdcModel {
         self.register_clock = before.register_clock;
         self.source_clock = before.source_clock;
         self.power_offs = before.power_offs;
+        self.register_clock_gatings = before.register_clock_gatings;
         // What the card was told and drives is no register either.
         self.sampling_errors = before.sampling_errors;
         self.card_clock = before.card_clock;
