@@ -247,16 +247,12 @@ fi
 # chain's limit, which the 65,535-block cap keeps at 32 MiB).
 # Upstream's C driver in the same boots, picking its queue from what the board's
 # mode leaves of the device tree: CQHCI on the CQE slot, HSQ on the others (cqe);
-# HSQ on the CQE slot (hsq); one request at a time everywhere (legacy). Its CQE
-# slot is left out until its queued tasks run on the board (docs/todo.md,
-# [C-DRIVER-DATA]: the boot fails on its cqhci's errors, so that slot runs our
-# driver then); smoke runs boot it once, on the disks it serves in HSQ.
-C_CQE_DISKS=emmc,sd
+# HSQ on the CQE slot (hsq); one request at a time everywhere (legacy). Smoke runs
+# boot it once, in the board's own modes.
 lines=$(
 	boot cqe rust rust emmc-cq,emmc,sd,null
 	boot cqe rust c emmc-cq,emmc,sd
-	log "perf $MODE: upstream's C driver without emmc-cq in cqe mode: its CQHCI tasks time out on the board ([C-DRIVER-DATA])"
-	boot cqe c - "$C_CQE_DISKS"
+	boot cqe c - emmc-cq,emmc,sd
 	if [[ $MODE == full ]]; then
 		boot hsq rust rust emmc-cq
 		boot legacy rust rust emmc-cq,emmc,sd
