@@ -24,7 +24,7 @@
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-PRISTINE_FILES=(drivers/mmc/host/Kconfig drivers/mmc/host/Makefile)
+PRISTINE_FILES=(drivers/mmc/host/Kconfig drivers/mmc/host/Makefile MAINTAINERS)
 CHROMEOS_FRAGMENT=$REPO/configs/chromeos-mtk-rust.config
 
 # Scratch folders, removed when the script ends.
@@ -40,6 +40,10 @@ identity() {
 	else echo "mtk-sd-rust developers <mtk-sd-rust@example.invalid>"
 	fi
 }
+
+# The MAINTAINERS entry's maintainer is the patches' author (scripts/patches.py).
+PATCHES_IDENTITY=$(identity)
+export PATCHES_IDENTITY
 
 # The 7.3 tree's file $2 as Debian ships it, into $1: setup.sh's hook lines (the only
 # change it makes to the tree's files) left out.
@@ -75,7 +79,7 @@ generate() {
 	final=$work/final
 	python3 "$REPO/scripts/patches.py" tree "$REPO" "$final" "$work/git" ||
 		die "scripts/patches.py could not lay out the series"
-	who=$(identity)
+	who=$PATCHES_IDENTITY
 	# The checkout's last commit dates the patches, so the same tree gives the same series.
 	date=$(git -C "$REPO" log -1 --format=%cI 2>/dev/null || date -Iseconds)
 	local -a gitc=(git -C "$work/git" -c "user.name=${who% <*}" -c "user.email=${who##*<}")
