@@ -34,6 +34,9 @@ CRATES = ["registers", "mmc_request", "cqhci", "hsq", "msdc", "slot"]
 # engines in the driver's place). The series does not define them: a module or `use`
 # under one of them leaves the series, and the files only they reach stay out.
 TEST_CFG = re.compile(r"CONFIG_MMC_MTK_RUST_(KUNIT_TEST|SIM\w*|C_ENGINES)\b")
+# A cfg attribute that holds exactly when a test kernel option is off: always true in
+# the series, so the item stays and the attribute goes.
+NOT_TEST_CFG = re.compile(r"^#\[cfg\(not\(CONFIG_MMC_MTK_RUST_(KUNIT_TEST|SIM\w*|C_ENGINES)\)\)\]$")
 # Modules the kernel build never compiles: host-only code.
 HOST_CFG = re.compile(r"cfg\((test|not\(CONFIG_RUST\))\)")
 
@@ -290,6 +293,21 @@ def items(lines):
             i += 1
 
 
+def test_only(attrs, where):
+    """Whether an item under `attrs` exists only in test kernels: a cfg on a test kernel
+    option (on, not `not(...)`). Any other cfg naming one is an error: the series could
+    not tell whether the item is compiled."""
+    test_only = False
+    for a in attrs:
+        if not a.startswith("#[cfg") or not TEST_CFG.search(a) or NOT_TEST_CFG.match(a):
+            continue
+        if not re.match(r"^#\[cfg\(CONFIG_\w+\)\]$", a):
+            die(f"{where}: {a}: only cfg(OPTION) and cfg(not(OPTION)) of a test option "
+                "are mapped")
+        test_only = True
+    return test_only
+
+
 def read(path):
     with open(path, encoding="utf-8") as f:
         return f.read()
@@ -305,14 +323,18 @@ def series_text(repo, repo_path):
     lines = text.split("\n")
     drop = set()
     for first, last, _kind, _name, attrs in items(lines):
-        if any(a.startswith("#[cfg") and TEST_CFG.search(a) for a in attrs):
-            drop.update(range(first, last + 1))
-            # A blank line on both sides of a dropped item: keep one.
-            after = last + 1
-            while after in drop:
-                after += 1
-            if first > 0 and lines[first - 1] == "" and after < len(lines) and lines[after] == "":
-                drop.add(after)
+        if not test_only(attrs, repo_path):
+            # A cfg(not(test option)) holds in the series: the item stays, without it.
+            drop.update(n for n in range(first, last + 1)
+                        if NOT_TEST_CFG.match(lines[n].strip()))
+            continue
+        drop.update(range(first, last + 1))
+        # A blank line on both sides of a dropped item: keep one.
+        after = last + 1
+        while after in drop:
+            after += 1
+        if first > 0 and lines[first - 1] == "" and after < len(lines) and lines[after] == "":
+            drop.add(after)
     out = []
     for n, line in enumerate(lines):
         if n in drop:
@@ -342,8 +364,8 @@ def module_files(repo, repo_path, seen):
     for _first, _last, kind, mod_name, attrs in items(lines):
         if kind != "mod":
             continue
-        if any(a.startswith("#[cfg") and (TEST_CFG.search(a) or HOST_CFG.search(a))
-               for a in attrs):
+        if test_only(attrs, repo_path) or any(a.startswith("#[cfg") and HOST_CFG.search(a)
+                                              for a in attrs):
             continue
         path_attr = [PATH_ATTR.match(a).group(1) for a in attrs if PATH_ATTR.match(a)]
         if path_attr:
