@@ -140,7 +140,10 @@ pub use self::{
     dma::MAX_BD_CHAIN,
     fault::{Fault, FaultScope, BUSY_STUCK_NS},
     power::ModelClock,
-    sampling::{PadTuneLayout, SampleWindows, DELAY_CELLS, RELAXED_CLOCK_HZ, STROBE_CELLS},
+    sampling::{
+        Hole, PadTuneLayout, SamplePoint, SamplePoints, SampleWindows, DELAY_CELLS,
+        RELAXED_CLOCK_HZ, STROBE_CELLS,
+    },
     time::TimeSplit,
 };
 
