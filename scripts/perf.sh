@@ -12,7 +12,10 @@
 # boots again with upstream's C driver on the slots (mtk_sd_rust_sim.driver=c,
 # CONFIG_MMC_MTK_RUST_SIM_C_DRIVER), which picks its queue itself from the device
 # tree the board's queue mode leaves: the perf: line's driver=<rust|c>. This script
-# collects them into a CSV and a PNG chart and prints the table. It asserts no speed.
+# collects them into a CSV and a PNG chart and prints the table; where both drivers
+# measured a disk, mode and job, two more charts (scripts/perf-driver-chart.sh): ours
+# and upstream's IOPS side by side, and the ratios ours / upstream's. It asserts no
+# speed.
 #
 # The smoke mode (make test's perf-smoke) checks only that this harness runs: one
 # 1-s job per disk in three boots (Rust engines, C engines, upstream's C driver)
@@ -433,6 +436,9 @@ set key outside right
 plot for [i=2:$sweep_columns] '$SWEEP_DAT' using 0:i:xtic(1) with linespoints title columnheader(i)
 GNUPLOT
 fi
+
+# Ours against upstream's C driver, where both measured a disk, mode and job.
+"$REPO/scripts/perf-driver-chart.sh" "$CSV" "$OUT/perf-$MODE" ${COST:+"$COST_CSV"}
 
 printf '%s\n' "$lines"
 [[ -z $costs ]] || printf '%s\n' "$costs"
