@@ -10,7 +10,7 @@ CARGO ?= cargo
 
 .PHONY: run test setup host-test lint fmt-check clippy dt-check kernel kernel-arm64 module \
 	module-arm64 kunit kunit-arm64 e2e e2e-arm64 e2e-negative stress fuzz perf perf-smoke bench \
-	perf-cost perf-wake insncount-cal patches patches-verify patches-check \
+	perf-cost perf-cost-cal perf-wake insncount-cal patches patches-verify patches-check \
 	mutants help
 
 help:
@@ -39,6 +39,8 @@ help:
 	@echo "make perf-smoke the perf harness on the x86_64 test kernel: it runs, no figures"
 	@echo "make perf-cost  make perf with each job's exact cost: instructions per I/O by"
 	@echo "                component, counted by the QEMU plugin insncount/"
+	@echo "make perf-cost-cal  insncount's calibration on the driver's path: a known loop"
+	@echo "                per request recovered in perf-cost's driver bucket within 1 %"
 	@echo "make perf-wake  the HSQ gain's sensitivity to the board's host wake-up cost"
 	@echo "                (0, 20 and 95 us) on the eMMC and MicroSD disks"
 	@echo "make insncount-cal  insncount's calibration: a known user-space loop recovered"
@@ -142,6 +144,10 @@ perf-cost: setup
 
 perf-wake: setup
 	$(SCRIPTS)/perf.sh wake
+
+# insncount's calibration on the driver's path (scripts/perf.sh cal).
+perf-cost-cal: setup
+	$(SCRIPTS)/perf.sh cal
 
 # insncount's calibration on the x86_64 test kernel (scripts/insncount.sh).
 insncount-cal:

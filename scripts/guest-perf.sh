@@ -22,7 +22,7 @@
 #                          seeds, each run between two snapshots of the plugin's
 #                          counters (/bin/insnmark), and a line per run for perf.sh to
 #                          difference,
-#   perf: window <k> <disk> <mode> <engine> <job> seed=<S> n=<N> ios=<N>
+#   perf: window <k> <disk> <mode> <engine> <job> <driver> seed=<S> n=<N> ios=<N>
 # The queue mode each MMC disk runs in is the board's (mtk_sd_rust_sim.queue=...),
 # and its engine the board's too (mtk_sd_rust_sim.engine=rust|c: the driver's
 # engines or the kernel's C cqhci and mmc_hsq), both read back from the driver's
@@ -264,7 +264,7 @@ cost() {
 				# terse v3: read KiB is field 6, write KiB field 47.
 				ios=$(echo "$terse" | awk -F';' -v bs="$bs_kib" '{ printf "%d", ($6 + $47) / bs }')
 			fi
-			echo "perf: window $WINDOW $label $mode $engine $job seed=$seed n=$n ios=$ios"
+			echo "perf: window $WINDOW $label $mode $engine $job $DRIVER seed=$seed n=$n ios=$ios"
 			WINDOW=$((WINDOW + 1))
 		done
 	done

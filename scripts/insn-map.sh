@@ -7,9 +7,18 @@
 #
 # A symbol's bucket is that of the objects defining it, read from the kernel's
 # object tree, not guessed from names:
-#   driver  the driver crate mtk_sd_rust (with its engines and MMC abstraction),
-#           and the C engines it can run (cqhci, mmc_hsq)
-#   board   the simulated board mtk_sd_rust_sim (with the models) and its C exports
+#   driver  the driver of the boot ($3): `rust`, the driver crate mtk_sd_rust (with
+#           its engines and MMC abstraction) and the kernel's C engines it can run
+#           (cqhci, mmc_hsq); `c`, upstream's mtk-sd.c on the board
+#           (simboard/upstream/) with its renamed copy of cqhci-core.c and the
+#           kernel's mmc_hsq. The other driver's objects are `other`'s: in a boot
+#           of upstream's driver ours serves only the slots not measured.
+#           The two cqhci copies define the same local names; the copy that does
+#           not run in the boot (the kernel's in a boot of upstream's driver,
+#           upstream's in one of ours) is listed with the one that does, so that
+#           those names are the driver's and not `other`'s.
+#   board   the simulated board mtk_sd_rust_sim (with the models), its C exports
+#           and the glue that routes upstream's register accesses to it
 #   core    drivers/mmc/core
 #   block   block/
 #   idle    the idle loop: symbols whose names contain "idle" in the objects of
@@ -19,20 +28,29 @@
 # local name that other objects use too) is left to `other`, as is every symbol
 # of no bucket. User space is the plugin's own bucket (the lower half).
 #
-# usage: scripts/insn-map.sh OBJ_DIR OUTPUT
+# usage: scripts/insn-map.sh OBJ_DIR OUTPUT [rust|c]
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-OBJ=${1:?usage: insn-map.sh OBJ_DIR OUTPUT}
-OUT=${2:?usage: insn-map.sh OBJ_DIR OUTPUT}
+OBJ=${1:?usage: insn-map.sh OBJ_DIR OUTPUT [rust|c]}
+OUT=${2:?usage: insn-map.sh OBJ_DIR OUTPUT [rust|c]}
+DRIVER=${3:-rust}
 [[ -f $OBJ/vmlinux ]] || die "no vmlinux in $OBJ"
 
 DRIVER_DIR=drivers/mmc/host/mtk_rust
+SIM=$DRIVER_DIR/simboard
+C_ENGINES="drivers/mmc/host/cqhci-core.o drivers/mmc/host/cqhci-crypto.o drivers/mmc/host/mmc_hsq.o"
+UPSTREAM="$SIM/upstream/mtk_sd_upstream.o $SIM/upstream/cqhci_upstream.o"
+case $DRIVER in
+rust) DRIVER_OBJS="$DRIVER_DIR/drivers/mmc/host/mtk_sd_rust/built-in.a $C_ENGINES $SIM/upstream/cqhci_upstream.o" ;;
+c) DRIVER_OBJS="$UPSTREAM $C_ENGINES" ;;
+*) die "insn-map: the driver is rust or c, not '$DRIVER'" ;;
+esac
 # bucket, then the objects or archives whose text symbols it owns (those missing
 # from this kernel's configuration are skipped).
 BUCKETS=(
-	"driver $DRIVER_DIR/drivers/mmc/host/mtk_sd_rust/built-in.a drivers/mmc/host/cqhci-core.o drivers/mmc/host/cqhci-crypto.o drivers/mmc/host/mmc_hsq.o"
-	"board $DRIVER_DIR/simboard/built-in.a"
+	"driver $DRIVER_OBJS"
+	"board $SIM/mtk_sd_rust_sim.o $SIM/mtk_sd_rust_sim_exports.o $SIM/upstream/upstream_glue.o"
 	"core drivers/mmc/core/built-in.a"
 	"block block/built-in.a"
 	"idle kernel/sched/build_policy.o arch/x86/kernel/process.o drivers/cpuidle/built-in.a"
@@ -89,4 +107,4 @@ END {
 		i = j - 1
 	}
 }' "$tmp/vmlinux" >"$OUT"
-log "insn-map: $(wc -l <"$OUT") ranges in $OUT; by bucket: $(awk '{ n[$3]++ } END { for (b in n) printf "%s=%d ", b, n[b] }' "$OUT")"
+log "insn-map: driver $DRIVER: $(wc -l <"$OUT") ranges in $OUT; by bucket: $(awk '{ n[$3]++ } END { for (b in n) printf "%s=%d ", b, n[b] }' "$OUT")"

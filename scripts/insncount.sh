@@ -59,21 +59,22 @@ insncount_windows() {
 }
 
 # Instructions per I/O from the windows of fio jobs (stdin, insncount_windows's
-# lines labelled `<disk> <mode> <engine> <job> seed=<S> n=<N> ios=<N>`): for each
-# job and seed, the longer run's counts less the shorter's, divided by the
+# lines labelled `<disk> <mode> <engine> <job> <driver> seed=<S> n=<N> ios=<N>`):
+# for each job and seed, the longer run's counts less the shorter's, divided by the
 # difference of their I/Os, so that fio's start-up and exit drop out; the mean
 # over the seeds, and the spread of the total over them ((max - min) / mean). The
-# driver is `rust`; a mode run on the kernel's C engines is labelled <mode>-c.
+# driver is `rust` (ours) or `c` (upstream's mtk-sd.c); a mode our driver ran on
+# the kernel's C engines is labelled <mode>-c.
 # Prints
 #   perf-cost: <disk> <mode> <driver> <job> driver_insn=<N> core_insn=<N> block_insn=<N> board_insn=<N> user_insn=<N> total_insn=<N> spread_pct=<x>
 #   perf-cost-rest: <disk> <mode> <driver> <job> idle_insn=<N> other_insn=<N> seeds=<N>
 insncount_cost() {
 	awk '
 	$1 == "window" {
-		key = $3 " " ($5 == "c" ? $4 "-c" : $4) " rust " $6
-		seed = $7; sub(/^seed=/, "", seed)
-		t = $8; sub(/^n=/, "", t); t += 0
-		for (i = 9; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		key = $3 " " ($5 == "c" && $7 == "rust" ? $4 "-c" : $4) " " $7 " " $6
+		seed = $8; sub(/^seed=/, "", seed)
+		t = $9; sub(/^n=/, "", t); t += 0
+		for (i = 10; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
 		if (!((key, seed) in nseed)) { nseed[key, seed] = 1; seeds[key, ++ns[key]] = seed }
 		# Keep the shortest and the longest run of each seed.
@@ -107,6 +108,94 @@ insncount_cost() {
 				mean, (mean > 0 ? (hi - lo) * 100 / mean : 0)
 			printf "perf-cost-rest: %s idle_insn=%.0f other_insn=%.0f seeds=%d\n", key, sum["idle"] / n, sum["other"] / n, n
 		}
+	}'
+}
+
+# The completion-to-next-issue path of the fio jobs: the plugin's samples (`insncount:
+# path <seq> <N>...`, given entry= and issue=) of the windows (mark 2k to 2k+1) of the
+# counts file $2, labelled as for insncount_cost by the guest's lines `<$3>: window
+# <k> <disk> <mode> <engine> <job> <driver> ...` of the console log $1. Each job's
+# samples over all its runs; prints per job
+#   perf-c2i: <disk> <mode> <driver> <job> insn_median=<N> insn_p90=<N> samples=<N>
+# (the mode as in perf-cost: <mode>-c for our driver on the kernel's C engines).
+insncount_paths() {
+	local log=$1 counts=$2 prefix=$3
+	awk -v prefix="$prefix" '
+	FNR == NR {
+		sub(/\r$/, "")
+		if (index($0, prefix ": window ") == 1) key[$3] = $4 " " ($6 == "c" && $8 == "rust" ? $5 "-c" : $5) " " $8 " " $7
+		next
+	}
+	$2 == "path" && $3 ~ /^[0-9]+$/ && $3 % 2 == 1 {
+		k = key[($3 - 1) / 2]
+		if (k == "") next
+		if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
+		for (i = 4; i <= NF; i++) v[k, ++n[k]] = $i
+	}
+	function sortv(k, m,   i, j, t) {
+		for (i = 1; i <= m; i++) s[i] = v[k, i] + 0
+		for (i = 2; i <= m; i++) { t = s[i]; for (j = i - 1; j >= 1 && s[j] > t; j--) s[j + 1] = s[j]; s[j + 1] = t }
+	}
+	END {
+		for (i = 1; i <= nk; i++) {
+			k = keys[i]; m = n[k]
+			if (m == 0) { printf "perf-c2i: %s insn_median=NaN insn_p90=NaN samples=0\n", k; continue }
+			sortv(k, m)
+			printf "perf-c2i: %s insn_median=%d insn_p90=%d samples=%d\n", k, s[int((m + 1) / 2)], s[int(0.9 * (m - 1)) + 1], m
+		}
+	}' <(tr -d '\r' <"$log") "$counts"
+}
+
+# The plugin's entry= and issue= for the path, from the address map $1 of a boot of
+# driver $2: the entry of the driver's interrupt handler (ours: the kernel crate's
+# trampoline for MsdcIrq; upstream's: msdc_irq), and the entries of the board's models
+# of a write to SDC_CMD (a command starts) and to the CQHCI doorbell (the board's
+# copy of the models, not the one the driver crate holds for its KUnit tests).
+insncount_path_args() {
+	local map=$1 driver=$2 entry issue
+	case $driver in
+	rust) entry=$(awk '$4 ~ /^_R.*handle_irq_callback.*MsdcIrq/ { print $1 }' "$map" | paste -sd:) ;;
+	c) entry=$(awk '$4 == "msdc_irq" { print $1 }' "$map" | paste -sd:) ;;
+	esac
+	issue=$(awk '$4 ~ /^_R.*15mtk_sd_rust_sim.*(MsdcModel13start_command|CqhciModel4ring)$/ { print $1 }' "$map" | paste -sd:)
+	[[ -n $entry && $(tr ':' '\n' <<<"$issue" | wc -l) -eq 2 ]] ||
+		die "insncount: no interrupt handler ($entry) or not the two issue points ($issue) in $map"
+	echo "entry=$entry,issue=$issue"
+}
+
+# The driver-path calibration (perf.sh cal): stdin the perf-cost lines of the boots
+# without the loop and with $1 iterations of it per request, each prefixed with
+# `loop=<iterations> `. The driver bucket per I/O must grow by the loop's two
+# instructions per iteration within 1 %; prints per job
+#   perf-cost-cal: <disk> <mode> <driver> <job> iterations=<N> expected_insn=<N> recovered_insn=<N> error_pct=<x> total_delta_insn=<N>
+# and fails (status 1) if one does not, or if a job lacks either run.
+insncount_cal_check() {
+	awk -v n="$1" '
+	$2 == "perf-cost:" {
+		loop = $1; sub(/^loop=/, "", loop)
+		key = $3 " " $4 " " $5 " " $6
+		for (i = 7; i <= NF; i++) { split($i, kv, "="); v[key, loop, kv[1]] = kv[2] }
+		if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
+		have[key, loop] = 1
+	}
+	END {
+		bad = nk == 0
+		expected = 2 * n
+		for (k = 1; k <= nk; k++) {
+			key = keys[k]
+			if (!((key, 0) in have) || !((key, n) in have)) {
+				printf "perf-cost-cal: %s lacks the run with%s the loop\n", key, ((key, 0) in have) ? "" : "out"
+				bad = 1
+				continue
+			}
+			got = v[key, n, "driver_insn"] - v[key, 0, "driver_insn"]
+			err = (got - expected) * 100 / expected
+			printf "perf-cost-cal: %s iterations=%d expected_insn=%d recovered_insn=%d error_pct=%.3f total_delta_insn=%d\n",
+				key, n, expected, got, err, v[key, n, "total_insn"] - v[key, 0, "total_insn"]
+			if (err > 1 || err < -1) bad = 1
+		}
+		printf "perf-cost-cal: result %s\n", bad ? "FAIL" : "PASS"
+		exit bad
 	}'
 }
 

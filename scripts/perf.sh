@@ -12,7 +12,10 @@
 # boots again with upstream's C driver on the slots (mtk_sd_rust_sim.driver=c,
 # CONFIG_MMC_MTK_RUST_SIM_C_DRIVER), which picks its queue itself from the device
 # tree the board's queue mode leaves: the perf: line's driver=<rust|c>. This script
-# collects them into a CSV and a PNG chart and prints the table. It asserts no speed.
+# collects them into a CSV and a PNG chart and prints the table; where both drivers
+# measured a disk, mode and job, two more charts (scripts/perf-driver-chart.sh): ours
+# and upstream's IOPS side by side, and the ratios ours / upstream's. It asserts no
+# speed.
 #
 # The smoke mode (make test's perf-smoke) checks only that this harness runs: one
 # 1-s job per disk in three boots (Rust engines, C engines, upstream's C driver)
@@ -27,19 +30,34 @@
 # column, then the wake-up charged and the start lag per I/O from the perf-time line)
 # and prints the HSQ gain per disk, job and cost.
 #
-# usage: scripts/perf.sh [full|smoke|wake]
+# The cal mode (make perf-cost-cal) is insncount's calibration on the driver's path:
+# the performance kernel booted with the board asking our driver to run a loop of two
+# instructions PERF_CAL_LOOP times per request (mtk_sd_rust_sim.cost_loop=, in its
+# request and cqe_request paths) and without it, with the cost runs, on emmc-cq in CQE
+# (cqe_request) and emmc one request at a time (request), random 4 KiB read at depth 1
+# and 32; the driver bucket of perf-cost must grow by 2 * PERF_CAL_LOOP instructions per
+# I/O within 1 %, or the mode fails. One line per job,
+#   perf-cost-cal: <disk> <mode> <driver> <job> iterations=<N> expected_insn=<N> recovered_insn=<N> error_pct=<x> total_delta_insn=<N>
+#
+# usage: scripts/perf.sh [full|smoke|wake|cal]
 #
 # With PERF_COST set, each boot also loads insncount (the QEMU TCG plugin in
 # insncount/, scripts/insncount.sh) and every job runs again with two numbers of
 # I/Os and three seeds (scripts/guest-perf.sh's msdc_perf_cost) for its exact cost per I/O
 # in executed instructions by component, one line per job,
 #   perf-cost: <disk> <mode> <driver> <job> driver_insn=<N> core_insn=<N> block_insn=<N> board_insn=<N> user_insn=<N> total_insn=<N> spread_pct=<x>
-# into perf-<mode>-cost.csv. The jobs' cpu_us_per_io is then the instructions the
+# into perf-<mode>-cost.csv, and the instructions of the completion-to-next-issue
+# path (from the entry of the driver's interrupt handler to the next write that
+# starts a request: the board's models of SDC_CMD and of the CQHCI doorbell),
+#   perf-c2i: <disk> <mode> <driver> <job> insn_median=<N> insn_p90=<N> samples=<N>
+# into perf-<mode>-c2i.csv. The jobs' cpu_us_per_io is then the instructions the
 # guest executed per I/O outside the idle loop, in thousands (a microsecond each
 # under -icount shift=0), not /proc/stat's ticks.
 #
-# The cost runs are the Rust driver's only: upstream's C driver's boots run without
-# them (insncount's driver bucket is the Rust driver's objects).
+# The cost runs' driver bucket is the driver of the boot: ours (with its engines,
+# or the kernel's C engines it can run) in a boot of ours, upstream's mtk-sd.c with
+# its cqhci and mmc_hsq in a boot of upstream's (scripts/insn-map.sh's rust and c
+# maps): perf-cost's <driver> is rust or c.
 #
 # environment:
 #   E2E_NO_BUILD=1   boot the cached kernel as it is (make test builds it first)
@@ -50,13 +68,18 @@
 #   PERF_JOBS=LIST   only these jobs (comma separated names, randread-4k-qd32-j1 ...),
 #                    and no transfer size sweep; the wake mode's default is randread
 #                    and randrw 4k at qd1-j1, qd32-j1
+#   PERF_BOOTS=LIST  only these boots of the full mode, each <queue>/<driver>/<engine>
+#                    (cqe/rust/rust, cqe/rust/c, cqe/c/-, hsq/..., legacy/...)
+#   PERF_DISKS=LIST  only these of each boot's disks (emmc-cq, emmc, sd, null)
 #   PERF_WAKE_NS=LIST the wake mode's wake-up costs in ns (default 0,20000,95000)
+#   PERF_CAL_LOOP=N  the cal mode's loop iterations per request (default 100000); its
+#                    cost runs are PERF_COST's (default 200,1000)
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 source "$REPO/scripts/insncount.sh"
 
 MODE=${1:-full}
-case $MODE in full | smoke | wake) ;; *) die "usage: perf.sh [full|smoke|wake]" ;; esac
+case $MODE in full | smoke | wake | cal) ;; *) die "usage: perf.sh [full|smoke|wake|cal]" ;; esac
 JOBS=${PERF_JOBS:-}
 WAKES=
 if [[ $MODE == wake ]]; then
@@ -65,9 +88,21 @@ if [[ $MODE == wake ]]; then
 	[[ $WAKES =~ ^[0-9]+(,[0-9]+)*$ ]] || die "PERF_WAKE_NS is a list of ns, N1,N2,..."
 fi
 [[ -z $JOBS || $JOBS =~ ^[a-z0-9-]+(,[a-z0-9-]+)*$ ]] || die "PERF_JOBS is a list of job names"
-# What the guest's /perf is told to run: the wake mode runs full-length jobs.
+BOOTS=${PERF_BOOTS:-}
+[[ -z $BOOTS || $BOOTS =~ ^[a-z]+/[a-z]+/[a-z-]+(,[a-z]+/[a-z]+/[a-z-]+)*$ ]] ||
+	die "PERF_BOOTS is a list of <queue>/<driver>/<engine>"
+DISKS=${PERF_DISKS:-}
+[[ -z $DISKS || $DISKS =~ ^[a-z-]+(,[a-z-]+)*$ ]] || die "PERF_DISKS is a list of disks"
+CAL_ITERATIONS=
+if [[ $MODE == cal ]]; then
+	JOBS=${JOBS:-randread-4k-qd1-j1,randread-4k-qd32-j1}
+	CAL_ITERATIONS=${PERF_CAL_LOOP:-100000}
+	[[ $CAL_ITERATIONS =~ ^[1-9][0-9]*$ ]] || die "PERF_CAL_LOOP is a number of iterations"
+	: "${PERF_COST:=200,1000}"
+fi
+# What the guest's /perf is told to run: the wake and cal modes run full-length jobs.
 GUEST_MODE=$MODE
-[[ $MODE != wake ]] || GUEST_MODE=full
+[[ $MODE != wake && $MODE != cal ]] || GUEST_MODE=full
 OUT=${PERF_OUT:-$CACHE/perf}
 mkdir -p "$OUT"
 INITRAMFS=$CACHE/initramfs-x86_64.cpio
@@ -85,18 +120,22 @@ OBJ=$(obj_dir "$FLAVOUR-x86_64")
 [[ -f $OBJ/arch/x86/boot/bzImage ]] || die "no kernel at $OBJ: run scripts/kernel.sh x86_64"
 KERNEL=$(mktemp "$CACHE/perf-bzImage.XXXXXX")
 MAP=$KERNEL.map
-trap 'rm -f "$KERNEL" "$MAP"' EXIT
+trap 'rm -f "$KERNEL" "$MAP"-*' EXIT
 COST=${PERF_COST:-}
 [[ $COST != 1 ]] || COST=100,400
 [[ -z $COST || $COST =~ ^[0-9]+,[0-9]+$ ]] || die "PERF_COST is two I/O counts, N1,N2 (or 1)"
-# The image and, for the cost runs, its address map, from one state of the tree.
+# The image and, for the cost runs, its address maps (one per driver: the objects
+# of the driver bucket), from one state of the tree.
 copy_kernel() {
 	cp "$OBJ/arch/x86/boot/bzImage" "$KERNEL"
-	[[ -z $COST ]] || "$REPO/scripts/insn-map.sh" "$OBJ" "$MAP"
+	[[ -z $COST ]] || {
+		"$REPO/scripts/insn-map.sh" "$OBJ" "$MAP-rust" rust
+		"$REPO/scripts/insn-map.sh" "$OBJ" "$MAP-c" c
+	}
 }
 with_lock "$FLAVOUR-x86_64" copy_kernel
-PLUGIN=()
-[[ -z $COST ]] || PLUGIN=(-plugin "$(insncount_plugin "$OUT/insncount"),map=$MAP${PERF_COST_TOP:+,top=$PERF_COST_TOP}")
+PLUGIN=
+[[ -z $COST ]] || PLUGIN=$(insncount_plugin "$OUT/insncount")
 "$REPO/scripts/initramfs.sh" x86_64 "$INITRAMFS"
 
 
@@ -127,13 +166,22 @@ c_driver_slots() {
 # (optional) the host's request limit in KiB for the transfer size sweep instead of
 # the jobs. With WAKE_NS set, the board's wake-up cost is that.
 boot() {
-	local queue=$1 driver=$2 engine=$3 disks=$4 sweep=${5:-} status=0 suffix=
+	local queue=$1 driver=$2 engine=$3 disks=$4 sweep=${5:-} status=0 suffix= d kept=
+	[[ -z $BOOTS || ,$BOOTS, == *",$queue/$driver/$engine,"* ]] || return 0
+	if [[ -n $DISKS ]]; then
+		for d in ${disks//,/ }; do
+			[[ ,$DISKS, != *",$d,"* ]] || kept+=${kept:+,}$d
+		done
+		[[ -n $kept ]] || return 0
+		disks=$kept
+	fi
 	if [[ $driver == c ]]; then
 		suffix=-driver-c
 	elif [[ $engine != rust ]]; then
 		suffix=-$engine
 	fi
 	[[ -z ${WAKE_NS:-} ]] || suffix+=-wake$WAKE_NS
+	[[ -z ${CAL_LOOP:-} ]] || suffix+=-loop$CAL_LOOP
 	local log=$OUT/perf-$MODE-$queue$suffix${sweep:+-sweep$sweep}.log
 	local cmdline="console=ttyS0 kunit.enable=0 panic=-1 rdinit=/perf msdc_perf=$GUEST_MODE"
 	cmdline+=" msdc_perf_disks=$disks mtk_sd_rust_sim.queue=$queue null_blk.nr_devices=1"
@@ -144,14 +192,12 @@ boot() {
 	fi
 	[[ -z $JOBS ]] || cmdline+=" msdc_perf_jobs=$JOBS"
 	[[ -z ${WAKE_NS:-} ]] || cmdline+=" mtk_sd_rust_sim.wake_ns=$WAKE_NS"
+	[[ -z ${CAL_LOOP:-} ]] || cmdline+=" mtk_sd_rust_sim.cost_loop=$CAL_LOOP"
 	[[ -z $sweep ]] || cmdline+=" msdc_perf_sweep=$sweep mtk_sd_rust_sim.max_request_kib=${sweep%k}"
 	local plugin=()
-	if [[ -n $COST && $driver == c ]]; then
-		log "perf $MODE: no cost runs with upstream's C driver (insncount's driver bucket is the Rust driver's objects)"
-	elif [[ -n $COST && -z $sweep ]]; then
+	if [[ -n $COST && -z $sweep ]]; then
 		cmdline+=" msdc_perf_cost=$COST nokaslr"
-		plugin=("${PLUGIN[@]}")
-		plugin[1]+=",out=$log.counts"
+		plugin=(-plugin "$PLUGIN,map=$MAP-$driver,out=$log.counts,$(insncount_path_args "$MAP-$driver" "$driver")${PERF_COST_TOP:+,top=$PERF_COST_TOP}")
 	fi
 	if [[ $driver == c ]]; then
 		log "perf $MODE: booting with the board's queues at most '$queue', upstream's C driver (log: $log)"
@@ -188,7 +234,10 @@ boot() {
 		die "a measurement does not end in driver=$driver; log: $log"
 	fi
 	[[ -z $measured ]] || printf '%s\n' "$measured"
-	[[ ${#plugin[@]} -eq 0 ]] || insncount_windows "$log" "$log.counts" perf | insncount_cost
+	[[ ${#plugin[@]} -eq 0 ]] || {
+		insncount_windows "$log" "$log.counts" perf | insncount_cost
+		insncount_paths "$log" "$log.counts" perf
+	}
 }
 
 # The wake mode: the eMMC and MicroSD slots in their own mode (HSQ) and one at a
@@ -237,6 +286,19 @@ if [[ $MODE == wake ]]; then
 	exit 0
 fi
 
+# The cal mode: the same boots without the loop and with it; each job's driver bucket
+# must grow by the loop's instructions per I/O.
+if [[ $MODE == cal ]]; then
+	for CAL_LOOP in 0 "$CAL_ITERATIONS"; do
+		lines=$(
+			boot cqe rust rust emmc-cq
+			boot legacy rust rust emmc
+		)
+		grep '^perf-cost: ' <<<"$lines" | sed "s/^/loop=$CAL_LOOP /"
+	done | insncount_cal_check "$CAL_ITERATIONS"
+	exit 0
+fi
+
 # Each disk in every mode its slot allows: the CQE slot in all three, the others
 # in HSQ and legacy; null_blk once. The queued modes again on the kernel's C
 # engines: the C cqhci on the CQE slot and the C mmc_hsq on the others in one
@@ -268,7 +330,13 @@ lines=$(
 [[ -n $lines ]] || die "no measurement came back"
 costs=$(grep '^perf-cost: ' <<<"$lines" || true)
 rests=$(grep '^perf-cost-rest: ' <<<"$lines" || true)
+paths=$(grep '^perf-c2i: ' <<<"$lines" || true)
 if [[ -n $COST ]]; then
+	PATH_CSV=$OUT/perf-$MODE-c2i.csv
+	{
+		echo "disk,mode,driver,job,insn_median,insn_p90,samples"
+		sed -E 's/^perf-c2i: //; s/ [a-z0-9_]+=/ /g; s/ /,/g' <<<"$paths"
+	} >"$PATH_CSV"
 	[[ -n $costs ]] || die "the cost runs gave no perf-cost line"
 	! grep -q ' no pair ' <<<"$costs" || die "a job's cost runs could not be differenced: $(grep ' no pair ' <<<"$costs")"
 	COST_CSV=$OUT/perf-$MODE-cost.csv
@@ -280,11 +348,12 @@ if [[ -n $COST ]]; then
 	} >"$COST_CSV"
 	# The jobs' CPU time per I/O: the instructions outside the idle loop, in thousands.
 	lines=$(awk -v costs="$COST_CSV" '
-	BEGIN { FS = ","; while ((getline l < costs) > 0) { split(l, f, ","); if (f[1] != "disk") busy[f[1] " " f[2] " " f[4]] = f[10] - f[12] }; FS = " " }
+	BEGIN { FS = ","; while ((getline l < costs) > 0) { split(l, f, ","); if (f[1] != "disk") busy[f[1] " " f[2] " " f[3] " " f[4]] = f[10] - f[12] }; FS = " " }
 	$1 == "perf:" {
-		mode = $5 == "c" ? $4 "-c" : $4
-		k = $2 " " mode " " $6
-		if ($12 == "driver=rust" && k in busy) sub(/cpu_us_per_io=[0-9.]+/, sprintf("cpu_us_per_io=%.1f", busy[k] / 1000))
+		drv = $12; sub(/^driver=/, "", drv)
+		mode = $5 == "c" && drv == "rust" ? $4 "-c" : $4
+		k = $2 " " mode " " drv " " $6
+		if (k in busy) sub(/cpu_us_per_io=[0-9.]+/, sprintf("cpu_us_per_io=%.1f", busy[k] / 1000))
 	}
 	{ print }' <<<"$lines")
 fi
@@ -368,10 +437,15 @@ plot for [i=2:$sweep_columns] '$SWEEP_DAT' using 0:i:xtic(1) with linespoints ti
 GNUPLOT
 fi
 
+# Ours against upstream's C driver, where both measured a disk, mode and job.
+"$REPO/scripts/perf-driver-chart.sh" "$CSV" "$OUT/perf-$MODE" ${COST:+"$COST_CSV"}
+
 printf '%s\n' "$lines"
 [[ -z $costs ]] || printf '%s\n' "$costs"
+[[ -z $paths ]] || printf '%s\n' "$paths"
 [[ $MODE == full ]] ||
 	log "perf smoke: the harness ran; these figures are of the KASAN test kernel without -icount, not measurements"
 log "perf $MODE: $(($(wc -l <"$CSV") - 1)) measurements; CSV: $CSV; chart: $PNG;"\
 "${SWEEP_PNG:+ transfer size sweep: $SWEEP_PNG;}"\
-" per-I/O time of the simulated hardware and of the rest: $TIMES_CSV${COST:+; instructions per I/O: $COST_CSV}"
+ " per-I/O time of the simulated hardware and of the rest: $TIMES_CSV"\
+"${COST:+; instructions per I/O: $COST_CSV; completion-to-next-issue path: $PATH_CSV}"

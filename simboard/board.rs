@@ -1527,6 +1527,27 @@ pub(crate) fn request_limit_bytes() -> Option<u32> {
     }
 }
 
+/// The iterations of the driver-path calibration loop `make perf-cost-cal` asks for
+/// (`mtk_sd_rust_sim.cost_loop=N` on the kernel command line, test kernels only): the driver
+/// runs a loop of two instructions N times per request it is handed, so that insncount's
+/// `driver` bucket must grow by 2N instructions per I/O. 0, the default, runs no loop; a
+/// value that is not a number is reported and runs none.
+pub(crate) fn cost_loop() -> u32 {
+    let Some(value) = ffi::command_line_value("mtk_sd_rust_sim.cost_loop") else {
+        return 0;
+    };
+    match core::str::from_utf8(value)
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+    {
+        Some(n) => n,
+        None => {
+            pr_err!("mtk_sd_rust_sim.cost_loop= takes a number of iterations: no loop\n");
+            0
+        }
+    }
+}
+
 /// The queue the board's slots may use at most, from `mtk_sd_rust_sim.queue=` on the kernel
 /// command line (test kernels only; `make perf` measures each disk in every mode its slot
 /// allows this way, on one kernel image): `cqe` (as the overlay says, the default), `hsq`

@@ -13,12 +13,14 @@ void mtk_sd_rust_sim_release(u32 slot);
 u32 mtk_sd_rust_sim_read(u32 slot, u32 offset);
 void mtk_sd_rust_sim_write(u32 slot, u32 offset, u32 value);
 u32 mtk_sd_rust_sim_request_limit_bytes(void);
+u32 mtk_sd_rust_sim_cost_loop(void);
 
 EXPORT_SYMBOL_GPL(mtk_sd_rust_sim_claim);
 EXPORT_SYMBOL_GPL(mtk_sd_rust_sim_release);
 EXPORT_SYMBOL_GPL(mtk_sd_rust_sim_read);
 EXPORT_SYMBOL_GPL(mtk_sd_rust_sim_write);
 EXPORT_SYMBOL_GPL(mtk_sd_rust_sim_request_limit_bytes);
+EXPORT_SYMBOL_GPL(mtk_sd_rust_sim_cost_loop);
 
 #ifdef CONFIG_MMC_MTK_RUST_C_ENGINES
 bool mtk_sd_rust_sim_c_engines(void);

@@ -17,8 +17,10 @@
 //! Arguments: `map=FILE` (optional; without it every kernel address is `other`),
 //! `out=FILE` (default: QEMU's log, `-d plugin`) and `top=N`: count per symbol of
 //! the map too (its ranges unmerged) and write, at each snapshot, the N symbols that
-//! ran the most instructions since the one before. One vCPU only: the inline adds of
-//! several vCPU threads would race.
+//! ran the most instructions since the one before. `entry=ADDR[:ADDR...]` and
+//! `issue=ADDR[:ADDR...]` (hexadecimal): measure the completion-to-next-issue path
+//! ([`path`]) and write its samples at each snapshot. One vCPU only: the inline adds
+//! of several vCPU threads would race.
 //!
 //! Lines written:
 //!
@@ -27,6 +29,7 @@
 //! insncount: mark <seq> user=<N> other=<N> <name>=<N>... total=<N>
 //! insncount: exit user=<N> ... total=<N>
 //! insncount: top <mark seq or exit> <rank> <N> <bucket> <symbol>
+//! insncount: path <mark seq or exit> <N>...
 //! ```
 
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
@@ -37,9 +40,11 @@ use std::sync::{Mutex, OnceLock};
 
 mod ffi;
 pub mod map;
+pub mod path;
 
 use ffi::{Insn, PluginId, QemuInfo, Tb};
 use map::AddrMap;
+use path::{End, Ends, Path};
 
 /// The API version QEMU checks before it calls [`qemu_plugin_install`].
 #[no_mangle]
@@ -60,6 +65,9 @@ struct State {
     /// Where snapshots go: a file, or QEMU's log when `None`.
     out: Mutex<Option<File>>,
     marks: AtomicU64,
+    /// The ends of the completion-to-next-issue path (none given: not measured).
+    ends: Ends,
+    path: Mutex<Path>,
 }
 
 static STATE: OnceLock<State> = OnceLock::new();
@@ -113,7 +121,23 @@ impl State {
             }
             *before = now;
         }
+        if self.ends.enabled() {
+            let samples = self.path.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let tag = what.strip_prefix("mark ").unwrap_or(what);
+            line.push_str(&format!("insncount: path {tag}"));
+            for n in samples {
+                line.push_str(&format!(" {n}"));
+            }
+            line.push('\n');
+        }
         line
+    }
+
+    /// The instructions counted so far, in every counter.
+    fn counted(&self) -> u64 {
+        self.counters
+            .iter()
+            .fold(0u64, |a, c| a.wrapping_add(c.load(Ordering::Relaxed)))
     }
 
     fn write(&self, line: &str) {
@@ -143,6 +167,31 @@ unsafe extern "C" fn on_mark(_vcpu: c_uint, _userdata: *mut c_void) {
     }
 }
 
+/// An end of the completion-to-next-issue path runs; `userdata` is
+/// [`path_userdata`]'s.
+unsafe extern "C" fn on_path(_vcpu: c_uint, userdata: *mut c_void) {
+    if let Some(st) = STATE.get() {
+        let data = userdata as usize;
+        let end = if data & 1 == 0 {
+            End::Entry
+        } else {
+            End::Issue
+        };
+        let executed = st.counted().wrapping_sub((data >> 1) as u64);
+        st.path
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .reached(end, executed);
+    }
+}
+
+/// The callback data of a path end: which end, and the instructions counted ahead of it
+/// ([`path::counted_ahead`]).
+fn path_userdata(end: End, ahead: u64) -> *mut c_void {
+    let data = ((ahead as usize) << 1) | usize::from(end == End::Issue);
+    data as *mut c_void
+}
+
 unsafe extern "C" fn on_exit(_id: PluginId, _userdata: *mut c_void) {
     if let Some(st) = STATE.get() {
         st.write(&st.snapshot("exit"));
@@ -155,6 +204,10 @@ unsafe extern "C" fn on_tb_trans(_id: PluginId, tb: *mut Tb) {
     let n = unsafe { ffi::qemu_plugin_tb_n_insns(tb) };
     // The runs of one bucket: (first instruction, bucket, length).
     let mut runs: Vec<(*mut Insn, usize, u64)> = Vec::with_capacity(2);
+    // The first instruction of each run, by position in the block.
+    let mut starts: Vec<usize> = Vec::with_capacity(2);
+    // Ends of the path in the block: (instruction, position, end, its run).
+    let mut ends: Vec<(*mut Insn, usize, End, usize)> = Vec::new();
     for i in 0..n {
         // SAFETY: `i` is below the block's instruction count.
         let insn = unsafe { ffi::qemu_plugin_tb_get_insn(tb, i) };
@@ -163,7 +216,13 @@ unsafe extern "C" fn on_tb_trans(_id: PluginId, tb: *mut Tb) {
         let bucket = st.slot(vaddr);
         match runs.last_mut() {
             Some(run) if run.1 == bucket => run.2 += 1,
-            _ => runs.push((insn, bucket, 1)),
+            _ => {
+                runs.push((insn, bucket, 1));
+                starts.push(i);
+            }
+        }
+        if let Some(end) = st.ends.end_at(vaddr) {
+            ends.push((insn, i, end, runs.len() - 1));
         }
         if !map::is_kernel(vaddr) {
             // SAFETY: as above; the size is the instruction's length in bytes.
@@ -188,6 +247,20 @@ unsafe extern "C" fn on_tb_trans(_id: PluginId, tb: *mut Tb) {
                 }
             }
         }
+    }
+    for (insn, index, end, run) in ends {
+        let len = usize::try_from(runs[run].2).unwrap_or(usize::MAX);
+        let ahead = path::counted_ahead(runs.len() == 1, starts[run], len, index);
+        // SAFETY: a valid instruction of this block and a callback that lives as long as
+        // the plugin; the data is a number, not a pointer.
+        unsafe {
+            ffi::qemu_plugin_register_vcpu_insn_exec_cb(
+                insn,
+                on_path,
+                ffi::CB_NO_REGS,
+                path_userdata(end, ahead),
+            )
+        };
     }
     let counter = |slot: usize| st.counters[slot].as_ptr().cast::<c_void>();
     if let [(_, bucket, len)] = runs[..] {
@@ -227,8 +300,11 @@ fn install(id: PluginId, info: &QemuInfo, args: &[String]) -> Result<(), String>
     let mut map_text = String::new();
     let mut out = None;
     let mut top = 0;
+    let mut ends = Ends::default();
     for arg in args {
         match arg.split_once('=') {
+            Some(("entry", list)) => ends.add(End::Entry, list)?,
+            Some(("issue", list)) => ends.add(End::Issue, list)?,
             Some(("map", path)) => {
                 map_text = std::fs::read_to_string(path).map_err(|e| format!("map {path}: {e}"))?;
             }
@@ -240,7 +316,7 @@ fn install(id: PluginId, info: &QemuInfo, args: &[String]) -> Result<(), String>
             }
             _ => {
                 return Err(format!(
-                    "unknown argument `{arg}` (map=FILE, out=FILE, top=N)"
+                    "unknown argument `{arg}` (map=FILE, out=FILE, top=N, entry=ADDRS, issue=ADDRS)"
                 ))
             }
         }
@@ -262,6 +338,8 @@ fn install(id: PluginId, info: &QemuInfo, args: &[String]) -> Result<(), String>
         before: Mutex::new(vec![0; slots]),
         out: Mutex::new(out),
         marks: AtomicU64::new(0),
+        ends,
+        path: Mutex::new(Path::default()),
     };
     state.write(&format!(
         "insncount: buckets {}\n",

@@ -63,6 +63,12 @@ pub(super) extern "C" fn mtk_sd_rust_sim_request_limit_bytes() -> u32 {
     super::request_limit_bytes().unwrap_or(0)
 }
 
+/// The iterations of the driver-path calibration loop per request; 0 without one.
+#[no_mangle]
+pub(super) extern "C" fn mtk_sd_rust_sim_cost_loop() -> u32 {
+    super::cost_loop()
+}
+
 /// Whether the kernel's C queue engines run in place of the driver's Rust ones.
 #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
 #[no_mangle]

@@ -384,6 +384,9 @@ impl CqhciModel {
         }
     }
 
+    // Out of line: its entry is where insncount's completion-to-next-issue path ends for a
+    // queued task (docs/performance.md, "The completion-to-next-issue path").
+    #[inline(never)]
     fn ring(&mut self, value: u32) {
         if !self.enabled() {
             self.violation(Violation::DoorbellWhileDisabled);

@@ -13,6 +13,7 @@ extern "C" {
     fn mtk_sd_rust_sim_read(slot: u32, offset: u32) -> u32;
     fn mtk_sd_rust_sim_write(slot: u32, offset: u32, value: u32);
     fn mtk_sd_rust_sim_request_limit_bytes() -> u32;
+    fn mtk_sd_rust_sim_cost_loop() -> u32;
     #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
     fn mtk_sd_rust_sim_c_engines() -> bool;
 }
@@ -72,4 +73,46 @@ pub fn request_limit_bytes() -> Option<u32> {
 pub fn c_engines() -> bool {
     // SAFETY: the board's function takes no arguments and only reads the command line.
     unsafe { mtk_sd_rust_sim_c_engines() }
+}
+
+/// The driver-path calibration of insncount (`make perf-cost-cal`): the iterations of
+/// [`cost_loop`] the board asks the driver to run per request (`mtk_sd_rust_sim.cost_loop=`),
+/// 0 without.
+pub fn cost_loop_iterations() -> u32 {
+    // SAFETY: the board's function takes no arguments and only reads the command line.
+    unsafe { mtk_sd_rust_sim_cost_loop() }
+}
+
+/// Runs a loop of exactly two instructions (decrement, branch while not zero) `n` times,
+/// inline in the caller, so that the instructions counted in the caller's component grow by
+/// `2 * n`: a known cost in the driver's request path for insncount's calibration. No loop
+/// for `n == 0`.
+#[inline(always)]
+pub fn cost_loop(n: u32) {
+    if n == 0 {
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the loop touches only the register it is given, which it leaves at zero, and
+    // neither memory nor the stack.
+    unsafe {
+        core::arch::asm!(
+            "2:",
+            "dec {n:e}",
+            "jnz 2b",
+            n = inout(reg) n => _,
+            options(nomem, nostack),
+        );
+    }
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: as above.
+    unsafe {
+        core::arch::asm!(
+            "2:",
+            "subs {n:w}, {n:w}, #1",
+            "b.ne 2b",
+            n = inout(reg) n => _,
+            options(nomem, nostack),
+        );
+    }
 }

@@ -172,6 +172,9 @@ pub(crate) struct Msdc {
     /// The kernel's C engine, on a slot that runs one instead of the Rust engines.
     #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
     c_engine: Option<CEngineSlot>,
+    /// Iterations of insncount's calibration loop per request (simulated board only).
+    #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
+    pub(crate) cost_loop: u32,
     #[pin]
     state: SpinLockIrq<State>,
     /// Woken when a queue may have become idle, or recovery started.
@@ -288,6 +291,8 @@ impl Msdc {
                 counters: Counters::default(),
                 #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
                 c_engine,
+                #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
+                cost_loop: kernel_mmc::simboard::cost_loop_iterations(),
                 state <- new_spinlock_irq!(State {
                     controller,
                     descriptors,
@@ -579,6 +584,8 @@ pub(crate) struct MsdcSlot {
 #[vtable]
 impl HostOps for MsdcSlot {
     fn request(&self, _host: &Host, request: Request) {
+        #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
+        kernel_mmc::simboard::cost_loop(self.msdc.cost_loop);
         slot::start_request(&self.msdc, request);
     }
 

@@ -57,6 +57,9 @@ pub(super) struct CheckedCommand {
 }
 
 impl MsdcModel {
+    // Out of line: its entry is where insncount's completion-to-next-issue path ends for a
+    // command (docs/performance.md, "The completion-to-next-issue path").
+    #[inline(never)]
     pub(super) fn start_command(&mut self, word: SDC_CMD) {
         let c = RawCommand::decode(word);
         let unmodelled = word.raw() & SDC_CMD::UNMODELLED.raw();

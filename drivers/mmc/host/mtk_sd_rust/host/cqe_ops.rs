@@ -121,6 +121,8 @@ impl CqeOps for MsdcSlot {
 
     fn cqe_request(&self, _host: &Host, request: QueuedRequest) -> Result<(), Refused> {
         let msdc = &self.msdc;
+        #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
+        crate::kernel_mmc::simboard::cost_loop(msdc.cost_loop);
         let hardware = matches!(msdc.state.lock().queue, Queue::Hardware(_));
         let queued = if hardware {
             command_queue::issue(msdc, request)
