@@ -138,12 +138,9 @@ struct State {
     descriptors: DescriptorMemory,
     queue: Queue,
     watchdog: Option<ArcHrTimerHandle<Msdc>>,
-    /// The watchdog timer is running or its work is queued: it will look at whatever is in
-    /// flight then.
-    watchdog_armed: bool,
-    /// The slot is going away ([`Msdc::shutdown`]): the watchdog is never armed again, not
-    /// even by a work item that was already queued.
-    watchdog_stopped: bool,
+    /// Whether the watchdog timer may be started: not while it runs or its work is queued,
+    /// never again once [`Msdc::shutdown`] stopped it.
+    watchdog_arming: slot::watchdog::Arming,
     /// The slot is going away ([`Msdc::shutdown`]): the busy retry work is never queued
     /// again, and one that runs stops.
     busy_retry_stopped: bool,
@@ -293,8 +290,7 @@ impl Msdc {
                     descriptors,
                     queue,
                     watchdog: None,
-                    watchdog_armed: false,
-                    watchdog_stopped: false,
+                    watchdog_arming: slot::watchdog::Arming::new(),
                     busy_retry_stopped: false,
                     sdio_irq_hold: None,
                     sdio_wake: None,
@@ -466,13 +462,12 @@ impl Msdc {
     fn arm_watchdog(self: &Arc<Self>, delay: Delta) {
         let expired = {
             let mut state = self.state.lock();
-            if state.watchdog_armed || state.watchdog_stopped {
+            if !state.watchdog_arming.arm() {
                 return;
             }
-            state.watchdog_armed = true;
             state.watchdog.take()
         };
-        // The previous timer has fired (its work cleared `watchdog_armed`), so dropping its
+        // The previous timer has fired (its work ran `Arming::fired`), so dropping its
         // handle waits at most for the callback's return, which takes no lock.
         drop(expired);
         let handle = self.clone().start(delay);
@@ -484,7 +479,7 @@ impl Msdc {
     /// long, otherwise look again when it would (`slot::watchdog`).
     fn watchdog_check(self: &Arc<Self>) {
         // The timer has fired: from here on a new request arms it again.
-        self.state.lock().watchdog_armed = false;
+        self.state.lock().watchdog_arming.fired();
         if let Some(ns) = slot::watchdog::check(self) {
             self.arm_watchdog(Delta::from_nanos(i64::try_from(ns).unwrap_or(i64::MAX)));
         }
@@ -495,7 +490,7 @@ impl Msdc {
     pub(crate) fn shutdown(&self) {
         let watchdog = {
             let mut state = self.state.lock();
-            state.watchdog_stopped = true;
+            state.watchdog_arming.stop();
             state.busy_retry_stopped = true;
             state.watchdog.take()
         };
