@@ -50,7 +50,8 @@ help:
 	@echo "                letter, in out/patches (PATCHES_DIR overrides; docs/patches.md)"
 	@echo "make patches-verify  the series applied with git am must give the checkout's"
 	@echo "                files; checkpatch, codespell, rustfmt; the ChromeOS fragment"
-	@echo "make patches-check   each prefix of the series built in a 7.3 tree (CLIPPY=1)"
+	@echo "make patches-check   each prefix of the series built in a 7.3 tree (CLIPPY=1,"
+	@echo "                CONFIG_WERROR), then vmlinux linked (PATCHES_JOBS sets -j)"
 	@echo
 	@echo "The steps of make test build what they boot only when run alone; make test"
 	@echo "builds each kernel once, first in its lane."
@@ -170,6 +171,8 @@ patches-verify:
 	$(SCRIPTS)/patches.sh verify
 
 # Not part of make test: each prefix of the series applied to a copy of the 7.3 tree
-# and built (arm64, CLIPPY=1), then checkpatch.pl --codespell; a kernel build per patch.
+# and built (arm64 allnoconfig with the driver, CLIPPY=1, CONFIG_WERROR), then
+# checkpatch.pl --codespell and vmlinux linked: one kernel build cold, minutes warm
+# (PATCHES_JOBS sets -j).
 patches-check: setup
 	$(SCRIPTS)/patches.sh bisect

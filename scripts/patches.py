@@ -4,13 +4,14 @@
 the kernel tree, how, and in which patch (docs/patches.md). scripts/patches.sh runs it.
 
   patches.py tree REPO DEST PRISTINE  writes the kernel files of the series under DEST,
-                                      the Kconfig and Makefile from PRISTINE's with the
-                                      driver's entries
+                                      the Kconfig, Makefile and MAINTAINERS from
+                                      PRISTINE's with the driver's entries
   patches.py series REPO              prints the series for scripts/patches.sh: per
                                       patch a `subject`, `file` and `body` lines and
                                       `end`; the cover letter last, without files
   patches.py files REPO               each repository file of the series, its kernel path
   patches.py kconfig REPO             the MMC_MTK_RUST entry the series adds
+  patches.py maintainers              the MAINTAINERS entry the series adds
   patches.py codespell DICT PATCH...  checkpatch.pl --codespell's findings, fast
 
 The file set is not listed by hand: it is every file the driver crate reads in a
@@ -33,6 +34,9 @@ CRATES = ["registers", "mmc_request", "cqhci", "hsq", "msdc", "slot"]
 # engines in the driver's place). The series does not define them: a module or `use`
 # under one of them leaves the series, and the files only they reach stay out.
 TEST_CFG = re.compile(r"CONFIG_MMC_MTK_RUST_(KUNIT_TEST|SIM\w*|C_ENGINES)\b")
+# A cfg attribute that holds exactly when a test kernel option is off: always true in
+# the series, so the item stays and the attribute goes.
+NOT_TEST_CFG = re.compile(r"^#\[cfg\(not\(CONFIG_MMC_MTK_RUST_(KUNIT_TEST|SIM\w*|C_ENGINES)\)\)\]$")
 # Modules the kernel build never compiles: host-only code.
 HOST_CFG = re.compile(r"cfg\((test|not\(CONFIG_RUST\))\)")
 
@@ -159,7 +163,18 @@ MMC_MTK. Both may be built, as modules or built in: they match the same
 compatibles and a controller goes to the driver registered first (the C
 driver when both are built in, as it links first) or to the one its
 driver_override names (mtk-msdc or mtk_sd_rust)."""),
+    ("MAINTAINERS: add the Rust MediaTek MMC/SD/SDIO driver",
+     ["MAINTAINERS"],
+     """Add an entry for the Rust MediaTek MSDC driver and the MMC abstraction it
+carries, beside the C driver's, named as the other Rust reference drivers'
+entries are. The MMC and Rust for Linux lists get its patches."""),
 ]
+
+# The files of the 7.3 tree the series changes (the rest it adds).
+PRISTINE = ("drivers/mmc/host/Kconfig", "drivers/mmc/host/Makefile", "MAINTAINERS")
+# The MAINTAINERS entry, after the C driver's; the maintainer is the patches' author.
+MAINTAINERS_AFTER = "MEDIATEK MMC/SD/SDIO DRIVER"
+DEFAULT_IDENTITY = "mtk-sd-rust developers <mtk-sd-rust@example.invalid>"
 
 COVER_SUBJECT = "mmc: add a Rust driver for the MediaTek MSDC host controller"
 COVER_BODY = """This series adds mtk-sd-rust, a Rust driver for the MediaTek MSDC
@@ -278,6 +293,21 @@ def items(lines):
             i += 1
 
 
+def test_only(attrs, where):
+    """Whether an item under `attrs` exists only in test kernels: a cfg on a test kernel
+    option (on, not `not(...)`). Any other cfg naming one is an error: the series could
+    not tell whether the item is compiled."""
+    test_only = False
+    for a in attrs:
+        if not a.startswith("#[cfg") or not TEST_CFG.search(a) or NOT_TEST_CFG.match(a):
+            continue
+        if not re.match(r"^#\[cfg\(CONFIG_\w+\)\]$", a):
+            die(f"{where}: {a}: only cfg(OPTION) and cfg(not(OPTION)) of a test option "
+                "are mapped")
+        test_only = True
+    return test_only
+
+
 def read(path):
     with open(path, encoding="utf-8") as f:
         return f.read()
@@ -293,14 +323,18 @@ def series_text(repo, repo_path):
     lines = text.split("\n")
     drop = set()
     for first, last, _kind, _name, attrs in items(lines):
-        if any(a.startswith("#[cfg") and TEST_CFG.search(a) for a in attrs):
-            drop.update(range(first, last + 1))
-            # A blank line on both sides of a dropped item: keep one.
-            after = last + 1
-            while after in drop:
-                after += 1
-            if first > 0 and lines[first - 1] == "" and after < len(lines) and lines[after] == "":
-                drop.add(after)
+        if not test_only(attrs, repo_path):
+            # A cfg(not(test option)) holds in the series: the item stays, without it.
+            drop.update(n for n in range(first, last + 1)
+                        if NOT_TEST_CFG.match(lines[n].strip()))
+            continue
+        drop.update(range(first, last + 1))
+        # A blank line on both sides of a dropped item: keep one.
+        after = last + 1
+        while after in drop:
+            after += 1
+        if first > 0 and lines[first - 1] == "" and after < len(lines) and lines[after] == "":
+            drop.add(after)
     out = []
     for n, line in enumerate(lines):
         if n in drop:
@@ -330,8 +364,8 @@ def module_files(repo, repo_path, seen):
     for _first, _last, kind, mod_name, attrs in items(lines):
         if kind != "mod":
             continue
-        if any(a.startswith("#[cfg") and (TEST_CFG.search(a) or HOST_CFG.search(a))
-               for a in attrs):
+        if test_only(attrs, repo_path) or any(a.startswith("#[cfg") and HOST_CFG.search(a)
+                                              for a in attrs):
             continue
         path_attr = [PATH_ATTR.match(a).group(1) for a in attrs if PATH_ATTR.match(a)]
         if path_attr:
@@ -346,8 +380,8 @@ def module_files(repo, repo_path, seen):
 
 
 def tree(repo):
-    """{kernel path: text} for every file the series adds (not the Kconfig and Makefile
-    entries, which patch existing files)."""
+    """{kernel path: text} for every file the series adds (not the Kconfig, Makefile and
+    MAINTAINERS entries, which patch existing files)."""
     seen = set()
     module_files(repo, CRATE_ROOT, seen)
     files = {}
@@ -369,8 +403,22 @@ def kconfig_entry(repo):
     return m.group(0)
 
 
+def maintainers_entry():
+    """The driver's MAINTAINERS entry; PATCHES_IDENTITY (set by scripts/patches.sh) is
+    its maintainer."""
+    who = os.environ.get("PATCHES_IDENTITY") or DEFAULT_IDENTITY
+    return (f"{MAINTAINERS_AFTER} [RUST]\n"
+            f"M:\t{who}\n"
+            "L:\tlinux-mmc@vger.kernel.org\n"
+            "L:\trust-for-linux@vger.kernel.org\n"
+            "S:\tMaintained\n"
+            "F:\tdrivers/mmc/host/mtk_sd_rust/\n"
+            "F:\trust/kernel/mmc/\n\n")
+
+
 def patch_kbuild_files(repo, ksrc_files):
-    """drivers/mmc/host/{Kconfig,Makefile} with the driver's entries, after MMC_MTK's."""
+    """drivers/mmc/host/{Kconfig,Makefile} with the driver's entries, after MMC_MTK's,
+    and MAINTAINERS with its entry after the C driver's."""
     kconfig = ksrc_files["drivers/mmc/host/Kconfig"]
     m = re.search(r"^config MMC_MTK\n.*?\n\n", kconfig, re.S | re.M)
     if not m:
@@ -381,7 +429,13 @@ def patch_kbuild_files(repo, ksrc_files):
     if anchor not in makefile:
         die("no MMC_MTK line in drivers/mmc/host/Makefile")
     makefile = makefile.replace(anchor, anchor + "obj-$(CONFIG_MMC_MTK_RUST)\t+= mtk_sd_rust/\n")
-    return {"drivers/mmc/host/Kconfig": kconfig, "drivers/mmc/host/Makefile": makefile}
+    maintainers = ksrc_files["MAINTAINERS"]
+    m = re.search(rf"^{re.escape(MAINTAINERS_AFTER)}\n.*?\n\n", maintainers, re.S | re.M)
+    if not m:
+        die(f"no {MAINTAINERS_AFTER} entry in MAINTAINERS")
+    maintainers = maintainers[:m.end()] + maintainers_entry() + maintainers[m.end():]
+    return {"drivers/mmc/host/Kconfig": kconfig, "drivers/mmc/host/Makefile": makefile,
+            "MAINTAINERS": maintainers}
 
 
 def assign(files):
@@ -456,8 +510,7 @@ def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "tree":
         repo, dest, ksrc = sys.argv[2], sys.argv[3], sys.argv[4]
         files = tree(repo)
-        pristine = {p: read(os.path.join(ksrc, p))
-                    for p in ("drivers/mmc/host/Kconfig", "drivers/mmc/host/Makefile")}
+        pristine = {p: read(os.path.join(ksrc, p)) for p in PRISTINE}
         files.update(patch_kbuild_files(repo, pristine))
         assign(files)
         for path, text in files.items():
@@ -466,7 +519,7 @@ def main():
                 f.write(text)
     elif len(sys.argv) == 3 and sys.argv[1] == "series":
         files = tree(sys.argv[2])
-        files.update({"drivers/mmc/host/Kconfig": "", "drivers/mmc/host/Makefile": ""})
+        files.update({p: "" for p in PRISTINE})
         owner = assign(files)
         for n, (subject, _entries, body) in enumerate(SERIES):
             print(f"subject {subject}")
@@ -486,10 +539,13 @@ def main():
             print(f"{repo_path_of(kpath)} {kpath}")
     elif len(sys.argv) == 3 and sys.argv[1] == "kconfig":
         print(kconfig_entry(sys.argv[2]), end="")
+    elif len(sys.argv) == 2 and sys.argv[1] == "maintainers":
+        print(maintainers_entry(), end="")
     elif len(sys.argv) >= 3 and sys.argv[1] == "codespell":
         codespell(sys.argv[2], sys.argv[3:])
     else:
-        die("usage: patches.py tree REPO DEST PRISTINE | series REPO | files REPO | kconfig REPO")
+        die("usage: patches.py tree REPO DEST PRISTINE | series REPO | files REPO | "
+            "kconfig REPO | maintainers | codespell DICT PATCH...")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-PRISTINE_FILES=(drivers/mmc/host/Kconfig drivers/mmc/host/Makefile)
+PRISTINE_FILES=(drivers/mmc/host/Kconfig drivers/mmc/host/Makefile MAINTAINERS)
 CHROMEOS_FRAGMENT=$REPO/configs/chromeos-mtk-rust.config
 
 # Scratch folders, removed when the script ends.
@@ -40,6 +40,10 @@ identity() {
 	else echo "mtk-sd-rust developers <mtk-sd-rust@example.invalid>"
 	fi
 }
+
+# The MAINTAINERS entry's maintainer is the patches' author (scripts/patches.py).
+PATCHES_IDENTITY=$(identity)
+export PATCHES_IDENTITY
 
 # The 7.3 tree's file $2 as Debian ships it, into $1: setup.sh's hook lines (the only
 # change it makes to the tree's files) left out.
@@ -75,7 +79,7 @@ generate() {
 	final=$work/final
 	python3 "$REPO/scripts/patches.py" tree "$REPO" "$final" "$work/git" ||
 		die "scripts/patches.py could not lay out the series"
-	who=$(identity)
+	who=$PATCHES_IDENTITY
 	# The checkout's last commit dates the patches, so the same tree gives the same series.
 	date=$(git -C "$REPO" log -1 --format=%cI 2>/dev/null || date -Iseconds)
 	local -a gitc=(git -C "$work/git" -c "user.name=${who% <*}" -c "user.email=${who##*<}")
@@ -254,27 +258,57 @@ verify() {
 
 # Each prefix of the series applied to a private copy of the 7.3 tree (under the cache)
 # and built: arm64's allnoconfig with Rust, the MMC core and the driver built in once
-# the Kconfig patch is there, CLIPPY=1; rustfmtcheck on the whole series.
+# the Kconfig patch is there, CLIPPY=1 and CONFIG_WERROR. A prefix builds what the
+# series can change, drivers/mmc/ after the kernel's prepare step (which builds the
+# Rust crates under rust/); the tree before the first patch is built first, so that a
+# failure of 7.3 itself is told apart from a patch's. Then rustfmtcheck and
+# checkpatch.pl --codespell over the series, and last vmlinux with the whole series,
+# which links the driver against the rest of the kernel.
+# The copy and its object tree stay in the cache: a later run resets the copy to 7.3
+# with git and rebuilds only what the series changes. PATCHES_JOBS sets make's -j
+# (default: the number of CPUs).
 bisect() {
-	local work ksrc tree obj n total patch
+	local work ksrc tree obj n total patch jobs base start
 	ksrc=$(kernel_src)
 	work=$CACHE/patches-check
-	rm -rf "$work"
-	mkdir -p "$work"
-	generate "$work/series"
 	tree=$work/linux
-	log "patches-check: copying $(basename "$ksrc") without setup.sh's hooks"
-	cp -a "$ksrc" "$tree"
-	rm -f "$tree/drivers/mmc/host/mtk_rust"
-	for path in "${PRISTINE_FILES[@]}"; do pristine_file "$tree" "$path"; done
-	git -C "$tree" init -q
-	git -C "$tree" add -A >/dev/null
-	git -C "$tree" -c user.name=Linux -c user.email=linux@example.invalid commit -q -m base
 	obj=$work/obj
-	mkdir -p "$obj"
+	jobs=${PATCHES_JOBS:-$JOBS}
+	base="$(basename "$ksrc") $(cat "$CACHE/$KERNEL_PACKAGE.ready")"
+	local -a kmake=(make -s -C "$tree" O="$obj" ARCH=arm64 "${KMAKE_VARS[@]}")
+	# The folders the series adds; the copy is reset by removing them.
+	local -a added=(drivers/mmc/host/mtk_sd_rust rust/kernel/mmc)
+	for path in "${added[@]}"; do
+		[[ ! -e $ksrc/$path || -L $ksrc/$path ]] ||
+			die "$(basename "$ksrc") already has $path, which the series adds"
+	done
+	if [[ $(cat "$work/base" 2>/dev/null) != "$base" ]]; then
+		rm -rf "$work"
+		mkdir -p "$work" "$obj"
+		log "patches-check: copying $(basename "$ksrc") without setup.sh's hooks"
+		cp -a "$ksrc" "$tree"
+		rm -f "$tree/drivers/mmc/host/mtk_rust"
+		for path in "${PRISTINE_FILES[@]}"; do pristine_file "$tree" "$path"; done
+		# Only the files the series changes are tracked: git am needs no more, and
+		# hashing the whole tree would take minutes and a gigabyte. (-f: Debian's
+		# .gitignore ignores the tree's own files.)
+		git -C "$tree" init -q
+		git -C "$tree" add -f -- "${PRISTINE_FILES[@]}"
+		git -C "$tree" -c user.name=Linux -c user.email=linux@example.invalid \
+			commit -q -m base
+		git -C "$tree" tag base
+		echo "$base" >"$work/base"
+	else
+		log "patches-check: resetting the copy of $(basename "$ksrc") to 7.3"
+		git -C "$tree" am --abort >/dev/null 2>&1 || true
+		git -C "$tree" reset -q --hard base
+		for path in "${added[@]}"; do rm -rf "${tree:?}/$path"; done
+	fi
+	rm -rf "$work/series" "$work"/build-*.log
+	generate "$work/series"
 	# A small kernel: allnoconfig with Rust, the MMC core and what the driver depends on,
 	# warnings as errors as the ChromeOS fragment has them.
-	make -s -C "$tree" O="$obj" ARCH=arm64 "${KMAKE_VARS[@]}" allnoconfig
+	"${kmake[@]}" allnoconfig
 	cat >"$obj/fragment.config" <<-EOF
 		CONFIG_RUST=y
 		CONFIG_COMPILE_TEST=y
@@ -286,23 +320,43 @@ bisect() {
 		CONFIG_WERROR=y
 		CONFIG_MMC_MTK_RUST=y
 	EOF
-	(cd "$obj" && "$tree/scripts/kconfig/merge_config.sh" -m -O . .config fragment.config >/dev/null)
-	make -s -C "$tree" O="$obj" ARCH=arm64 "${KMAKE_VARS[@]}" olddefconfig
+	merge_fragment() {
+		(cd "$obj" && "$tree/scripts/kconfig/merge_config.sh" -m -O . .config \
+			fragment.config >/dev/null)
+		"${kmake[@]}" olddefconfig
+	}
+	merge_fragment
 	grep -q '^CONFIG_RUST=y' "$obj/.config" || die "CONFIG_RUST did not survive olddefconfig"
+	grep -q '^CONFIG_WERROR=y' "$obj/.config" || die "CONFIG_WERROR did not survive olddefconfig"
 	total=$(patches "$work/series" | wc -l)
+	# build_prefix N WHAT [TARGET]: the build of prefix N (0: no patch; "link": vmlinux).
+	build_prefix() {
+		local n=$1 what=$2 target=${3:-drivers/mmc/} log=$work/build-$1.log
+		log "patches-check: $n/$total $what: building $target"
+		start=$SECONDS
+		"${kmake[@]}" CLIPPY=1 -j"$jobs" "$target" >"$log" 2>&1 ||
+			{ tail -60 "$log"; die "$what does not build (prefix $n of $total)"; }
+		# Under -s a clean build prints nothing: what a prefix prints beyond the base
+		# build's output is a warning of the series.
+		if [[ $n == 0 ]]; then
+			[[ ! -s $log ]] || { cat "$log"; log "patches-check: 7.3 itself printed the above"; }
+		elif grep -vxFf "$work/build-0.log" "$log"; then
+			die "$what: the build printed the above (prefix $n of $total)"
+		fi
+		log "patches-check: $n/$total built in $((SECONDS - start)) s"
+	}
+	build_prefix 0 "$(basename "$ksrc") without the series"
 	n=0
 	for patch in $(patches "$work/series"); do
 		n=$((n + 1))
 		git -C "$tree" -c user.name=check -c user.email=check@example.invalid am -q "$patch" ||
 			die "patch $n does not apply: $patch"
-		# The fragment again: its MMC_MTK_RUST=y counts once the Kconfig patch is in.
-		(cd "$obj" && "$tree/scripts/kconfig/merge_config.sh" -m -O . .config \
-			fragment.config >/dev/null)
-		make -s -C "$tree" O="$obj" ARCH=arm64 "${KMAKE_VARS[@]}" olddefconfig
-		log "patches-check: $n/$total $(basename "$patch"): building"
-		make -s -C "$tree" O="$obj" ARCH=arm64 "${KMAKE_VARS[@]}" CLIPPY=1 -j"$JOBS" \
-			vmlinux >"$work/build-$n.log" 2>&1 ||
-			{ tail -40 "$work/build-$n.log"; die "patch $n does not build: $patch"; }
+		# The fragment again once a patch changes a Kconfig file: its MMC_MTK_RUST=y
+		# counts once the Kconfig patch is in.
+		if git -C "$tree" diff --name-only HEAD~1 HEAD | grep -q 'Kconfig$'; then
+			merge_fragment
+		fi
+		build_prefix "$n" "$(basename "$patch")"
 		if grep -q '^CONFIG_MMC_MTK_RUST=y' "$obj/.config"; then
 			[[ -f $obj/drivers/mmc/host/mtk_sd_rust/mtk_sd_rust.o ]] ||
 				die "patch $n: MMC_MTK_RUST=y but mtk_sd_rust.o was not built"
@@ -310,8 +364,7 @@ bisect() {
 	done
 	grep -q '^CONFIG_MMC_MTK_RUST=y' "$obj/.config" ||
 		die "MMC_MTK_RUST was never enabled: the series did not reach the driver"
-	make -s -C "$tree" O="$obj" ARCH=arm64 "${KMAKE_VARS[@]}" rustfmtcheck ||
-		die "rustfmtcheck failed on the applied series"
+	"${kmake[@]}" rustfmtcheck || die "rustfmtcheck failed on the applied series"
 	local dict errors=0 out
 	dict=$(codespell_dictionary)
 	for patch in $(patches "$work/series"); do
@@ -321,7 +374,9 @@ bisect() {
 		errors=$((errors + $(grep -c ': ERROR:' <<<"$out" || true)))
 	done
 	[[ $errors -eq 0 ]] || die "checkpatch.pl --codespell: $errors errors"
-	log "patches-check: every prefix of $total patches built with CLIPPY=1, rustfmtcheck and checkpatch.pl --codespell clean"
+	log "patches-check: rustfmtcheck and checkpatch.pl --codespell clean"
+	build_prefix link "the whole series" vmlinux
+	log "patches-check: every prefix of $total patches built with CLIPPY=1 and CONFIG_WERROR, vmlinux linked"
 }
 
 case ${1:-} in

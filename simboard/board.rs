@@ -79,9 +79,9 @@ use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use kernel::{
     alloc::VBox,
     debugfs::{Dir, Scope},
-    impl_has_hr_timer, impl_has_work,
+    impl_has_delayed_work, impl_has_hr_timer, impl_has_work,
     init::InPlaceInit,
-    new_work,
+    new_delayed_work, new_work,
     prelude::*,
     str::CString,
     sync::{new_spinlock_irq, Arc, ArcBorrow, SetOnce, SpinLockIrq},
@@ -90,9 +90,9 @@ use kernel::{
             ArcHrTimerHandle, HrTimer, HrTimerCallback, HrTimerCallbackContext, HrTimerPointer,
             HrTimerRestart, RelativeMode,
         },
-        Delta, Instant, Monotonic,
+        msecs_to_jiffies, Delta, Instant, Monotonic,
     },
-    workqueue::{Work, WorkItem},
+    workqueue::{DelayedWork, Work, WorkItem},
 };
 
 use crate::models::{
@@ -107,7 +107,9 @@ use crate::models::{
     memory::{BusFault, BusMemory},
     msdc::{
         controller::{ModelClock, ModelConfig, MsdcModel, SampleWindows},
-        regs::{CQHCI_BASE, CQHCI_LEN, MSDC_CFG, MSDC_INT, MSDC_PS, SDC_CMD, SDC_STS},
+        regs::{
+            CQHCI_BASE, CQHCI_LEN, MSDC_CFG, MSDC_DMA_CTRL, MSDC_INT, MSDC_PS, SDC_CMD, SDC_STS,
+        },
         slot::{CardSlot, Socket},
         Violation as MsdcViolation, MAX_VIOLATIONS,
     },
@@ -117,7 +119,7 @@ use crate::models::{
 };
 
 // `self::`: a bare `ffi` also names the kernel's `ffi` crate.
-use self::ffi::SlotPower;
+use self::{faults::Withheld, ffi::SlotPower};
 
 /// Bytes of storage of the cards of the queueing slots (CQHCI and HSQ).
 const CARD_BYTES: usize = 64 << 20;
@@ -629,13 +631,26 @@ pub(crate) struct SimulatedMsdc {
     #[pin]
     state: SpinLockIrq<SimState>,
     #[pin]
-    work: Work<SimulatedMsdc>,
+    work: Work<SimulatedMsdc, RUN_WORK>,
     #[pin]
     timer: HrTimer<SimulatedMsdc>,
+    /// Raises the line of an interrupt made late (`late_irq`).
+    #[pin]
+    late_irq: DelayedWork<SimulatedMsdc, LATE_IRQ_WORK>,
+}
+
+/// The work item ID of [`SimulatedMsdc::work`], which runs the models.
+const RUN_WORK: u64 = 0;
+
+/// The work item ID of [`SimulatedMsdc::late_irq`].
+const LATE_IRQ_WORK: u64 = 1;
+
+impl_has_delayed_work! {
+    impl HasDelayedWork<Self, LATE_IRQ_WORK> for SimulatedMsdc { self.late_irq }
 }
 
 impl_has_work! {
-    impl HasWork<Self> for SimulatedMsdc { self.work }
+    impl HasWork<Self, RUN_WORK> for SimulatedMsdc { self.work }
 }
 
 impl_has_hr_timer! {
@@ -752,6 +767,7 @@ impl SimulatedMsdc {
                 }),
                 work <- new_work!("SimulatedMsdc::work"),
                 timer <- HrTimer::new(),
+                late_irq <- new_delayed_work!("SimulatedMsdc::late_irq"),
             }),
             GFP_KERNEL,
         )
@@ -795,10 +811,14 @@ impl SimulatedMsdc {
             state.raises_seen = state.raises;
             state.unseen_reraises = 0;
         }
-        if offset == SDC_STS::OFFSET || offset == MSDC_PS::OFFSET || offset == MSDC_CFG::OFFSET {
-            // The card's busy on DAT0 ends, and the card clock settles (`MSDC_CFG.CKSTB`),
-            // in guest time, also while a driver polls for it with interrupts off, when no
-            // run can move the model's clock on.
+        if offset == SDC_STS::OFFSET
+            || offset == MSDC_PS::OFFSET
+            || offset == MSDC_CFG::OFFSET
+            || offset == MSDC_DMA_CTRL::OFFSET
+        {
+            // The card's busy on DAT0 ends, the card clock settles (`MSDC_CFG.CKSTB`) and a
+            // slow DMA stop clears (`MSDC_DMA_CTRL.STOP`) in guest time, also while a driver
+            // polls for it with interrupts off, when no run can move the model's clock on.
             self.advance_model(&mut state.model);
         }
         let settled =
@@ -839,7 +859,7 @@ impl SimulatedMsdc {
         }
         self.report(violations);
         // Already queued is fine: the queued run picks this write's work up too.
-        let _ = ffi::default_queue().enqueue(self.clone());
+        let _ = ffi::default_queue().enqueue::<_, RUN_WORK>(self.clone());
     }
 
     /// Whether the slot's interrupt line is disabled at the interrupt core.
@@ -873,9 +893,17 @@ impl SimulatedMsdc {
             state.raises = state.raises.wrapping_add(1);
             drop(state);
             // Already queued is fine: that run looks again.
-            let _ = ffi::default_queue().enqueue(Arc::from(self));
+            let _ = ffi::default_queue().enqueue::<_, RUN_WORK>(Arc::from(self));
         }
         irqs.raise(self.hwirq);
+    }
+
+    /// Raises the slot's line `ms` ms from now, for an interrupt the fault plan made late
+    /// (`late_irq`): from a delayed work item, whatever `MSDC_INT` holds by then. One late
+    /// raise is queued at a time; another asked for meanwhile is lost.
+    fn raise_late(self: Arc<Self>, ms: u32) {
+        let _ =
+            ffi::default_queue().enqueue_delayed::<_, LATE_IRQ_WORK>(self, msecs_to_jiffies(ms));
     }
 
     fn raise_line(hwirq: u32) {
@@ -955,7 +983,7 @@ impl SimulatedMsdc {
         if reraise {
             self.as_arc_borrow().raise();
         }
-        let (ran, pending, line_event, elapsed_ns, violations) = {
+        let (ran, pending, line_event, elapsed_ns, violations, withheld) = {
             let mut state = self.state.lock();
             let state = &mut *state;
             if state
@@ -1014,18 +1042,26 @@ impl SimulatedMsdc {
             state.completion_signalled |= pending;
             // Raised now (below) unless lost: the timer raises the others.
             let raised_now = ran > 0 && pending && elapsed_ns < MIN_LATENCY_NS && !state.resume;
-            let lost = raised_now && state.faults.lose_interrupt();
+            let withheld = if raised_now {
+                state.faults.withhold_interrupt()
+            } else {
+                None
+            };
             (
                 ran,
-                pending && !lost,
+                pending && withheld.is_none(),
                 // An event of the lines (the SDIO card's interrupt) latched by a run that
                 // had no work: raised at once, there is no bus time to wait for.
                 ran == 0 && pending && !pending_before,
                 elapsed_ns,
                 state.unreported_violations(),
+                withheld,
             )
         };
         self.report(violations);
+        if let Some(Withheld::Late(ms)) = withheld {
+            self.clone().raise_late(ms);
+        }
         let resume = ran == STEPS_PER_RUN;
         if ran == 0 {
             if line_event {
@@ -1176,7 +1212,7 @@ impl SlotPower for SimulatedMsdc {
     }
 }
 
-impl WorkItem for SimulatedMsdc {
+impl WorkItem<RUN_WORK> for SimulatedMsdc {
     type Pointer = Arc<SimulatedMsdc>;
 
     fn run(this: Arc<Self>) {
@@ -1184,22 +1220,45 @@ impl WorkItem for SimulatedMsdc {
     }
 }
 
+impl WorkItem<LATE_IRQ_WORK> for SimulatedMsdc {
+    type Pointer = Arc<SimulatedMsdc>;
+
+    /// The late interrupt's time is up: the line rises unless the slot lost its power
+    /// meanwhile (its interrupt sources with it).
+    fn run(this: Arc<Self>) {
+        if this.state.lock().model.is_powered() {
+            this.as_arc_borrow().raise();
+        }
+    }
+}
+
 impl HrTimerCallback for SimulatedMsdc {
     type Pointer<'a> = Arc<Self>;
 
     fn run(this: ArcBorrow<'_, Self>, _ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
-        let (pending, resume) = {
+        let (pending, resume, withheld) = {
             let mut state = this.state.lock();
             let pending = state.model.interrupt_pending();
-            let lost = pending && state.faults.lose_interrupt();
-            (pending && !lost, core::mem::take(&mut state.resume))
+            let withheld = if pending {
+                state.faults.withhold_interrupt()
+            } else {
+                None
+            };
+            (
+                pending && withheld.is_none(),
+                core::mem::take(&mut state.resume),
+                withheld,
+            )
         };
         if pending {
             this.raise();
         }
+        if let Some(Withheld::Late(ms)) = withheld {
+            Arc::from(this).raise_late(ms);
+        }
         if resume {
             // Already queued is fine: the queued run goes on where the last one stopped.
-            let _ = ffi::default_queue().enqueue(Arc::from(this));
+            let _ = ffi::default_queue().enqueue::<_, RUN_WORK>(Arc::from(this));
         }
         HrTimerRestart::NoRestart
     }

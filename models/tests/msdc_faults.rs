@@ -197,3 +197,46 @@ fn a_completion_stays_latched_across_a_controller_reset_until_acknowledged() {
     assert!(!rig.model.interrupt_pending());
     assert_eq!(rig.model.violations().0, 0);
 }
+
+#[test]
+fn a_slow_dma_stop_reads_set_until_its_time_and_ignores_an_early_start() {
+    use models::msdc::regs::{MSDC_DMA_CFG, MSDC_DMA_CTRL};
+    use models::msdc::Violation;
+    let mut rig = Rig::new(ModelConfig::default());
+    let stop = MSDC_DMA_CTRL::zeroed().with_stop(true);
+    let stopping = |rig: &mut Rig| MSDC_DMA_CTRL::from_raw(rig.read(MSDC_DMA_CTRL::OFFSET)).stop();
+    // A stop without bus load: one read with STOP set, then done.
+    rig.write(MSDC_DMA_CTRL::OFFSET, stop.raw());
+    assert!(stopping(&mut rig));
+    assert!(!stopping(&mut rig));
+    // Under load: STOP stays set for the injected time, STS reads idle all along.
+    rig.model.inject_slow_dma_stop(300_000);
+    assert!(rig.model.slow_dma_stop_pending());
+    rig.write(MSDC_DMA_CTRL::OFFSET, stop.raw());
+    assert!(!rig.model.slow_dma_stop_pending());
+    assert_eq!(rig.model.slow_dma_stops(), 1);
+    for _ in 0..10 {
+        assert!(stopping(&mut rig));
+        assert!(!MSDC_DMA_CFG::from_raw(rig.read(MSDC_DMA_CFG::OFFSET)).sts());
+    }
+    rig.model.elapse(299_999);
+    assert!(stopping(&mut rig));
+    // A start before the stop completed: ignored, and the hardware's rule is broken.
+    rig.arm_dma(512);
+    assert!(!MSDC_DMA_CFG::from_raw(rig.read(MSDC_DMA_CFG::OFFSET)).sts());
+    assert_eq!(rig.model.violations().0, 1);
+    assert_eq!(
+        rig.model.violations().1[0],
+        Some(Violation::DmaStartWhileStopping)
+    );
+    rig.model.elapse(1);
+    assert!(!stopping(&mut rig));
+    // Once the stop completed, a transfer runs.
+    let int = rig.read_block(17, 512);
+    assert!(int.xfer_compl(), "{int:?}");
+    assert_eq!(rig.model.violations().0, 1);
+    // The next stop is quick again.
+    rig.write(MSDC_DMA_CTRL::OFFSET, stop.raw());
+    assert!(stopping(&mut rig));
+    assert!(!stopping(&mut rig));
+}

@@ -11,7 +11,7 @@ use models::msdc::regs::{
     MSDC_IOCON, MSDC_PATCH_BIT, MSDC_PATCH_BIT2, PAD_DS_TUNE, PAD_TUNE2_CELLS, PAD_TUNE_CELLS,
     TOP_BASE,
 };
-use models::msdc::{Fault, FaultScope, ModelConfig, PadTuneLayout, SampleWindows};
+use models::msdc::{Fault, FaultScope, ModelConfig, PadTuneLayout, SamplePoint, SampleWindows};
 use msdc_sampling_rig::{Rig, PATTERN};
 
 /// The rising and falling windows a test board has, in that order.
@@ -627,5 +627,109 @@ fn a_window_with_a_hole_passes_on_both_sides_of_it() {
         let (a, b) = split(25);
         set_cmd_cells(&mut rig, delays, a, b, [true, true]);
         assert_eq!(data_sweep(&mut rig, delays), window, "{delays:?}");
+    }
+}
+
+#[test]
+fn a_hole_under_the_sample_point_leaves_a_short_run_below_and_a_wide_one_above() {
+    // The board's SDR104 slot: rising 26..=39, tuned to the middle.
+    let window = SampleWindows::span(26, 14);
+    let (holed, hole) = SampleWindows::hole_under(window, 33).unwrap();
+    assert_eq!(hole.below, (26, 27));
+    assert_eq!(hole.stretch, (28, 33));
+    assert_eq!(hole.above, (34, 39));
+    assert_eq!(
+        holed,
+        SampleWindows::span(26, 2) | SampleWindows::span(34, 6)
+    );
+    // The run above must end up the wider, and the point must sample right.
+    assert_eq!(SampleWindows::hole_under(window, 37), None);
+    assert_eq!(SampleWindows::hole_under(window, 27), None);
+    assert_eq!(SampleWindows::hole_under(window, 40), None);
+    assert_eq!(SampleWindows::hole_under(window, 64), None);
+    // Only the run around the point is cut: another run of the window stays whole.
+    let two = SampleWindows::span(2, 4) | window;
+    let (holed, _) = SampleWindows::hole_under(two, 30).unwrap();
+    assert_eq!(holed & SampleWindows::span(2, 4), SampleWindows::span(2, 4));
+    assert_eq!(
+        holed & window,
+        SampleWindows::span(26, 2) | SampleWindows::span(31, 9)
+    );
+}
+
+#[test]
+fn a_hole_across_the_other_edge_leaves_each_run_its_two_lowest_cells() {
+    // The SDR104 slot's falling edge: 40..=45.
+    assert_eq!(
+        SampleWindows::hole_across(SampleWindows::span(40, 6)),
+        SampleWindows::span(40, 2)
+    );
+    let runs = SampleWindows::span(0, 1) | SampleWindows::span(5, 2) | SampleWindows::span(50, 14);
+    assert_eq!(
+        SampleWindows::hole_across(runs),
+        SampleWindows::span(0, 1) | SampleWindows::span(5, 2) | SampleWindows::span(50, 2)
+    );
+    assert_eq!(SampleWindows::hole_across(0), 0);
+}
+
+#[test]
+fn sample_points_follow_the_delays_and_edges_above_52_mhz_only() {
+    for delays in LAYOUTS {
+        let window = SampleWindows::span(0, 63);
+        let mut rig = delays.board(windows([window; 2], [window; 2], 0));
+        set_edges(&mut rig, true, false, false);
+        let (a, b) = split(40);
+        set_cmd_cells(&mut rig, delays, a, b, [true, true]);
+        set_data_cells(&mut rig, delays, 12, 0, [true, false]);
+        // At the identification clock the windows decide nothing.
+        assert_eq!(rig.model.sample_points(), None, "{delays:?}");
+        rig.hs200();
+        let points = rig.model.sample_points().unwrap();
+        assert_eq!(
+            points.cmd,
+            SamplePoint {
+                falling: true,
+                delay: 40
+            },
+            "{delays:?}"
+        );
+        assert_eq!(
+            points.data,
+            SamplePoint {
+                falling: false,
+                delay: 12
+            },
+            "{delays:?}"
+        );
+    }
+}
+
+#[test]
+fn a_hole_punched_under_the_tuned_point_fails_it_and_the_run_above_passes() {
+    let window = SampleWindows::span(26, 14);
+    for delays in LAYOUTS {
+        let mut rig = delays.board(windows([window; 2], [window; 2], 0));
+        rig.hs200();
+        set_edges(&mut rig, false, false, false);
+        let (a, b) = split(33);
+        set_cmd_cells(&mut rig, delays, a, b, [true, true]);
+        set_data_cells(&mut rig, delays, a, b, [true, true]);
+        assert!(rig.command(13).cmdrdy(), "{delays:?}");
+        let points = rig.model.sample_points().unwrap();
+        let (cmd, _) = SampleWindows::hole_under(window, points.cmd.delay).unwrap();
+        let (data, _) = SampleWindows::hole_under(window, points.data.delay).unwrap();
+        rig.model
+            .set_sampling(windows([cmd, window], [data, window], 0));
+        assert_eq!(rig.model.sampling().cmd[0], cmd);
+        assert!(rig.command(13).rspcrcerr(), "{delays:?}");
+        // Both sides of the hole still sample right; a re-tuning finds them.
+        assert_eq!(cmd_sweep(&mut rig, delays), cmd, "{delays:?}");
+        let (a, b) = split(36);
+        set_cmd_cells(&mut rig, delays, a, b, [true, true]);
+        assert!(rig.read_block(21, 128).datcrcerr(), "{delays:?}");
+        assert_eq!(data_sweep(&mut rig, delays), data, "{delays:?}");
+        set_data_cells(&mut rig, delays, a, b, [true, true]);
+        assert!(rig.read_block(21, 128).xfer_compl(), "{delays:?}");
+        assert_eq!(rig.model.violations().0, 0);
     }
 }

@@ -3,10 +3,11 @@
 //! Hardware-independent logic of the MediaTek MSDC (eMMC/SD/SDIO) host driver.
 //!
 //! Every module computes register values and descriptor bytes without touching hardware,
-//! so the same code runs in `cargo test`, in KUnit and in the kernel driver, which
-//! includes the modules into its own crate (`docs/build.md`, "How the crates reach the
-//! kernel"). For that reason the modules refer to each other through `super::` and this
-//! file holds nothing but the crate attributes and the module list.
+//! so the same code runs in the kernel driver, whose crate root (`mtk_sd_rust.rs`)
+//! includes this file as a module, and, built on its own as a `no_std` crate, in host
+//! tests against a model of the controller. For that reason the modules refer to each
+//! other through `super::` and this file holds nothing but the crate attributes and the
+//! module list.
 
 #![cfg_attr(not(CONFIG_RUST), no_std)]
 #![forbid(unsafe_code)]

@@ -47,9 +47,9 @@
 //! }
 //! ```
 //!
-//! The kernel driver includes this file as its module `registers` (see the repository's
-//! `docs/build.md`, "How the crates reach the kernel"), so the macro reaches its support items
-//! through `$crate::registers`, a path that exists both in this crate and in the kernel crate.
+//! The kernel driver's crate root (`mtk_sd_rust.rs`) includes this file as its module
+//! `registers`, so the macro reaches its support items through `$crate::registers`, a
+//! path that exists both in this crate and in the driver's crate.
 
 #![cfg_attr(not(CONFIG_RUST), no_std)]
 #![forbid(unsafe_code)]

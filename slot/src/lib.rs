@@ -11,8 +11,8 @@
 //! after the core saw the completion) lives here. What it needs of the kernel (its lock,
 //! completing a request to the MMC core, the watchdog's timer, counters and the log) is
 //! the [`SlotKernel`] trait: the driver implements it over the MMC abstraction layer, the
-//! host tests over the models. The CQHCI command queue engine's tasks, its interrupt and
-//! its waits go through [`command_queue`] the same way.
+//! host tests over models of the controller and cards. The CQHCI command queue engine's
+//! tasks, its interrupt and its waits go through [`command_queue`] the same way.
 //!
 //! Request ownership stays with the types: a request is in exactly one place (with its
 //! caller, in the software queue's table, or on the controller as the token of

@@ -16,7 +16,8 @@ pub mod regs;
 pub mod slot;
 
 pub use controller::{
-    Fault, FaultScope, ModelClock, ModelConfig, MsdcModel, PadTuneLayout, SampleWindows, TimeSplit,
-    Violation, DELAY_CELLS, MAX_VIOLATIONS, RELAXED_CLOCK_HZ, STROBE_CELLS,
+    Fault, FaultScope, Hole, ModelClock, ModelConfig, MsdcModel, PadTuneLayout, SamplePoint,
+    SamplePoints, SampleWindows, TimeSplit, Violation, DELAY_CELLS, MAX_VIOLATIONS,
+    RELAXED_CLOCK_HZ, STROBE_CELLS,
 };
 pub use slot::{CardSlot, Socket};

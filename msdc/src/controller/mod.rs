@@ -9,7 +9,8 @@
 //! window (`reg[1]`) may be involved (initialisation, clock changes, suspend and resume,
 //! tuning), [`MsdcRegs`], which adds `Io<MsdcTop>`; the top window is touched only on SoCs
 //! with [`SocData::needs_top_base`]. So the same code runs against MMIO in the kernel and
-//! against the `models` controller model in tests. The sample-point tuning the glue drives
+//! against a register-level model of the controller in host tests. The sample-point
+//! tuning the glue drives
 //! between requests is the `tuning` module's state machine, reached through
 //! [`Controller::begin_tuning`] and its siblings.
 //!

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The driver's MMC abstraction layer: the only place with raw FFI to the MMC core (and,
-//! in test kernels, to the simulated board, `simboard`).
+//! in test kernels with simulated controllers, to the simulated board).
 //!
 //! Linux 7.3's kernel crate has no MMC abstractions, so the build generates
 //! bindings for the MMC headers (`kernel_mmc/bindings_helper.h`) and this module wraps

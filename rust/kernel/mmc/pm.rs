@@ -212,28 +212,32 @@ impl<T: PowerOps> PlatformDriver<T> {
     }
 }
 
+// The two helpers below are the system sleep callbacks' only: the PM core calls those
+// only with `CONFIG_PM_SLEEP` (which selects `CONFIG_PM`), and `pm_runtime_force_resume`
+// is a function only then (a `static inline` stub without it, which bindgen omits).
+
 /// Forces a device that is not runtime-suspended through its runtime suspend.
-#[cfg(CONFIG_PM)]
+#[cfg(CONFIG_PM_SLEEP)]
 fn force_suspend(dev: *mut kernel::bindings::device) -> c_int {
     // SAFETY: `dev` is live: the PM core is calling its system suspend.
     unsafe { kernel::bindings::pm_runtime_force_suspend(dev) }
 }
 
-/// Without runtime PM the device stays powered through a system sleep.
-#[cfg(not(CONFIG_PM))]
+/// Without system sleep the PM core never calls the system suspend callback.
+#[cfg(not(CONFIG_PM_SLEEP))]
 fn force_suspend(_dev: *mut kernel::bindings::device) -> c_int {
     0
 }
 
 /// Brings a device that [`force_suspend`] took down back up.
-#[cfg(CONFIG_PM)]
+#[cfg(CONFIG_PM_SLEEP)]
 fn force_resume(dev: *mut kernel::bindings::device) -> c_int {
     // SAFETY: `dev` is live: the PM core is calling its system resume.
     unsafe { kernel::bindings::pm_runtime_force_resume(dev) }
 }
 
-/// Without runtime PM nothing was taken down.
-#[cfg(not(CONFIG_PM))]
+/// Without system sleep the PM core never calls the system resume callback.
+#[cfg(not(CONFIG_PM_SLEEP))]
 fn force_resume(_dev: *mut kernel::bindings::device) -> c_int {
     0
 }

@@ -992,3 +992,37 @@ fn a_window_with_a_hole_takes_the_widest_run_not_the_first() {
     assert_eq!(report.unwrap().sample, point(SampleEdge::Rising, 1, 17, 9));
     rig.assert_no_violations();
 }
+
+/// The board's `sample_hole` fault on its SDR104 slot (64-cell sweep, rising window 26 to
+/// 39, falling 40 to 45, tuned at 33): a hole from 28 to 33 on the rising edge, and across
+/// the falling edge's run, which keeps its two lowest cells. The widest run of either
+/// edge is the one above the hole: a sweep that took the first run of each edge would
+/// find two cells on both, and sample next to the hole, rising at 26 or 27.
+#[test]
+fn the_boards_sdr104_hole_takes_the_run_above_it() {
+    let board = BoardTuning {
+        tuning_step: TuningStep::Cells64,
+        ..BoardTuning::defaults(true)
+    };
+    let rig = bench(config(&soc::MT8183, board));
+    let mut ctrl = controller(&rig, 200_000_000, Timing::UhsSdr104);
+    let holed = || {
+        vec![
+            Window::rising(26, 27),
+            Window::rising(34, 39),
+            Window::falling(40, 41),
+        ]
+    };
+    let card = FakeCard {
+        command: holed(),
+        data: holed(),
+        ..FakeCard::default()
+    };
+    let (report, _) = tune(&mut ctrl, &rig, TuningKind::Sdr104, &card);
+    assert_eq!(report.unwrap().sample.edge, SampleEdge::Rising);
+    let p = programmed(&rig);
+    assert!(!p.command_falling && !p.data_falling);
+    assert!((34..=39).contains(&p.command), "{}", p.command);
+    assert!((34..=39).contains(&p.data), "{}", p.data);
+    rig.assert_no_violations();
+}

@@ -520,3 +520,42 @@ fn releasing_the_host_before_the_completion_is_caught() {
         harness.run();
     });
 }
+
+/// A DMA stop slow to clear under bus load (the board's `dma_stop_slow`): after the data
+/// event the driver stops the DMA and waits, bounded, for `MSDC_DMA_CTRL.STOP` to clear
+/// before `MSDC_DMA_CFG.STS` (upstream's "mmc: mediatek: wait dma stop bit reset to 0"),
+/// which already reads idle. Without that wait the next request's DMA start comes while
+/// the stop is in progress, and the engine ignores it (a model violation, and a read
+/// whose data never comes). Each read of a run gets a 300 µs stop; each read's data
+/// arrives.
+#[test]
+fn a_slow_dma_stop_is_waited_for_before_the_next_transfer() {
+    use crate::board::buffer_at;
+    use crate::common::block_request;
+    const STOP_NS: u64 = 300_000;
+    with_emmc(|harness| {
+        let board = harness.board();
+        let waited = board.delayed_us();
+        for (n, block) in [5u32, 9, 2, 7].into_iter().enumerate() {
+            let tag = u8::try_from(n % 2).unwrap();
+            board.model().inject_slow_dma_stop(STOP_NS);
+            let result = harness.core_request(
+                &block_request(Direction::Read, block, 1, false),
+                &board.segments(tag, 512),
+            );
+            assert_eq!(result.first_error(), None, "block {block}: {result:?}");
+            let at = block as usize * 512;
+            let want = board.card().storage()[at..at + 512].to_vec();
+            assert_eq!(board.bytes(buffer_at(tag), 512), want, "block {block}");
+            assert!(
+                !board.model().slow_dma_stop_pending(),
+                "the read stopped its DMA"
+            );
+        }
+        assert_eq!(board.model().slow_dma_stops(), 4);
+        // The driver's poll waited each stop out.
+        assert!(board.delayed_us() - waited >= 4 * STOP_NS / 1_000);
+        board.assert_clean();
+        harness.assert_idle();
+    });
+}

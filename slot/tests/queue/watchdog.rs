@@ -8,6 +8,7 @@
 use mmc_request::{Direction, ErrorKind};
 use slot::watchdog;
 
+use crate::board::buffer_at;
 use crate::common::flags::{AC, R1};
 use crate::common::{block_request, command, request};
 use crate::hsq_harness::Event;
@@ -172,4 +173,71 @@ fn the_watchdog_timer_is_started_again_by_its_work_until_stopped() {
     arming.fired();
     arming.stop();
     assert!(!arming.arm());
+}
+
+/// A completion interrupt raised after the watchdog's limit (the board's `late_irq`): the
+/// hardware finished a read, its `XFER_COMPL` is latched, and the watchdog aborts the read
+/// before the handler runs. The next read, of another block into another buffer, must run
+/// to the end of its DMA: the stale `XFER_COMPL` would end it at its response, with the
+/// buffer never written. Two acknowledgements clear it, either enough: the controller
+/// reset's (upstream's `msdc_reset_hw`), which a reset left pending by the handler's short
+/// bound skips, and the one of stale request events before every command (which upstream
+/// does not have). The late handler runs while the next read is on the controller, and
+/// completes nothing twice.
+#[test]
+fn a_late_completion_does_not_end_the_next_read_early() {
+    with_emmc(|harness| {
+        let board = harness.board();
+        let serial = harness.slot().start_core(
+            &block_request(Direction::Read, 0, 1, false),
+            &board.segments(0, 512),
+        );
+        // The response's interrupt starts the DMA; the transfer's is the late one.
+        while !board.interrupt_line() {
+            assert!(board.advance(1) > 0, "the response never came");
+        }
+        assert!(harness.slot().handle_interrupt());
+        assert_eq!(harness.slot().take_core_result(serial), None);
+        while board.advance(1) > 0 {}
+        assert!(board.interrupt_line(), "the completion is latched");
+        harness.slot().advance_clock(LIMIT_NS);
+        assert_eq!(watchdog::check(harness.slot()), None);
+        harness
+            .slot()
+            .take_core_result(serial)
+            .expect("the watchdog completed it");
+        // The core's retry comes a millisecond later.
+        board.model().elapse(1_000_000);
+        // Block 3 into tag 1's buffer, which holds none of it yet.
+        let want = board.card().storage()[3 * 512..4 * 512].to_vec();
+        assert_ne!(board.bytes(buffer_at(1), 512), want);
+        let serial = harness.slot().start_core(
+            &block_request(Direction::Read, 3, 1, false),
+            &board.segments(1, 512),
+        );
+        // The late line: the handler runs before the read's own events.
+        harness.slot().handle_interrupt();
+        assert_eq!(
+            harness.slot().take_core_result(serial),
+            None,
+            "not done yet"
+        );
+        let result = loop {
+            let steps = board.advance(1);
+            harness.slot().handle_interrupt();
+            if let Some(result) = harness.slot().take_core_result(serial) {
+                break result;
+            }
+            assert!(steps > 0, "the read never ended");
+        };
+        assert_eq!(result.cmd.error, None, "{result:?}");
+        assert_eq!(result.data.map(|d| d.error), Some(None));
+        assert_eq!(
+            board.bytes(buffer_at(1), 512),
+            want,
+            "the read's data arrived"
+        );
+        assert_eq!(harness.slot().take_core_result(serial), None);
+        harness.assert_idle();
+    });
 }

@@ -26,8 +26,8 @@ pub(crate) const REGISTER_WINDOW_SIZE: usize = 0x1000;
 /// pad-control registers it uses end at `LOOP_TEST_CONTROL` (0x30).
 pub(crate) const TOP_WINDOW_SIZE: usize = 0x100;
 
-/// Where a simulated controller serves its top window, after the base window (the board's
-/// models put it there, see `models::msdc::TOP_BASE`).
+/// Where a simulated controller serves its top window: after the base window, where the
+/// simulated board places it.
 #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
 const SIMULATED_TOP_START: usize = 0x1000;
 

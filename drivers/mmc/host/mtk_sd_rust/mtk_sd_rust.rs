@@ -4,12 +4,13 @@
 //!
 //! The controller-independent engines are shared source: the CQHCI command
 //! queue engine (`cqhci/`) and the host software queue (`hsq/`) compile into
-//! this crate as modules, exactly as they compile on the host for `cargo test`.
+//! this crate as modules, exactly as they compile on their own as `no_std`
+//! crates for host tests.
 
 use kernel::prelude::*;
 
-// The host-testable crates, each included through its own `lib.rs` exactly as Cargo
-// compiles it (`docs/build.md`, "How the crates reach the kernel"). `registers` comes first:
+// The `no_std` crates, each included through its own `lib.rs`, the file their standalone
+// build starts from, so that they compile the same here. `registers` comes first:
 // its `register!` macro is in scope for every module declared after it, the driver's
 // own included.
 

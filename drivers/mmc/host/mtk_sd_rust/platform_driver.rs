@@ -78,13 +78,13 @@ compatibles![
 const AUTOSUSPEND_DELAY_MS: i32 = 50;
 
 /// Largest request the DMA descriptors describe (upstream's limit as well).
-/// TODO[MAX-REQ] (`docs/todo.md`).
+/// TODO[MAX-REQ]: a larger limit, once the gain is measured on hardware.
 const MAX_REQUEST_BYTES: u32 = 512 * 1024;
 
 /// The largest request the host takes: upstream's 512 KiB, within what its descriptors
-/// carry (`capacity` bytes). On the simulated board (test kernels) `make perf`'s transfer
-/// size sweep may set it with `mtk_sd_rust_sim.max_request_kib=`, up to that capacity
-/// and the 65,535 blocks a CQHCI task counts.
+/// carry (`capacity` bytes). In test kernels with simulated controllers, a transfer size
+/// sweep may set it with `mtk_sd_rust_sim.max_request_kib=`, up to that capacity and the
+/// 65,535 blocks a CQHCI task counts.
 fn request_limit(capacity: u32) -> u32 {
     #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
     if let Some(bytes) = crate::kernel_mmc::simboard::request_limit_bytes() {

@@ -46,13 +46,51 @@ impl MsdcModel {
         if value.stop() {
             self.dma_armed = false;
             self.stop_reads = RESET_POLLS;
+            if let Some(ns) = self.slow_stop.take() {
+                self.stop_until_ns = self.clock_ns.saturating_add(ns);
+                self.slow_stops = self.slow_stops.saturating_add(1);
+            }
             if matches!(self.phase, Phase::Data(_)) {
                 self.abandon_data();
                 self.phase = Phase::Idle;
             }
         } else if value.start() {
-            self.dma_armed = true;
+            if self.dma_stopping() {
+                self.violation(Violation::DmaStartWhileStopping);
+            } else {
+                self.dma_armed = true;
+            }
         }
+    }
+
+    /// Whether a DMA stop slowed by bus load is still in progress.
+    pub(super) fn dma_stopping(&self) -> bool {
+        self.clock_ns < self.stop_until_ns
+    }
+
+    /// Makes the next DMA stop (`MSDC_DMA_CTRL.STOP`) take `ns` of model time, as a stop
+    /// does under heavy bus load when the engine waits for its outstanding bus
+    /// transactions (upstream's "mmc: mediatek: wait dma stop bit reset to 0"): `STOP`
+    /// reads set until then, while `MSDC_DMA_CFG.STS` already reads idle, and a DMA start
+    /// before then is ignored ([`Violation::DmaStartWhileStopping`]). Kept across a
+    /// controller reset, as the bus transactions are outside the controller.
+    pub fn inject_slow_dma_stop(&mut self, ns: u64) {
+        self.slow_stop = Some(ns);
+    }
+
+    /// Whether an injected slow DMA stop waits for the next stop.
+    pub fn slow_dma_stop_pending(&self) -> bool {
+        self.slow_stop.is_some()
+    }
+
+    /// Forgets an injected slow DMA stop that no stop took.
+    pub fn cancel_slow_dma_stop(&mut self) {
+        self.slow_stop = None;
+    }
+
+    /// The slow DMA stops taken so far.
+    pub fn slow_dma_stops(&self) -> u32 {
+        self.slow_stops
     }
 
     fn extended(&self) -> bool {

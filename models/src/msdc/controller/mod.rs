@@ -140,7 +140,10 @@ pub use self::{
     dma::MAX_BD_CHAIN,
     fault::{Fault, FaultScope, BUSY_STUCK_NS},
     power::ModelClock,
-    sampling::{PadTuneLayout, SampleWindows, DELAY_CELLS, RELAXED_CLOCK_HZ, STROBE_CELLS},
+    sampling::{
+        Hole, PadTuneLayout, SamplePoint, SamplePoints, SampleWindows, DELAY_CELLS,
+        RELAXED_CLOCK_HZ, STROBE_CELLS,
+    },
     time::TimeSplit,
 };
 
@@ -256,6 +259,11 @@ pub enum Violation {
     BasicDma,
     /// DMA resume is not modelled.
     DmaResume,
+    /// `MSDC_DMA_CTRL.START` written while the last stop is still in progress (`STOP`
+    /// reads set): the engine ignores the start (upstream's "mmc: mediatek: wait dma stop
+    /// bit reset to 0": the DMA does not start, and the request waits for data that never
+    /// comes).
+    DmaStartWhileStopping,
     /// The GPD is not owned by the hardware (HWO clear).
     GpdNotOwned(u64),
     /// A GPD without a BD chain (BDP clear) is not modelled.
@@ -391,6 +399,13 @@ pub struct MsdcModel {
     /// on.
     clock_stable_at_ns: u64,
     stop_reads: u32,
+    /// When (model clock, ns) a DMA stop slowed by bus load completes: `MSDC_DMA_CTRL.STOP`
+    /// reads set until then ([`MsdcModel::inject_slow_dma_stop`]).
+    stop_until_ns: u64,
+    /// A slow DMA stop injected for the next stop, ns, not yet taken.
+    slow_stop: Option<u64>,
+    /// The slow DMA stops taken so far.
+    slow_stops: u32,
     dma_armed: bool,
     phase: Phase,
     /// The length of a block the card still sends from an abandoned data phase
@@ -476,6 +491,9 @@ impl MsdcModel {
             fifo_clear_reads: 0,
             clock_stable_at_ns: 0,
             stop_reads: 0,
+            stop_until_ns: 0,
+            slow_stop: None,
+            slow_stops: 0,
             dma_armed: false,
             phase: Phase::Idle,
             drain_pending: None,
@@ -608,6 +626,8 @@ impl MsdcModel {
                 let mut v = self.dma_ctrl;
                 if self.stop_reads > 0 {
                     self.stop_reads -= 1;
+                    v = v.with_stop(true);
+                } else if self.dma_stopping() {
                     v = v.with_stop(true);
                 }
                 v.raw()

@@ -113,6 +113,8 @@ impl MsdcModel {
         let fresh = Self::build(self.config, cqhci);
         let before = core::mem::replace(self, fresh);
         self.fault = before.fault;
+        self.slow_stop = before.slow_stop;
+        self.slow_stops = before.slow_stops;
         self.stale = before.stale.after_reset();
         self.commands = before.commands;
         self.block_transfers = before.block_transfers;

@@ -64,6 +64,99 @@ impl SampleWindows {
     }
 }
 
+/// Where the host samples a line: the clock edge and the effective delay in cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SamplePoint {
+    /// Sampled on the falling edge (index [`SampleWindows::FALLING`] of a window).
+    pub falling: bool,
+    /// The effective delay, in cells ([`DELAY_CELLS`]).
+    pub delay: u32,
+}
+
+/// Where the host samples the response and the read data, at a timing that the board's
+/// `cmd` and `data` windows decide (above [`RELAXED_CLOCK_HZ`], HS400 aside).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SamplePoints {
+    /// The response on CMD.
+    pub cmd: SamplePoint,
+    /// The read data on DAT.
+    pub data: SamplePoint,
+}
+
+/// A bad stretch punched into the run of passing cells under a sample point
+/// ([`SampleWindows::hole_under`]), each an inclusive range of cells: the short run left
+/// below it, the stretch, and the wider run left above it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hole {
+    /// The run of passing cells left below the stretch.
+    pub below: (u32, u32),
+    /// The stretch that no longer samples right, the sample point at its top.
+    pub stretch: (u32, u32),
+    /// The run of passing cells left above the stretch.
+    pub above: (u32, u32),
+}
+
+impl SampleWindows {
+    /// The cells a hole keeps at the bottom of the run it is punched into.
+    pub const HOLE_KEEPS_BELOW: u32 = 2;
+
+    /// The other edge's `window` of a line that got a hole ([`SampleWindows::hole_under`]):
+    /// the bad stretch lies across that edge's runs too, so that each keeps only its
+    /// lowest [`SampleWindows::HOLE_KEEPS_BELOW`] cells, no more than the run below the
+    /// hole. Without this, a slot whose other edge has a run as wide as the one above the
+    /// hole would leave the choice between the two to the tuning's edge rule.
+    pub fn hole_across(window: u64) -> u64 {
+        let mut kept = 0u64;
+        let mut run = 0;
+        for cell in 0..DELAY_CELLS {
+            if bit_set(window, cell) {
+                if run < Self::HOLE_KEEPS_BELOW {
+                    kept |= 1 << cell;
+                }
+                run += 1;
+            } else {
+                run = 0;
+            }
+        }
+        kept
+    }
+
+    /// `window` with a hole under the sample delay `delay`, as a board's window gets one
+    /// when crosstalk or a reflection spoils a stretch of it (the tuning windows with a
+    /// hole that upstream's 64-step tuning answered): in the run of passing cells around
+    /// `delay` (`lo..=hi`, not wrapping past the last cell), the cells from `lo + 2` up
+    /// to `delay` stop working, so that a short run of two cells is left below the hole
+    /// and a wider one above it. A tuning that takes the first run it finds lands in the
+    /// short run, at its edge; one that takes the widest lands above. `None` if `delay`
+    /// does not sample right or the run above would not be the wider.
+    pub fn hole_under(window: u64, delay: u32) -> Option<(u64, Hole)> {
+        if delay >= DELAY_CELLS || !bit_set(window, delay) {
+            return None;
+        }
+        let mut lo = delay;
+        while lo > 0 && bit_set(window, lo - 1) {
+            lo -= 1;
+        }
+        let mut hi = delay;
+        while hi + 1 < DELAY_CELLS && bit_set(window, hi + 1) {
+            hi += 1;
+        }
+        let first_bad = lo + Self::HOLE_KEEPS_BELOW;
+        if delay < first_bad || hi - delay <= Self::HOLE_KEEPS_BELOW {
+            return None;
+        }
+        let stretch = Self::span(first_bad, delay - first_bad + 1);
+        Some((
+            window & !stretch,
+            Hole {
+                below: (lo, first_bad - 1),
+                stretch: (first_bad, delay),
+                above: (delay + 1, hi),
+            },
+        ))
+    }
+}
+
 /// `len` consecutive bits from `start` in a ring of `cells` bits (at most 64).
 const fn wrapping_span(start: u32, len: u32, cells: u32) -> u64 {
     let mut window = 0u64;
@@ -257,6 +350,34 @@ impl MsdcModel {
                 bit_set(w.data[usize::from(falling)], self.data_delay())
             }
         }
+    }
+
+    /// Where the host samples the response and the read data now, if the board's `cmd`
+    /// and `data` windows decide at the current timing (above [`RELAXED_CLOCK_HZ`],
+    /// HS400 aside): the edges and the effective delays the registers select.
+    pub fn sample_points(&self) -> Option<SamplePoints> {
+        if self.timing() != Timing::Fast {
+            return None;
+        }
+        let cmd = SamplePoint {
+            falling: MSDC_IOCON::from_raw(self.plain_value(MSDC_IOCON::OFFSET)).rspl(),
+            delay: self.cmd_delay(),
+        };
+        let falling = if self.config.new_rx {
+            MSDC_PATCH_BIT::from_raw(self.plain_value(MSDC_PATCH_BIT::OFFSET)).rd_dat_sel()
+        } else {
+            MSDC_IOCON::from_raw(self.plain_value(MSDC_IOCON::OFFSET)).dspl()
+        };
+        let data = SamplePoint {
+            falling,
+            delay: self.data_delay(),
+        };
+        Some(SamplePoints { cmd, data })
+    }
+
+    /// The board's sampling windows now.
+    pub fn sampling(&self) -> SampleWindows {
+        self.config.sampling
     }
 
     pub(super) fn sampling_error(&mut self) {
