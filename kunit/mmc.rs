@@ -4,22 +4,25 @@
 
 #[kernel::prelude::kunit_tests(mtk_sd_rust_mmc)]
 mod tests {
-    use core::sync::atomic::{AtomicU32, Ordering};
+    use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
     use crate::kernel_mmc::{
-        caps, pm, pulse_optional_reset, selftest::CARDLESS_SETTINGS, Host, HostAllocation, HostOps,
-        Ios, PinState, Pins, PowerMode, Registration, Request, TransferLimits,
+        caps, default_workqueue, flush_work, pm, pulse_optional_reset, selftest::CARDLESS_SETTINGS,
+        Host, HostAllocation, HostOps, Ios, PinState, Pins, PowerMode, Registration, Request,
+        TransferLimits,
     };
     use crate::platform_driver::MsdcDriver;
     use kernel::{
+        alloc::flags::GFP_KERNEL,
         device::{Bound, Device},
         error::{
             code::{EAGAIN, ENOMEDIUM},
             Error, Result,
         },
-        faux,
-        prelude::{vtable, CStr},
-        sync::aref::ARef,
+        faux, impl_has_work, new_work,
+        prelude::{pin_data, pin_init, vtable, CStr, InPlaceInit},
+        sync::{aref::ARef, Arc},
+        workqueue::{Work, WorkItem},
     };
 
     /// Runs `test` with a bound faux device named `name` as the host's parent.
@@ -223,5 +226,50 @@ mod tests {
             drop(hold);
             Ok(())
         })
+    }
+
+    /// A work item that takes a while: queued, it is still to finish when its queuer goes
+    /// on.
+    #[pin_data]
+    struct SlowWork {
+        done: AtomicBool,
+        #[pin]
+        work: Work<SlowWork>,
+    }
+
+    impl_has_work! {
+        impl HasWork<Self> for SlowWork { self.work }
+    }
+
+    impl WorkItem for SlowWork {
+        type Pointer = Arc<SlowWork>;
+
+        fn run(this: Arc<Self>) {
+            kernel::time::delay::fsleep(kernel::time::Delta::from_millis(20));
+            this.done.store(true, Ordering::Release);
+        }
+    }
+
+    /// The driver's removal flushes the request watchdog's work, which a timer that fired
+    /// before the removal queued (`Msdc::shutdown`): the flush returns only once that work
+    /// ran to its end, so none of it runs after the module is gone.
+    #[test]
+    fn flushing_a_queued_work_waits_for_its_end() -> Result {
+        let item = Arc::pin_init(
+            pin_init!(SlowWork {
+                done: AtomicBool::new(false),
+                work <- new_work!("mtk_sd_rust_kunit::SlowWork"),
+            }),
+            GFP_KERNEL,
+        )?;
+        assert!(default_workqueue()
+            .enqueue::<Arc<SlowWork>, 0>(item.clone())
+            .is_ok());
+        // The work was queued, and the flush waited for its end.
+        assert!(flush_work::<SlowWork, 0>(&item));
+        assert!(item.done.load(Ordering::Acquire));
+        // Nothing left to wait for.
+        assert!(!flush_work::<SlowWork, 0>(&item));
+        Ok(())
     }
 }

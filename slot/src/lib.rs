@@ -36,6 +36,7 @@ extern crate registers;
 
 pub mod command_queue;
 pub mod request;
+pub mod sdio_irq;
 pub mod services;
 pub mod software_queue;
 pub mod watchdog;

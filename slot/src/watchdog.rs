@@ -46,3 +46,46 @@ pub fn check<K: SlotKernel + ?Sized>(kernel: &K) -> Option<u64> {
         })
     })
 }
+
+/// Whether the watchdog's timer may be started, kept under the slot's lock beside the
+/// timer. The timer is started once and started again by its own work item while requests
+/// run, so the request path never cancels it; once the slot stops ([`Arming::stop`], the
+/// driver's removal) it is never started again, not even by a work item the timer queued
+/// before the stop, which would otherwise outlive the removal with a timer of its own.
+#[derive(Debug, Default)]
+pub struct Arming {
+    /// The timer runs or its work is queued: it looks at whatever is in flight then.
+    armed: bool,
+    /// The slot is going away.
+    stopped: bool,
+}
+
+impl Arming {
+    /// Not armed, not stopped.
+    pub const fn new() -> Self {
+        Self {
+            armed: false,
+            stopped: false,
+        }
+    }
+
+    /// A request started, or the watchdog's work wants another look: whether to start the
+    /// timer. Never once stopped, nor while it runs.
+    pub fn arm(&mut self) -> bool {
+        if self.armed || self.stopped {
+            return false;
+        }
+        self.armed = true;
+        true
+    }
+
+    /// The timer's work runs: the timer is spent, the next request starts it again.
+    pub fn fired(&mut self) {
+        self.armed = false;
+    }
+
+    /// The slot is going away: the timer is never started again.
+    pub fn stop(&mut self) {
+        self.stopped = true;
+    }
+}

@@ -17,6 +17,7 @@ mod common;
 mod cqe_glue;
 mod hardware_queue;
 mod hsq_harness;
+mod sdio_irq;
 mod slot;
 mod software_queue;
 mod watchdog;

@@ -132,6 +132,49 @@ fn a_time_out_racing_the_completion_interrupt_completes_the_request_once() {
     });
 }
 
+/// The driver's removal against a timer that already fired: its work item was queued
+/// before the stop and runs after it, with a request still on the controller. It looks
+/// (the request is not overdue yet) and asks for another look, but the timer is not
+/// started again, so nothing of the slot's outlives the removal. Without the stop the
+/// work would start a new timer.
+#[test]
+fn a_watchdog_work_run_after_the_stop_never_starts_the_timer() {
+    with_emmc(|harness| {
+        let mut arming = watchdog::Arming::new();
+        let serial = harness.start_core(&request(command(13, EMMC_RCA << 16, R1 | AC)), &[]);
+        assert!(arming.arm(), "the request starts the timer");
+        assert!(!arming.arm(), "it runs: not started twice");
+        harness.slot().advance_clock(LIMIT_NS / 2);
+        // The timer fires and queues its work; the removal stops the watchdog.
+        arming.stop();
+        // The work runs.
+        arming.fired();
+        let again = watchdog::check(harness.slot());
+        assert_eq!(again, Some(LIMIT_NS / 2), "the request is still watched");
+        assert!(!arming.arm(), "stopped: the timer is not started again");
+        assert_eq!(harness.take_core_result(serial), None);
+        // The removal ends the request as the core's teardown does.
+        harness.slot().advance_clock(LIMIT_NS / 2);
+        assert_eq!(watchdog::check(harness.slot()), None);
+        assert!(harness.take_core_result(serial).is_some());
+        assert!(!arming.arm());
+    });
+}
+
+/// While the slot runs, the watchdog's work re-arms the timer after it fired, and a
+/// request never starts a second one.
+#[test]
+fn the_watchdog_timer_is_started_again_by_its_work_until_stopped() {
+    let mut arming = watchdog::Arming::new();
+    assert!(arming.arm());
+    assert!(!arming.arm());
+    arming.fired();
+    assert!(arming.arm(), "the work's next look");
+    arming.fired();
+    arming.stop();
+    assert!(!arming.arm());
+}
+
 /// A completion interrupt raised after the watchdog's limit (the board's `late_irq`): the
 /// hardware finished a read, its `XFER_COMPL` is latched, and the watchdog aborts the read
 /// before the handler runs. The next read, of another block into another buffer, must run

@@ -138,25 +138,34 @@ struct State {
     descriptors: DescriptorMemory,
     queue: Queue,
     watchdog: Option<ArcHrTimerHandle<Msdc>>,
-    /// The watchdog timer is running or its work is queued: it will look at whatever is in
-    /// flight then.
-    watchdog_armed: bool,
-    /// The slot is going away ([`Msdc::shutdown`]): the watchdog is never armed again, not
-    /// even by a work item that was already queued.
-    watchdog_stopped: bool,
+    /// Whether the watchdog timer may be started: not while it runs or its work is queued,
+    /// never again once [`Msdc::shutdown`] stopped it.
+    watchdog_arming: slot::watchdog::Arming,
     /// The slot is going away ([`Msdc::shutdown`]): the busy retry work is never queued
     /// again, and one that runs stops.
     busy_retry_stopped: bool,
-    /// Keeps the controller running while the SDIO card's interrupt is enabled and
-    /// nothing else would tell a runtime-suspended controller of it.
-    sdio_irq_hold: Option<kernel_mmc::pm::UsageHold>,
-    /// The SDIO wake-up interrupt, armed while the card's interrupt is enabled on a slot
-    /// that has one and a card that signals asynchronously: the controller may then
-    /// runtime-suspend, and the card's interrupt on DAT1 resumes it.
-    sdio_wake: Option<kernel_mmc::pm::DedicatedWakeIrq>,
+    /// What tells the controller of the SDIO card's interrupt while the core has it
+    /// enabled; made and released outside the lock.
+    sdio_source: slot::sdio_irq::SdioIrqSource<SdioSource>,
     /// The host has left the MMC core ([`Msdc::quiesce`]): no interrupt may ask it for a
     /// rescan or signal an SDIO card any more.
     removed: bool,
+}
+
+/// What keeps a runtime-suspended controller told of the SDIO card's interrupt.
+enum SdioSource {
+    /// The SDIO wake-up interrupt, on a slot that has one and a card that signals
+    /// asynchronously: the controller may runtime-suspend, and the card's interrupt on
+    /// DAT1 resumes it.
+    Wake {
+        /// Held for its drop, which frees the interrupt.
+        _irq: kernel_mmc::pm::DedicatedWakeIrq,
+    },
+    /// A usage hold: the controller stays running.
+    Hold {
+        /// Held for its drop, which lets the controller suspend.
+        _hold: kernel_mmc::pm::UsageHold,
+    },
 }
 
 /// One MSDC controller and its slot.
@@ -298,11 +307,9 @@ impl Msdc {
                     descriptors,
                     queue,
                     watchdog: None,
-                    watchdog_armed: false,
-                    watchdog_stopped: false,
+                    watchdog_arming: slot::watchdog::Arming::new(),
                     busy_retry_stopped: false,
-                    sdio_irq_hold: None,
-                    sdio_wake: None,
+                    sdio_source: slot::sdio_irq::SdioIrqSource::new(),
                     removed: false,
                 }),
                 idle <- new_condvar!("Msdc::idle"),
@@ -356,7 +363,10 @@ impl Msdc {
     /// Whether the SDIO wake-up interrupt is armed (the card's interrupt enabled on a slot
     /// that can wake on it).
     fn sdio_wake_armed(&self) -> bool {
-        self.state.lock().sdio_wake.is_some()
+        matches!(
+            self.state.lock().sdio_source.source(),
+            Some(SdioSource::Wake { .. })
+        )
     }
 
     /// The controller's device.
@@ -453,14 +463,14 @@ impl Msdc {
     /// handler checks `removed` under the lock). The watchdog stops with
     /// [`Msdc::shutdown`], after the interrupt is freed.
     pub(crate) fn quiesce(&self) {
-        let (hold, wake) = {
+        let source = {
             let mut state = self.state.lock();
             state.removed = true;
             state.controller.quiesce(&self.regs);
-            (state.sdio_irq_hold.take(), state.sdio_wake.take())
+            state.sdio_source.remove()
         };
-        drop(wake);
-        drop(hold);
+        // Outside the lock: freeing the wake-up interrupt sleeps.
+        drop(source);
     }
 
     // ---- The request watchdog ------------------------------------------------------------
@@ -471,13 +481,12 @@ impl Msdc {
     fn arm_watchdog(self: &Arc<Self>, delay: Delta) {
         let expired = {
             let mut state = self.state.lock();
-            if state.watchdog_armed || state.watchdog_stopped {
+            if !state.watchdog_arming.arm() {
                 return;
             }
-            state.watchdog_armed = true;
             state.watchdog.take()
         };
-        // The previous timer has fired (its work cleared `watchdog_armed`), so dropping its
+        // The previous timer has fired (its work ran `Arming::fired`), so dropping its
         // handle waits at most for the callback's return, which takes no lock.
         drop(expired);
         let handle = self.clone().start(delay);
@@ -489,7 +498,7 @@ impl Msdc {
     /// long, otherwise look again when it would (`slot::watchdog`).
     fn watchdog_check(self: &Arc<Self>) {
         // The timer has fired: from here on a new request arms it again.
-        self.state.lock().watchdog_armed = false;
+        self.state.lock().watchdog_arming.fired();
         if let Some(ns) = slot::watchdog::check(self) {
             self.arm_watchdog(Delta::from_nanos(i64::try_from(ns).unwrap_or(i64::MAX)));
         }
@@ -500,7 +509,7 @@ impl Msdc {
     pub(crate) fn shutdown(&self) {
         let watchdog = {
             let mut state = self.state.lock();
-            state.watchdog_stopped = true;
+            state.watchdog_arming.stop();
             state.busy_retry_stopped = true;
             state.watchdog.take()
         };
@@ -730,61 +739,49 @@ impl HostOps for MsdcSlot {
 
     fn enable_sdio_irq(&self, host: &Host, enable: bool) {
         let msdc = &self.msdc;
-        let (armed, held) = {
+        // One decision under the lock (`slot::sdio_irq`); making or releasing a source
+        // sleeps, so it runs outside.
+        let step = {
             let mut state = msdc.state.lock();
             state.controller.enable_sdio_irq(&msdc.regs, enable);
-            (state.sdio_wake.is_some(), state.sdio_irq_hold.is_some())
+            state.sdio_source.set_enabled(enable)
         };
         if enable {
             msdc.recheck_sdio_irq();
         }
-        if !enable {
-            let (hold, wake) = {
-                let mut state = msdc.state.lock();
-                (state.sdio_irq_hold.take(), state.sdio_wake.take())
-            };
-            // Outside the lock: freeing the wake-up interrupt sleeps, and the autosuspend
-            // delay starts from here.
-            drop((hold, wake));
-            return;
-        }
-        if armed || held {
-            return;
-        }
+        let ticket = match step {
+            slot::sdio_irq::Step::Arm(ticket) => ticket,
+            slot::sdio_irq::Step::Release(source) => {
+                // The autosuspend delay of a released hold starts from here.
+                drop(source);
+                return;
+            }
+            slot::sdio_irq::Step::Nothing => return,
+        };
         // A card that signals asynchronously can wake the controller through the DAT1
         // pad; otherwise the controller stays running while the interrupt is enabled.
-        let wake = match msdc.sdio_wake_irq {
-            Some(irq) if host.card_async_irq() => msdc.arm_sdio_wake(irq),
+        let source = match msdc.sdio_wake_irq {
+            Some(irq) if host.card_async_irq() => msdc
+                .arm_sdio_wake(irq)
+                .map(|irq| SdioSource::Wake { _irq: irq }),
             _ => None,
         };
-        if wake.is_some() {
-            dev_dbg!(
+        let source = source.unwrap_or_else(|| SdioSource::Hold {
+            _hold: kernel_mmc::pm::UsageHold::take(&msdc.dev),
+        });
+        match source {
+            SdioSource::Wake { .. } => dev_dbg!(
                 msdc.dev,
                 "SDIO interrupt enabled: the wake-up interrupt armed\n"
-            );
-        } else {
-            dev_dbg!(
+            ),
+            SdioSource::Hold { .. } => dev_dbg!(
                 msdc.dev,
                 "SDIO interrupt enabled: the controller stays on\n"
-            );
+            ),
         }
-        let hold = match wake {
-            Some(_) => None,
-            None => Some(kernel_mmc::pm::UsageHold::take(&msdc.dev)),
-        };
-        // Checked and set in one lock section: a source another enable installed since the
-        // check above stays, and ours is released outside the lock (freeing a wake-up
-        // interrupt sleeps).
-        let surplus = {
-            let mut state = msdc.state.lock();
-            if state.sdio_wake.is_some() || state.sdio_irq_hold.is_some() {
-                Some((wake, hold))
-            } else {
-                state.sdio_wake = wake;
-                state.sdio_irq_hold = hold;
-                None
-            }
-        };
+        // A disable or a removal since the decision supersedes it: the source comes back
+        // and is released outside the lock.
+        let surplus = msdc.state.lock().sdio_source.armed(ticket, source);
         drop(surplus);
     }
 
