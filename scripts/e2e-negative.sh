@@ -14,7 +14,8 @@
 #   I/O error, a card removal whose disk did not verify after the insertion, a sample
 #   point outside its window, a card at another timing or a disk in another mode
 #   than the board describes, a CQHCI disk with one request in flight at most, a
-#   host short of runtime suspends, a re-tuning that kept the old sample point, an
+#   host short of runtime suspends, a re-tuning that kept the old sample point or
+#   whose check job still misread (the board's count of sampling errors), an
 #   unbind/bind or a module reload run cut short after its first cycle.
 #
 # Fails if any edited copy passes. That fio's verify catches a corrupted block is
@@ -125,9 +126,14 @@ judged "a host short of runtime suspends" "judge_pm \"\$LINE\" 100" "$line" \
 	"$(sed -E 's/ runtime_suspends=[0-9]+/ runtime_suspends=5/' <<<"$line")"
 line=$(first '^e2e: retune ')
 if [[ -n $line ]]; then
+	board=$(first '^e2e:   retune mmc[0-9]+ board: ')
 	old=$(sed -E 's/.* before=[0-9]+-[0-9]+\/([0-9]+) .*/\1/' <<<"$line")
-	judged "a re-tuning that kept the old sample point" 'judge_retune "$LINE"' "$line" \
+	judged "a re-tuning that kept the old sample point" "judge_retune \"\$LINE\" '$board'" "$line" \
 		"$(sed -E "s/( after=[0-9]+-[0-9]+\/)[0-9]+/\1$old/" <<<"$line")"
+	# The board's figures: a check job after the re-tuning that still misread.
+	judged "a re-tuning whose sample point still misreads (the board's count)" \
+		"judge_retune '$line' \"\$LINE\"" "$board" \
+		"$(sed -E 's/ check_sampling_errors=\+[0-9]+/ check_sampling_errors=+2/' <<<"$board")"
 fi
 line=$(first '^e2e: lifecycle ')
 cycles=$(sed -E 's/.* cycles=([0-9]+) .*/\1/' <<<"$line")
