@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Sets the fault cells of two end-to-end runs side by side: one of the Rust driver and
+# one of upstream's C driver (E2E_DRIVER=c) on the same board, each with the fault
+# matrix, re-tuning, unbind/bind and card removal cases. One line per cell, in the
+# order of the Rust run:
+#
+#   fault-vs: <cell> <mode> rust=<verdict> c=<verdict>
+#
+# <cell> is a fault of the matrix, card_removal, retune or lifecycle; <verdict> is
+# "recovered" ("passed" for re-tuning and unbind/bind) or "failed", then in brackets the faults recovered of those injected,
+# what fell short (io_errors, verify_failures, hung, fio_error: fio's first error
+# number) and the cell's time (t=<s>: the cell's verified job, faults and recoveries
+# included; for a removal the time until the disk was gone and back; for unbind/bind
+# its slowest unbind and bind), or "none" when the run has no such cell. The lines
+# only report: what each run's cases judged is in its own log (the C driver's cells
+# are recorded there as observations, not judged).
+#
+# usage: scripts/fault-vs.sh RUST.log C.log
+
+set -euo pipefail
+
+RUST=${1:?usage: fault-vs.sh RUST.log C.log}
+C=${2:?usage: fault-vs.sh RUST.log C.log}
+for f in "$RUST" "$C"; do
+	[[ -r $f ]] || { echo "error: no log $f" >&2; exit 1; }
+done
+
+# "<cell> <mode>\t<verdict>" per cell of log $1.
+cells() {
+	tr -d '\r' <"$1" | awk '
+	function kv(line, key,   m) {
+		if (match(line, " " key "=[^ ,]*")) {
+			m = substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
+			return m
+		}
+		return ""
+	}
+	function verdict(cell, ok, detail) {
+		return (ok ? (cell ~ /^(retune|lifecycle) / ? "passed" : "recovered") : "failed") "[" detail "]"
+	}
+	# The matrix cell: its line, then the indented line with its time and fio exit.
+	/^fault: [a-z_]+ [a-z]+ injected=/ {
+		cell = $2 " " $3
+		inj = kv($0, "injected"); rec = kv($0, "recovered"); io = kv($0, "io_errors")
+		ver = kv($0, "verify_failures"); hung = kv($0, "hung")
+		ok = inj > 0 && rec == inj && ver == 0 && hung == 0 && ($2 == "card_removal" || io == 0)
+		d = rec "/" inj
+		if (io > 0) d = d ",io_errors=" io
+		if (ver > 0) d = d ",verify_failures=" ver
+		if (hung > 0) d = d ",hung=" hung
+		det[cell] = d; okc[cell] = ok; order[++n] = cell
+		if ($2 == "card_removal") { det[cell] = d ",t=" removal_t; }
+		next
+	}
+	/^fault:   [a-z_]+ [a-z]+ on mmcblk[0-9]+ \(.*\): took=[0-9]+ s, fio exit=/ {
+		cell = $2 " " $3
+		t = $0; sub(/.*took=/, "", t); sub(/ s,.*/, "", t)
+		e = $0; sub(/.* error=/, "", e); sub(/,.*/, "", e)
+		if (e != "0" && e != "none") det[cell] = det[cell] ",fio_error=" e
+		det[cell] = det[cell] ",t=" t "s"
+		next
+	}
+	/^e2e: removal [0-9a-f]+ [a-z]+ gone_ms=/ {
+		removal_t = sprintf("%.1fs+%.1fs", kv($0, "gone_ms") / 1000, kv($0, "back_ms") / 1000)
+		next
+	}
+	/^e2e: retune mmc[0-9]+ sdr104 / {
+		rl = $0; rcell = "retune sdr104"; order[++n] = rcell
+		okc[rcell] = ($NF == "passed"); det[rcell] = "tunings=" kv($0, "tunings")
+		next
+	}
+	/^e2e:   retune mmc[0-9]+ board: / {
+		det[rcell] = det[rcell] ",tuning_commands=" kv($0, "tuning_commands") \
+			",check_sampling_errors=" kv($0, "check_sampling_errors") ",check_job=" kv($0, "check_job")
+		if (kv($0, "check_job") != "passed" || kv($0, "check_sampling_errors") != "+0") okc[rcell] = 0
+		next
+	}
+	/^e2e: lifecycle [0-9a-f]+ [a-z]+ cycles=/ {
+		lcell = "lifecycle " $4; order[++n] = lcell
+		okc[lcell] = ($NF == "passed")
+		det[lcell] = "cycles=" kv($0, "cycles") ",t=" sprintf("%.1fs/%.1fs",
+			kv($0, "unbind_max_ms") / 1000, kv($0, "bind_max_ms") / 1000)
+		next
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			c = order[i]
+			if (seen[c]++) continue
+			print c "\t" verdict(c, okc[c], det[c])
+		}
+	}'
+}
+
+rust=$(cells "$RUST")
+c=$(cells "$C")
+[[ -n $rust$c ]] || { echo "error: no fault cells in either log" >&2; exit 1; }
+# The Rust run's cells in its order, then any the C run has alone.
+{
+	cut -f1 <<<"$rust"
+	cut -f1 <<<"$c"
+} | awk 'NF && !seen[$0]++' | while IFS= read -r cell; do
+	r=$(awk -F'\t' -v k="$cell" '$1 == k { print $2 }' <<<"$rust")
+	v=$(awk -F'\t' -v k="$cell" '$1 == k { print $2 }' <<<"$c")
+	echo "fault-vs: $cell rust=${r:-none} c=${v:-none}"
+done
