@@ -5,9 +5,11 @@
 # matrix, re-tuning, unbind/bind and card removal cases. One line per cell, in the
 # order of the Rust run:
 #
-#   fault-vs: <cell> <mode> rust=<verdict> c=<verdict>
+#   fault-vs: <cell> <mode>/<slot> rust=<verdict> c=<verdict>
 #
-# <cell> is a fault of the matrix, card_removal, retune or lifecycle; <verdict> is
+# <cell> is a fault of the matrix, card_removal, retune or lifecycle; <slot> the card
+# of the cell's slot (MMC, SD) from the run's report of its disks, or the register
+# window for unbind/bind; <verdict> is
 # "recovered" ("passed" for re-tuning and unbind/bind) or "failed", then in brackets the faults recovered of those injected,
 # what fell short (io_errors, verify_failures, hung, fio_error: fio's first error
 # number) and the cell's time (t=<s>: the cell's verified job, faults and recoveries
@@ -15,6 +17,11 @@
 # its slowest unbind and bind), or "none" when the run has no such cell. The lines
 # only report: what each run's cases judged is in its own log (the C driver's cells
 # are recorded there as observations, not judged).
+#
+# The short matrix takes the first disk of each mode by name, which follows the probe
+# order and so the driver: msdc_e2e_matrix_windows= (E2E_CMDLINE) puts the same slots
+# first in both runs, and cells of different slots show as separate lines. Several
+# runs of one driver may be concatenated into one log.
 #
 # usage: scripts/fault-vs.sh RUST.log C.log
 
@@ -26,7 +33,8 @@ for f in "$RUST" "$C"; do
 	[[ -r $f ]] || { echo "error: no log $f" >&2; exit 1; }
 done
 
-# "<cell> <mode>\t<verdict>" per cell of log $1.
+# "<cell> <mode>\t<verdict>" per cell of log $1 (logs of several runs of one driver
+# may be concatenated: each run's report of its disks comes before its cells).
 cells() {
 	tr -d '\r' <"$1" | awk '
 	function kv(line, key,   m) {
@@ -39,26 +47,35 @@ cells() {
 	function verdict(cell, ok, detail) {
 		return (ok ? (cell ~ /^(retune|lifecycle) / ? "passed" : "recovered") : "failed") "[" detail "]"
 	}
-	# The matrix cell: its line, then the indented line with its time and fio exit.
+	function add(cell, ok, detail) {
+		if (!(cell in det)) order[++n] = cell
+		okc[cell] = ok; det[cell] = detail
+	}
+	# The runner report: each host card type, each disk host.
+	/^e2e:   mmc[0-9]+: card / { h = $2; sub(/:$/, "", h); type[h] = kv($0, "type"); next }
+	/^e2e:   mmc[0-9]+: disk mmcblk[0-9]+ / { h = $2; sub(/:$/, "", h); dtype[$4] = type[h]; next }
+	# A fault cell line; its disk, and so the card, come in the indented line after it.
 	/^fault: [a-z_]+ [a-z]+ injected=/ {
-		cell = $2 " " $3
+		pf = $2; pm = $3
 		inj = kv($0, "injected"); rec = kv($0, "recovered"); io = kv($0, "io_errors")
 		ver = kv($0, "verify_failures"); hung = kv($0, "hung")
-		ok = inj > 0 && rec == inj && ver == 0 && hung == 0 && ($2 == "card_removal" || io == 0)
-		d = rec "/" inj
-		if (io > 0) d = d ",io_errors=" io
-		if (ver > 0) d = d ",verify_failures=" ver
-		if (hung > 0) d = d ",hung=" hung
-		det[cell] = d; okc[cell] = ok; order[++n] = cell
-		if ($2 == "card_removal") { det[cell] = d ",t=" removal_t; }
+		pok = inj > 0 && rec == inj && ver == 0 && hung == 0 && ($2 == "card_removal" || io == 0)
+		pd = rec "/" inj
+		if (io > 0) pd = pd ",io_errors=" io
+		if (ver > 0) pd = pd ",verify_failures=" ver
+		if (hung > 0) pd = pd ",hung=" hung
+		if ($2 == "card_removal") pd = pd ",t=" removal_t
 		next
 	}
-	/^fault:   [a-z_]+ [a-z]+ on mmcblk[0-9]+ \(.*\): took=[0-9]+ s, fio exit=/ {
-		cell = $2 " " $3
-		t = $0; sub(/.*took=/, "", t); sub(/ s,.*/, "", t)
-		e = $0; sub(/.* error=/, "", e); sub(/,.*/, "", e)
-		if (e != "0" && e != "none") det[cell] = det[cell] ",fio_error=" e
-		det[cell] = det[cell] ",t=" t "s"
+	pf != "" && $1 == "fault:" && $2 == pf && $3 == pm && $4 == "on" {
+		d = $5; cell = pf " " pm "/" (d in dtype ? dtype[d] : "?")
+		if ($0 ~ / took=[0-9]+ s, fio exit=/) {
+			t = $0; sub(/.*took=/, "", t); sub(/ s,.*/, "", t)
+			e = $0; sub(/.* error=/, "", e); sub(/,.*/, "", e)
+			if (e != "0" && e != "none") pd = pd ",fio_error=" e
+			pd = pd ",t=" t "s"
+		}
+		add(cell, pok, pd); pf = ""
 		next
 	}
 	/^e2e: removal [0-9a-f]+ [a-z]+ gone_ms=/ {
@@ -66,8 +83,8 @@ cells() {
 		next
 	}
 	/^e2e: retune mmc[0-9]+ sdr104 / {
-		rl = $0; rcell = "retune sdr104"; order[++n] = rcell
-		okc[rcell] = ($NF == "passed"); det[rcell] = "tunings=" kv($0, "tunings")
+		rcell = "retune sdr104/SD"
+		add(rcell, $NF == "passed", "tunings=" kv($0, "tunings"))
 		next
 	}
 	/^e2e:   retune mmc[0-9]+ board: / {
@@ -77,18 +94,12 @@ cells() {
 		next
 	}
 	/^e2e: lifecycle [0-9a-f]+ [a-z]+ cycles=/ {
-		lcell = "lifecycle " $4; order[++n] = lcell
-		okc[lcell] = ($NF == "passed")
-		det[lcell] = "cycles=" kv($0, "cycles") ",t=" sprintf("%.1fs/%.1fs",
-			kv($0, "unbind_max_ms") / 1000, kv($0, "bind_max_ms") / 1000)
+		add("lifecycle " $4 "/" $3, $NF == "passed", "cycles=" kv($0, "cycles") ",t=" \
+			sprintf("%.1fs/%.1fs", kv($0, "unbind_max_ms") / 1000, kv($0, "bind_max_ms") / 1000))
 		next
 	}
 	END {
-		for (i = 1; i <= n; i++) {
-			c = order[i]
-			if (seen[c]++) continue
-			print c "\t" verdict(c, okc[c], det[c])
-		}
+		for (i = 1; i <= n; i++) print order[i] "\t" verdict(order[i], okc[order[i]], det[order[i]])
 	}'
 }
 
