@@ -14,8 +14,9 @@
 #   I/O error, a card removal whose disk did not verify after the insertion, a sample
 #   point outside its window, a card at another timing or a disk in another mode
 #   than the board describes, a CQHCI disk with one request in flight at most, a
-#   host short of runtime suspends, a re-tuning that kept the old sample point or
-#   whose check job still misread (the board's count of sampling errors), an
+#   host short of runtime suspends, a re-tuning that kept the old sample point, whose
+#   drift never reached the sample point or whose check job still misread (the
+#   board's counts of sampling errors), an
 #   unbind/bind or a module reload run cut short after its first cycle.
 #
 # Fails if any edited copy passes. That fio's verify catches a corrupted block is
@@ -134,6 +135,9 @@ if [[ -n $line ]]; then
 	judged "a re-tuning whose sample point still misreads (the board's count)" \
 		"judge_retune '$line' \"\$LINE\"" "$board" \
 		"$(sed -E 's/ check_sampling_errors=\+[0-9]+/ check_sampling_errors=+2/' <<<"$board")"
+	judged "a re-tuning whose drift never reached the sample point (the board's count)" \
+		"judge_retune '$line' \"\$LINE\"" "$board" \
+		"$(sed -E 's/ sampling_errors=\+[0-9]+/ sampling_errors=+0/' <<<"$board")"
 fi
 line=$(first '^e2e: lifecycle ')
 cycles=$(sed -E 's/.* cycles=([0-9]+) .*/\1/' <<<"$line")
