@@ -5,7 +5,9 @@
 #
 # - scripts/e2e-check.sh must fail edited copies of the log, each for its own reason:
 #   a line the kernel prints for lost I/O added inside a case that expects none; a
-#   kernel warning added inside a case, which must be charged to that case; a model
+#   kernel warning added inside a case, which must be charged to that case (the system
+#   sleep, and the fault matrix, where only a run of upstream's C driver records
+#   them as observations); a model
 #   violation added; a case's verdict turned to FAILED; a case's verdict removed (the
 #   negative control's, the re-tuning's); the guest's result turned to FAIL.
 # - The cases' own judges (scripts/e2e/common/verdicts, run here under busybox sh as
@@ -59,6 +61,14 @@ sed '/^e2e: sleep: [a-z]* returned after /i [  123.456789] WARNING: CPU: 0 PID: 
 	"$PASSING" >"$work/warning.log"
 must_fail "a log with a kernel warning in the system sleep" "$work/warning.log" \
 	'the kernel reported problems, during power/002'
+# Inside the fault matrix too: only a run of upstream's C driver records the kernel's
+# complaints there as observations.
+if grep -q '^e2e: fault matrix took ' "$PASSING"; then
+	sed '0,/^e2e: fault matrix took /s//[  123.456789] WARNING: CPU: 0 PID: 1 at drivers\/mmc\/host\/mtk_sd_rust\/mtk_sd_rust.rs:1 example+0x0\/0x10\r\n&/' \
+		"$PASSING" >"$work/matrix-warning.log"
+	must_fail "a log with a kernel warning in the fault matrix" "$work/matrix-warning.log" \
+		'the kernel reported problems, during matrix/00[0-9]'
+fi
 sed '/^e2e: result PASS/i simulated controller 0x11f60000: 1 model violation(s), new kind: Example\r' \
 	"$PASSING" >"$work/violation.log"
 must_fail "a log with a model violation" "$work/violation.log" "broke the simulated hardware"
