@@ -84,13 +84,23 @@ cells() {
 	}
 	/^e2e: retune mmc[0-9]+ sdr104 / {
 		rcell = "retune sdr104/SD"
-		add(rcell, $NF == "passed", "tunings=" kv($0, "tunings"))
+		add(rcell, $NF == "passed", "drift=" kv($0, "drift") ",tunings=" kv($0, "tunings"))
 		next
 	}
-	/^e2e:   retune mmc[0-9]+ board: / {
-		det[rcell] = det[rcell] ",tuning_commands=" kv($0, "tuning_commands") \
+	# The board figures, as the case judges them: the drift reached the sample point,
+	# tuning commands went out, and the check job after them misread nothing.
+	/^e2e:   retune mmc[0-9]+ board: tuning_commands=/ {
+		det[rcell] = det[rcell] ",sampling_errors=" kv($0, "sampling_errors") \
+			",tuning_commands=" kv($0, "tuning_commands") \
 			",check_sampling_errors=" kv($0, "check_sampling_errors") ",check_job=" kv($0, "check_job")
-		if (kv($0, "check_job") != "passed" || kv($0, "check_sampling_errors") != "+0") okc[rcell] = 0
+		if (kv($0, "check_job") != "passed" || kv($0, "check_sampling_errors") != "+0" ||
+			kv($0, "sampling_errors") == "+0" || kv($0, "tuning_commands") == "+0")
+			okc[rcell] = 0
+		next
+	}
+	/^e2e:   retune mmc[0-9]+ board: sample point before / {
+		p = $0; sub(/.*sample point before /, "", p); gsub(/, after /, "->", p); gsub(/ /, ";", p)
+		det[rcell] = det[rcell] ",point=" p
 		next
 	}
 	/^e2e: lifecycle [0-9a-f]+ [a-z]+ cycles=/ {
