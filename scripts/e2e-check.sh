@@ -47,18 +47,33 @@ charged=$(KP=$KERNEL_PROBLEMS DL=$DATA_LOSS awk '
 	$0 ~ ENVIRON["DL"] && !loss_ok { print "D\t" where "\t" NR ": " $0 }
 	$0 ~ violation { print "V\t" where "\t" NR ": " $0 }' <<<"$text")
 
-# usage: report KIND WHAT: the charged lines of KIND, grouped by case, under WHAT.
+cmdline=$(grep -m1 -oE 'Kernel command line: .*' <<<"$text" || true)
+# A run of upstream's C driver on every slot (mtk_sd_rust_sim.driver=c): in the cases
+# whose C results the guest records as observations of the yardstick rather than
+# judges them (the fault matrix, re-tuning, unbind/bind, card removal), what the
+# kernel reports is that driver's reaction to the faults, recorded (O) and printed,
+# not failed. Everywhere else, and in every run of the Rust driver, it fails.
+C_OBSERVED_GROUPS="matrix retune lifecycle removal"
+if grep -qE ' mtk_sd_rust_sim\.driver=c( |$)' <<<"$cmdline"; then
+	charged=$(awk -F'\t' -v groups=" $C_OBSERVED_GROUPS " 'BEGIN { OFS = "\t" }
+		$1 == "P" { split($2, g, "/"); if (index(groups, " " g[1] " ")) $1 = "O" }
+		{ print }' <<<"$charged")
+fi
+
+# usage: report KIND WHAT [observe]: the charged lines of KIND, grouped by case, under
+# WHAT; they fail the check, unless observe is given (then on stdout, as a note).
 report() {
 	local lines where
 	lines=$(grep -P "^$1\t" <<<"$charged" | cut -f2- || true)
 	[[ -n $lines ]] || return 0
 	while IFS= read -r where; do
-		echo "e2e-check: $2, during $where (line: text):" >&2
-		awk -F'\t' -v w="$where" '$1 == w { print "  " $2 }' <<<"$lines" | head -n 40 >&2
-	done < <(cut -f1 <<<"$lines" | awk '!seen[$0]++')
-	failed=1
+		echo "e2e-check: $2, during $where (line: text):"
+		awk -F'\t' -v w="$where" '$1 == w { print "  " $2 }' <<<"$lines" | head -n 40
+	done < <(cut -f1 <<<"$lines" | awk '!seen[$0]++') >&"$([[ ${3:-} == observe ]] && echo 1 || echo 2)"
+	[[ ${3:-} == observe ]] || failed=1
 }
 report P "the kernel reported problems"
+report O "observed with upstream's C driver (not judged): the kernel reported problems" observe
 report D "the kernel or the driver reported lost or failed I/O"
 report V "the driver broke the simulated hardware's rules"
 
@@ -66,7 +81,6 @@ if ! grep -q '^guest: platform driver mtk_sd_rust registered' <<<"$text"; then
 	echo "e2e-check: mtk_sd_rust did not register with the platform bus" >&2
 	failed=1
 fi
-cmdline=$(grep -m1 -oE 'Kernel command line: .*' <<<"$text" || true)
 module_run=0
 if grep -qE ' msdc_e2e_driver=module( |$)' <<<"$cmdline"; then
 	module_run=1

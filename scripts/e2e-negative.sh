@@ -5,7 +5,9 @@
 #
 # - scripts/e2e-check.sh must fail edited copies of the log, each for its own reason:
 #   a line the kernel prints for lost I/O added inside a case that expects none; a
-#   kernel warning added inside a case, which must be charged to that case; a model
+#   kernel warning added inside a case, which must be charged to that case (the system
+#   sleep, and the fault matrix, where only a run of upstream's C driver records
+#   them as observations); a model
 #   violation added; a case's verdict turned to FAILED; a case's verdict removed (the
 #   negative control's, the re-tuning's); the guest's result turned to FAIL.
 # - The cases' own judges (scripts/e2e/common/verdicts, run here under busybox sh as
@@ -14,7 +16,9 @@
 #   I/O error, a card removal whose disk did not verify after the insertion, a sample
 #   point outside its window, a card at another timing or a disk in another mode
 #   than the board describes, a CQHCI disk with one request in flight at most, a
-#   host short of runtime suspends, a re-tuning that kept the old sample point, an
+#   host short of runtime suspends, a re-tuning that kept the old sample point, whose
+#   drift never reached the sample point or whose check job still misread (the
+#   board's counts of sampling errors), an
 #   unbind/bind or a module reload run cut short after its first cycle.
 #
 # Fails if any edited copy passes. That fio's verify catches a corrupted block is
@@ -57,6 +61,14 @@ sed '/^e2e: sleep: [a-z]* returned after /i [  123.456789] WARNING: CPU: 0 PID: 
 	"$PASSING" >"$work/warning.log"
 must_fail "a log with a kernel warning in the system sleep" "$work/warning.log" \
 	'the kernel reported problems, during power/002'
+# Inside the fault matrix too: only a run of upstream's C driver records the kernel's
+# complaints there as observations.
+if grep -q '^e2e: fault matrix took ' "$PASSING"; then
+	sed '0,/^e2e: fault matrix took /s//[  123.456789] WARNING: CPU: 0 PID: 1 at drivers\/mmc\/host\/mtk_sd_rust\/mtk_sd_rust.rs:1 example+0x0\/0x10\r\n&/' \
+		"$PASSING" >"$work/matrix-warning.log"
+	must_fail "a log with a kernel warning in the fault matrix" "$work/matrix-warning.log" \
+		'the kernel reported problems, during matrix/00[0-9]'
+fi
 sed '/^e2e: result PASS/i simulated controller 0x11f60000: 1 model violation(s), new kind: Example\r' \
 	"$PASSING" >"$work/violation.log"
 must_fail "a log with a model violation" "$work/violation.log" "broke the simulated hardware"
@@ -125,9 +137,17 @@ judged "a host short of runtime suspends" "judge_pm \"\$LINE\" 100" "$line" \
 	"$(sed -E 's/ runtime_suspends=[0-9]+/ runtime_suspends=5/' <<<"$line")"
 line=$(first '^e2e: retune ')
 if [[ -n $line ]]; then
+	board=$(first '^e2e:   retune mmc[0-9]+ board: ')
 	old=$(sed -E 's/.* before=[0-9]+-[0-9]+\/([0-9]+) .*/\1/' <<<"$line")
-	judged "a re-tuning that kept the old sample point" 'judge_retune "$LINE"' "$line" \
+	judged "a re-tuning that kept the old sample point" "judge_retune \"\$LINE\" '$board'" "$line" \
 		"$(sed -E "s/( after=[0-9]+-[0-9]+\/)[0-9]+/\1$old/" <<<"$line")"
+	# The board's figures: a check job after the re-tuning that still misread.
+	judged "a re-tuning whose sample point still misreads (the board's count)" \
+		"judge_retune '$line' \"\$LINE\"" "$board" \
+		"$(sed -E 's/ check_sampling_errors=\+[0-9]+/ check_sampling_errors=+2/' <<<"$board")"
+	judged "a re-tuning whose drift never reached the sample point (the board's count)" \
+		"judge_retune '$line' \"\$LINE\"" "$board" \
+		"$(sed -E 's/ sampling_errors=\+[0-9]+/ sampling_errors=+0/' <<<"$board")"
 fi
 line=$(first '^e2e: lifecycle ')
 cycles=$(sed -E 's/.* cycles=([0-9]+) .*/\1/' <<<"$line")

@@ -1292,7 +1292,11 @@ static SLOT_DIRS: SetOnce<KVec<SlotDir>> = SetOnce::new();
 /// waits for queued tasks, and the host wake-up cost the board added), the lag from a
 /// register write that started work to the run that started it (`start_lag_ns`: total,
 /// count and longest, ns), and the sampling
-/// windows' drift in delay cells (`drift`, see [`SimulatedMsdc::drift_windows`]), and the
+/// windows' drift in delay cells (`drift`, see [`SimulatedMsdc::drift_windows`]), the
+/// tuning block commands the controller sent, the CRC errors its sample point outside
+/// the windows caused and that sample point (`tuning`: `commands=<N> sampling_errors=<N>
+/// cmd=<edge>:<delay> data=<edge>:<delay>`, `none` at a timing the windows do not
+/// decide, whichever driver tunes), and the
 /// card's socket on the removable slots (`card`, see [`SimulatedMsdc::set_card`]).
 fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
     let root = Dir::new(c"mtk_sd_rust_sim");
@@ -1313,6 +1317,28 @@ fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
                     });
                     dir.read_callback_file(c"clock_gatings", slot, &|slot, f| {
                         writeln!(f, "{}", slot.clock_gatings())
+                    });
+                    dir.read_callback_file(c"tuning", slot, &|slot, f| {
+                        let state = slot.state.lock();
+                        write!(
+                            f,
+                            "commands={} sampling_errors={}",
+                            state.model.tuning_commands(),
+                            state.model.sampling_errors()
+                        )?;
+                        // Where the host samples, at a timing the windows decide.
+                        let edge = |falling| if falling { "falling" } else { "rising" };
+                        match state.model.sample_points() {
+                            Some(p) => writeln!(
+                                f,
+                                " cmd={}:{} data={}:{}",
+                                edge(p.cmd.falling),
+                                p.cmd.delay,
+                                edge(p.data.falling),
+                                p.data.delay
+                            ),
+                            None => writeln!(f, " cmd=none data=none"),
+                        }
                     });
                     dir.read_callback_file(c"card_resets", slot, &|slot, f| match slot
                         .state

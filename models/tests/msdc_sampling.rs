@@ -256,6 +256,27 @@ fn a_window_shifted_at_run_time_fails_the_tuned_delay_until_retuned() {
     }
 }
 
+/// The board reports the tuning commands a driver sends, whichever driver it is: a sweep
+/// of CMD21 counts each one, so does SD's CMD19, other commands (CMD13 here, a read's
+/// CMD17) none.
+#[test]
+fn tuning_commands_count_the_tuning_blocks_only() {
+    for delays in LAYOUTS {
+        let mut rig = delays.board(windows([u64::MAX; 2], [SampleWindows::span(20, 12); 2], 0));
+        rig.hs200();
+        assert_eq!(cmd_sweep(&mut rig, delays), (1u64 << 63) - 1, "{delays:?}");
+        set_data_cells(&mut rig, delays, 26, 0, [true, false]);
+        assert!(rig.read_block(17, 512).xfer_compl());
+        assert_eq!(rig.model.tuning_commands(), 0, "{delays:?}");
+        assert_eq!(data_sweep(&mut rig, delays), SampleWindows::span(20, 12));
+        assert_eq!(rig.model.tuning_commands(), 63, "{delays:?}");
+        // SD's CMD19, at a delay inside the window.
+        set_data_cells(&mut rig, delays, 26, 0, [true, false]);
+        assert!(rig.read_block(19, 64).xfer_compl());
+        assert_eq!(rig.model.tuning_commands(), 64, "{delays:?}");
+    }
+}
+
 #[test]
 fn the_read_data_window_depends_on_the_edge_for_every_layout() {
     let rising = SampleWindows::span(20, 12);

@@ -168,6 +168,9 @@ impl MsdcModel {
         // Recorded only: cards usually answer commands above their limit.
         self.clock_ok(card);
         self.commands = self.commands.saturating_add(1);
+        if matches!(c.opcode, 19 | 21) {
+            self.tuning_commands = self.tuning_commands.saturating_add(1);
+        }
         let answer = self.card_command(card, Command::new(c.opcode, self.sdc_arg));
         let work = card.take_work();
         self.charge_work(work);

@@ -437,6 +437,8 @@ pub struct MsdcModel {
     register_clock_gatings: u32,
     /// CRC errors the sample windows caused.
     sampling_errors: u32,
+    /// Tuning block commands sent (CMD19, CMD21).
+    tuning_commands: u32,
     /// The card clock state last reported to the card.
     card_clock: bool,
     /// `EMMC_IOCON.HW_RST` was set since the last step: the card is to be reset.
@@ -513,6 +515,7 @@ impl MsdcModel {
             power_offs: 0,
             register_clock_gatings: 0,
             sampling_errors: 0,
+            tuning_commands: 0,
             card_clock: false,
             hardware_reset: false,
             lines: Lines::IDLE,

@@ -133,6 +133,7 @@ impl MsdcModel {
         self.register_clock_gatings = before.register_clock_gatings;
         // What the card was told and drives is no register either.
         self.sampling_errors = before.sampling_errors;
+        self.tuning_commands = before.tuning_commands;
         self.card_clock = before.card_clock;
         self.hardware_reset = before.hardware_reset;
         self.lines = before.lines;

@@ -390,6 +390,15 @@ impl MsdcModel {
     pub fn sampling_errors(&self) -> u32 {
         self.sampling_errors
     }
+
+    /// How many tuning block commands the controller sent: SD's CMD19 and eMMC's CMD21
+    /// SEND_TUNING_BLOCK (SD Physical Layer 4.2.4.5, JEDEC 84-B51 6.6.5.1), whoever
+    /// drives the controller (opcode 19 is also eMMC's BUS_TEST_W, which the MMC
+    /// core sends only with `MMC_CAP_BUS_WIDTH_TEST`). Software tunes with a sweep of
+    /// them, so a tuning shows here as tens of them.
+    pub fn tuning_commands(&self) -> u32 {
+        self.tuning_commands
+    }
 }
 
 /// The delay of two cascaded cells, each counted when its select bit is set.
