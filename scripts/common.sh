@@ -42,6 +42,18 @@ log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # The unpacked kernel tree, once setup.sh has made it ready.
+# The head of a gnuplot script for a clustered bar chart, 1400x700 PNG: output, title.
+histogram_chart() {
+	cat <<EOF
+set terminal pngcairo size 1400,700 noenhanced
+set output '$1'
+set title '$2'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+EOF
+}
+
 kernel_src() {
 	local ready=$CACHE/$KERNEL_PACKAGE.ready
 	[[ -s $ready ]] || die "kernel source not set up: run scripts/setup.sh"

@@ -72,12 +72,7 @@ fi
 rm -f "$DAT.rows"
 
 gnuplot <<EOF || die "gnuplot could not draw $PNG"
-set terminal pngcairo size 1400,700 noenhanced
-set output '$PNG'
-set title 'mtk-sd-rust against upstream mtk-sd.c: IOPS by disk/mode/job (QEMU -icount)'
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
+$(histogram_chart "$PNG" 'mtk-sd-rust against upstream mtk-sd.c: IOPS by disk/mode/job (QEMU -icount)')
 set logscale y
 set ylabel 'IOPS'
 set xtics rotate by 30 right
@@ -97,12 +92,7 @@ fi
 RANGE=$(awk 'NR > 1 { for (i = 2; i <= 4; i++) if ($i != "NaN") { if (lo == "" || $i < lo) lo = $i; if (hi == "" || $i > hi) hi = $i } }
 	END { lo = lo * 0.97; hi = hi * 1.03; if (lo > 0.9) lo = 0.9; if (hi < 1.1) hi = 1.1; printf "%.3f:%.3f", lo, hi }' "$RATIO_DAT")
 gnuplot <<EOF || die "gnuplot could not draw $RATIO_PNG"
-set terminal pngcairo size 1400,700 noenhanced
-set output '$RATIO_PNG'
-set title 'mtk-sd-rust / upstream mtk-sd.c by disk/mode/job (1 = equal; QEMU -icount)'
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
+$(histogram_chart "$RATIO_PNG" 'mtk-sd-rust / upstream mtk-sd.c by disk/mode/job (1 = equal; QEMU -icount)')
 set ylabel 'ours / upstream'
 set logscale y
 set yrange [$RANGE]

@@ -406,12 +406,7 @@ PNG=$OUT/perf-$MODE.png
 to_table jobs 6 >"$DAT"
 columns=$(head -n 1 "$DAT" | wc -w)
 gnuplot <<EOF || die "gnuplot could not draw $PNG"
-set terminal pngcairo size 1400,700 noenhanced
-set output '$PNG'
-set title 'mtk-sd-rust: IOPS by job, disk, mode, engine and driver ($MODE, QEMU -icount)'
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
+$(histogram_chart "$PNG" "mtk-sd-rust: IOPS by job, disk, mode, engine and driver ($MODE, QEMU -icount)")
 set logscale y
 set ylabel 'IOPS'
 set xtics rotate by -30
