@@ -122,6 +122,7 @@ mod tune;
 
 pub use bus::IDENTIFICATION_CLOCK_HZ;
 pub(super) use data::halt_dma;
+pub use data::DMA_STOP_POLL_LIMIT_IRQ;
 pub use interrupt::MAX_EVENT_BATCHES;
 pub(super) use recovery::reset_hardware;
 pub use recovery::RESET_POLL_LIMIT_IRQ;
@@ -261,7 +262,8 @@ pub enum StartError {
     /// The command line or the controller stayed busy for [`POLL_LIMIT`] polls; the
     /// controller was reset. Upstream completes the request with `-ETIMEDOUT`.
     BusBusy,
-    /// A reset left over from an earlier error still does not complete.
+    /// A reset left over from an earlier error still does not complete, or (for a request
+    /// with data) a DMA stop left over from an earlier request still has not taken effect.
     Hardware(HwError),
     /// The controller is runtime suspended ([`Controller::suspend`]); no register was
     /// touched. Resume it first.
@@ -298,6 +300,9 @@ pub struct Controller<R> {
     sdio_irq_enabled: bool,
     signal_voltage: SignalVoltage,
     reset_pending: bool,
+    /// A DMA stop was requested and has not been seen to take effect
+    /// ([`Controller::dma_stop_pending`]).
+    dma_stop_pending: bool,
     hardware_fault: Option<HwError>,
     request: Option<(InFlight, R)>,
     /// The save set while runtime suspended: `Some` from [`Controller::suspend`] until
@@ -340,6 +345,7 @@ impl<R> Controller<R> {
             sdio_irq_enabled: false,
             signal_voltage: SignalVoltage::V330,
             reset_pending: false,
+            dma_stop_pending: false,
             hardware_fault: None,
             request: None,
             saved: None,
