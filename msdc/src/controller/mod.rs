@@ -20,7 +20,9 @@
 //! card-detect setters in process context, [`Controller::handle_interrupt`] in hard-IRQ
 //! context. Nothing here sleeps, allocates or panics, and every wait on a self-clearing bit
 //! is a bounded [`Io::poll`] of [`POLL_LIMIT`] reads, [`POLL_INTERVAL_US`] apart (about
-//! 20 ms, the bound upstream uses for its atomic polls).
+//! 20 ms, the bound upstream uses for its atomic polls), except in the interrupt path,
+//! whose polls stop after microseconds ([`RESET_POLL_LIMIT_IRQ`],
+//! [`DMA_STOP_POLL_LIMIT_IRQ`]) and leave the rest to process context.
 //!
 //! The engine is the one owner of the slot's state: the clock and timing last set, the
 //! card-detect mode, the SDIO interrupt, and the request in flight, which it holds as the
@@ -78,7 +80,9 @@
 //!    sent as its own command first;
 //! 2. the command; its response (and the auto-CMD23 response) is read on `CMDRDY`;
 //! 3. data: the DMA starts only after the command response, as upstream does; on the data
-//!    event the DMA is stopped and its status polled idle;
+//!    event the DMA is stopped and its status polled idle, for a few microseconds: a stop
+//!    still running then is waited for from process context
+//!    ([`Controller::awaits_dma_stop`], [`Controller::retry_stop`]);
 //! 4. stop: `mrq.stop` is sent after the data phase when there is no set-block-count
 //!    (open-ended transfer) or when the data phase failed.
 //!
