@@ -206,7 +206,8 @@ enum BusLook {
 
 /// The busy retry ([`SlotKernel::schedule_busy_retry`]), in process context: one look at
 /// the bus for what waits for it, `waited_ns` after the retry began, and the caller sleeps
-/// as the answer says and calls again. Two things wait for a card still programming:
+/// as the answer says and calls again. Two things wait for a card still programming, and
+/// one for the DMA engine:
 ///
 /// * the stop command of the request on the controller, after its data phase (an
 ///   open-ended write; [`Controller::awaits_bus`]): a free bus issues it, and the request
