@@ -147,6 +147,9 @@ pub struct CqeAftermath {
     pub(super) timeouts_written: bool,
     /// The reset recovery asked for.
     pub(super) reset: HookReset,
+    /// Recovery's DMA stop did not take effect within its bound: no DMA may start until
+    /// it has ([`Controller::dma_stop_pending`]).
+    pub(super) dma_stop_pending: bool,
 }
 
 /// The MSDC's hooks for the CQHCI engine (`msdc_cmdq_ops`), built by
@@ -168,6 +171,7 @@ pub struct CqeHooks<'a, B: Io<MsdcBase>> {
     idle_timer: CQSSC1,
     timeouts_written: Cell<bool>,
     reset: Cell<HookReset>,
+    dma_stop_failed: Cell<bool>,
     fault: Cell<Option<HwError>>,
 }
 
@@ -193,6 +197,7 @@ impl<'a, B: Io<MsdcBase>> CqeHooks<'a, B> {
             idle_timer,
             timeouts_written: Cell::new(false),
             reset: Cell::new(HookReset::NotRun),
+            dma_stop_failed: Cell::new(false),
             fault: Cell::new(None),
         }
     }
@@ -203,14 +208,20 @@ impl<'a, B: Io<MsdcBase>> CqeHooks<'a, B> {
             fault: self.fault.get(),
             timeouts_written: self.timeouts_written.get(),
             reset: self.reset.get(),
+            dma_stop_pending: self.dma_stop_failed.get(),
         }
     }
 
     /// Recovery's part of disabling: stops the DMA and resets the controller, recording a
     /// poll that times out.
+    ///
+    /// The DMA stop's wait keeps upstream's bound (20 ms per register): the engine calls
+    /// this hook only from `cqe_recovery_start`, in process context (the MMC core's
+    /// recovery), never from the interrupt handler.
     fn stop_data_path(&self) {
         if let Err(e) = halt_dma(self.base) {
             self.fault.set(Some(e));
+            self.dma_stop_failed.set(true);
         }
         // Reset even after a DMA that did not stop: the reset stops it too.
         match reset_hardware(self.base) {

@@ -216,8 +216,10 @@ impl InterruptKind {
 /// core told of a card change or an SDIO interrupt unless it has let the host go; with the
 /// lock released, `other`'s event to `handle_other`, the completed tasks to the core, and
 /// the finished request to [`finish`]; a stop command that waits for a card still
-/// programming to the busy retry ([`SlotKernel::schedule_busy_retry`]). What there was to
-/// handle.
+/// programming, or a data phase whose DMA stop has not taken effect within the handler's
+/// few microseconds, to the busy retry ([`SlotKernel::schedule_busy_retry`]), which
+/// completes the request (and so dispatches the next) from process context. What there
+/// was to handle.
 ///
 /// `other` takes, with the lock held, the CMDQ interrupt of an engine the slot logic does
 /// not run (the kernel's C `cqhci` in test kernels).
@@ -273,10 +275,11 @@ pub fn interrupt<K: SlotKernel + ?Sized, E>(
         } else {
             InterruptKind::None
         };
-        (kind, tasks, other_event, done, slot.controller.awaits_bus())
+        (kind, tasks, other_event, done, slot.controller.stop_waits())
     });
     if stop_waits {
-        // A card still programming holds the stop: never waited for here.
+        // A card still programming holds the stop command, or the DMA stop is slow to
+        // take effect: never waited for here.
         kernel.schedule_busy_retry();
     }
     if let Some(event) = other_event {

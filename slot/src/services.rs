@@ -244,7 +244,8 @@ pub trait SlotKernel {
     fn card_changed(&self);
 
     /// A dispatch of the software queue, or the stop command of the request on the
-    /// controller, found the bus busy (a card still programming) and waits: run
+    /// controller, found the bus busy (a card still programming), or the request's DMA
+    /// stop has not taken effect within the interrupt's polls, and waits: run
     /// [`retry_busy`](super::software_queue::retry_busy) from process context,
     /// with the lock released, sleeping between calls as it answers, until it answers
     /// [`BusWait::Done`](super::software_queue::BusWait::Done). A retry queued and not yet

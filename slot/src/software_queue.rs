@@ -206,13 +206,20 @@ enum BusLook {
 
 /// The busy retry ([`SlotKernel::schedule_busy_retry`]), in process context: one look at
 /// the bus for what waits for it, `waited_ns` after the retry began, and the caller sleeps
-/// as the answer says and calls again. Two things wait for a card still programming:
+/// as the answer says and calls again. Two things wait for a card still programming, and
+/// one for the DMA engine:
 ///
 /// * the stop command of the request on the controller, after its data phase (an
 ///   open-ended write; [`Controller::awaits_bus`]): a free bus issues it, and the request
 ///   goes on with its interrupt; a bus still busy after the request's data timeout
 ///   ([`Controller::stop_wait_limit_ns`]) fails the stop with a time-out and completes the
 ///   request (the watchdog's limit is above any data timeout);
+/// * the DMA stop of the request on the controller, after its data event, slow to take
+///   effect ([`Controller::awaits_dma_stop`]; the interrupt handler polls it for a few
+///   microseconds only): once it has, the data phase ends here (the stop command, which
+///   may wait for the bus in turn, or the request completed, and with it the next
+///   dispatch); still running after the request's data timeout, the request fails
+///   (`Controller::retry_stop`) and the controller is reset;
 /// * the software queue's dispatch deferred because the bus was busy: a free bus issues
 ///   it ([`retry`]); a bus still busy after [`BUSY_WAIT_LIMIT_MS`] fails it with a
 ///   time-out ([`Refusal::BusBusy`]). A controller reset the interrupt handler left
@@ -222,6 +229,7 @@ enum BusLook {
 /// dispatch does (that waits for an idle controller), so the run serves one at a time.
 ///
 /// [`Controller::awaits_bus`]: crate::msdc::controller::Controller::awaits_bus
+/// [`Controller::awaits_dma_stop`]: crate::msdc::controller::Controller::awaits_dma_stop
 /// [`Controller::stop_wait_limit_ns`]: crate::msdc::controller::Controller::stop_wait_limit_ns
 pub fn retry_busy<K: SlotKernel + ?Sized>(
     kernel: &K,
@@ -229,13 +237,13 @@ pub fn retry_busy<K: SlotKernel + ?Sized>(
     waited_ns: u64,
 ) -> BusWait {
     let stop = kernel.with_slot(|slot| {
-        if !slot.controller.awaits_bus() {
+        if !slot.controller.stop_waits() {
             return None;
         }
         let give_up = waited_ns >= slot.controller.stop_wait_limit_ns();
         let progress = slot.controller.retry_stop(kernel.regs(), give_up);
         note_hardware_fault(kernel, slot.controller);
-        Some((progress, slot.controller.awaits_bus()))
+        Some((progress, slot.controller.stop_waits()))
     });
     match stop {
         Some((Progress::Done(in_flight, result), _)) => {
@@ -247,7 +255,8 @@ pub fn retry_busy<K: SlotKernel + ?Sized>(
                 us: progress.next_sleep_us(),
             }
         }
-        // Issued: its interrupt finishes the request.
+        // Issued (or, after a DMA stop, nothing more to wait for): its interrupt finishes
+        // the request.
         Some((Progress::Pending, false)) => return BusWait::Done,
         None => {}
     }

@@ -42,7 +42,8 @@ impl<R> Controller<R> {
     /// Takes over what the CQHCI hooks did ([`CqeHooks::finish`]): the data timeout they
     /// programmed becomes the one a clock change rescales (every legacy data command
     /// programs its own), a reset they completed settles a reset left pending, one whose
-    /// poll timed out is retried by the next [`Controller::start`], and a poll that timed
+    /// poll timed out is retried by the next [`Controller::start`], a DMA stop that did not
+    /// take effect is waited for by the next start with data, and a poll that timed
     /// out is kept for [`Controller::take_hardware_fault`].
     pub fn absorb_cqe(&mut self, aftermath: CqeAftermath) {
         if aftermath.timeouts_written {
@@ -52,6 +53,9 @@ impl<R> Controller<R> {
             HookReset::NotRun => {}
             HookReset::Done => self.reset_pending = false,
             HookReset::Failed => self.reset_pending = true,
+        }
+        if aftermath.dma_stop_pending {
+            self.dma_stop_pending = true;
         }
         if let Some(fault) = aftermath.fault {
             self.hardware_fault = Some(fault);

@@ -33,7 +33,7 @@ impl<R> Controller<R> {
             let Some((flight, token)) = self.request.take() else {
                 return Progress::Pending;
             };
-            if flight.awaits_bus {
+            if flight.awaits.is_some() {
                 // Its interrupts are masked; `retry_stop` moves it on.
                 self.request = Some((flight, token));
                 return Progress::Pending;

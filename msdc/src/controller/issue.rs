@@ -10,6 +10,7 @@ use super::super::regs::{
     MsdcBase, MSDC_FIFOCS, SDC_ACMD_RESP, SDC_ARG, SDC_BLK_NUM, SDC_RESP0, SDC_RESP1, SDC_RESP2,
     SDC_RESP3, SDC_STS,
 };
+use super::data::dma_idle;
 use super::request::{InFlight, Phase, Step};
 use super::{modify_cfg, Controller, POLL, REQUEST_EVENTS};
 use crate::mmc_request::{CommandResult, ErrorKind, Request};
@@ -69,6 +70,8 @@ impl<R> Controller<R> {
     ///
     /// A reset the interrupt handler left running ([`Controller::reset_pending`]) makes the
     /// controller busy too: [`Controller::finish_reset`] completes it from process context.
+    /// So does, for a request with data, a DMA stop still in progress
+    /// ([`Controller::dma_stop_pending`], one read of each DMA register).
     ///
     /// False while suspended (no register is touched; [`Controller::start`] refuses then).
     pub fn bus_busy_for(&self, r: &impl Io<MsdcBase>, req: &Request) -> bool {
@@ -76,6 +79,10 @@ impl<R> Controller<R> {
             return false;
         }
         if self.reset_pending() {
+            return true;
+        }
+        if req.data.is_some() && self.dma_stop_pending() && !dma_idle(r) {
+            // A DMA stop that outlived its request: no DMA may start before it clears.
             return true;
         }
         let busy_response = |flags| ResponseType::from_mmc_flags(flags).is_ok_and(|r| r.has_busy());

@@ -20,7 +20,9 @@
 //! card-detect setters in process context, [`Controller::handle_interrupt`] in hard-IRQ
 //! context. Nothing here sleeps, allocates or panics, and every wait on a self-clearing bit
 //! is a bounded [`Io::poll`] of [`POLL_LIMIT`] reads, [`POLL_INTERVAL_US`] apart (about
-//! 20 ms, the bound upstream uses for its atomic polls).
+//! 20 ms, the bound upstream uses for its atomic polls), except in the interrupt path,
+//! whose polls stop after microseconds ([`RESET_POLL_LIMIT_IRQ`],
+//! [`DMA_STOP_POLL_LIMIT_IRQ`]) and leave the rest to process context.
 //!
 //! The engine is the one owner of the slot's state: the clock and timing last set, the
 //! card-detect mode, the SDIO interrupt, and the request in flight, which it holds as the
@@ -78,7 +80,9 @@
 //!    sent as its own command first;
 //! 2. the command; its response (and the auto-CMD23 response) is read on `CMDRDY`;
 //! 3. data: the DMA starts only after the command response, as upstream does; on the data
-//!    event the DMA is stopped and its status polled idle;
+//!    event the DMA is stopped and its status polled idle, for a few microseconds: a stop
+//!    still running then is waited for from process context
+//!    ([`Controller::awaits_dma_stop`], [`Controller::retry_stop`]);
 //! 4. stop: `mrq.stop` is sent after the data phase when there is no set-block-count
 //!    (open-ended transfer) or when the data phase failed.
 //!
@@ -122,6 +126,7 @@ mod tune;
 
 pub use bus::IDENTIFICATION_CLOCK_HZ;
 pub(super) use data::halt_dma;
+pub use data::DMA_STOP_POLL_LIMIT_IRQ;
 pub use interrupt::MAX_EVENT_BATCHES;
 pub(super) use recovery::reset_hardware;
 pub use recovery::RESET_POLL_LIMIT_IRQ;
@@ -261,7 +266,8 @@ pub enum StartError {
     /// The command line or the controller stayed busy for [`POLL_LIMIT`] polls; the
     /// controller was reset. Upstream completes the request with `-ETIMEDOUT`.
     BusBusy,
-    /// A reset left over from an earlier error still does not complete.
+    /// A reset left over from an earlier error still does not complete, or (for a request
+    /// with data) a DMA stop left over from an earlier request still has not taken effect.
     Hardware(HwError),
     /// The controller is runtime suspended ([`Controller::suspend`]); no register was
     /// touched. Resume it first.
@@ -298,6 +304,9 @@ pub struct Controller<R> {
     sdio_irq_enabled: bool,
     signal_voltage: SignalVoltage,
     reset_pending: bool,
+    /// A DMA stop was requested and has not been seen to take effect
+    /// ([`Controller::dma_stop_pending`]).
+    dma_stop_pending: bool,
     hardware_fault: Option<HwError>,
     request: Option<(InFlight, R)>,
     /// The save set while runtime suspended: `Some` from [`Controller::suspend`] until
@@ -340,6 +349,7 @@ impl<R> Controller<R> {
             sdio_irq_enabled: false,
             signal_voltage: SignalVoltage::V330,
             reset_pending: false,
+            dma_stop_pending: false,
             hardware_fault: None,
             request: None,
             saved: None,

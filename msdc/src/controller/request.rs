@@ -60,6 +60,19 @@ impl Phase {
     }
 }
 
+/// What a request waits for in process context (the busy retry), never in the interrupt
+/// handler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Await {
+    /// The command of its phase (the stop after the data) waits for the bus to go idle (a
+    /// card still programming the write before it holds DAT0 low), not yet issued.
+    Bus,
+    /// Its data phase ended, and the DMA stop it requested has not taken effect yet
+    /// (`MSDC_DMA_CTRL.STOP` still set, or `MSDC_DMA_CFG.STS` still active): the rest of
+    /// the data phase (the reset after an error, the stop command) waits for it.
+    DmaStop,
+}
+
 /// A command ready to issue.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct PlannedCommand {
@@ -106,10 +119,9 @@ pub(super) struct InFlight {
     pub(super) chain: Option<ChainStart>,
     pub(super) stop: Option<PlannedCommand>,
     pub(super) phase: Phase,
-    /// The command of `phase` waits for the bus to go idle (a card still programming the
-    /// write before it holds DAT0 low), not yet issued: [`Controller::retry_stop`] issues
-    /// it.
-    pub(super) awaits_bus: bool,
+    /// What the request waits for in process context, its interrupts masked:
+    /// [`Controller::retry_stop`] moves it on.
+    pub(super) awaits: Option<Await>,
     pub(super) result: RequestResult,
 }
 
@@ -226,6 +238,10 @@ impl<R> Controller<R> {
         if self.reset_pending {
             self.reset_controller(r).map_err(StartError::Hardware)?;
         }
+        if req.data.is_some() {
+            // No DMA starts while an earlier stop is still in progress.
+            self.finish_dma_stop(r).map_err(StartError::Hardware)?;
+        }
         let mut flight = self.plan(req)?;
         flight.chain = match (req.data, chain) {
             (Some(_), Some(WrittenChain(start))) => Some(start),
@@ -295,7 +311,7 @@ impl<R> Controller<R> {
             chain: None,
             stop,
             phase: Phase::Command,
-            awaits_bus: false,
+            awaits: None,
             result: RequestResult::NOT_RUN,
         })
     }

@@ -741,3 +741,142 @@ fn explicit_stop_request_without_data() {
     assert_eq!(stop.cmd.error, None);
     still_usable(&mut host);
 }
+
+/// Runs the interrupts of the request `host` started until its data phase is over and it
+/// waits for its DMA stop to take effect; how long those interrupts busy-waited, µs. The
+/// slot logic has scheduled the busy retry for it then ([`Host::wait`] runs it).
+fn interrupts_until_the_dma_stop_waits<C: models::msdc::CardSlot>(host: &mut Host<'_, C>) -> u64 {
+    let before = host.rig.delayed_us.get();
+    while !host.ctrl().awaits_dma_stop() {
+        assert_eq!(
+            host.interrupt()
+                .expect("an interrupt until the data phase ends"),
+            Progress::Pending,
+            "the request completed with its DMA stop still running"
+        );
+    }
+    host.rig.delayed_us.get() - before
+}
+
+/// A DMA stop slow to clear under bus load (`MSDC_DMA_CTRL.STOP` set for 300 µs, then
+/// 30 ms, past upstream's 20 ms poll, while `MSDC_DMA_CFG.STS` already reads idle; the
+/// board's `dma_stop_slow`): upstream polls it in the data interrupt, 1 µs apart, up to
+/// 20 ms with interrupts off. Here the interrupt polls it for a few microseconds only
+/// (`DMA_STOP_POLL_LIMIT_IRQ` reads of each register) and leaves the request on the
+/// controller, its interrupts masked, for the busy retry work (process context), which
+/// ends the data phase once the stop has taken effect: the open-ended read's stop command
+/// (CMD12) goes out from there, and the request completes once, with its data. Meanwhile
+/// the controller is busy for a request with data, so no DMA starts during the stop (the
+/// model would record it).
+#[test]
+fn a_slow_dma_stop_is_waited_for_in_process_context_not_in_the_interrupt() {
+    const US: u64 = 1_000;
+    const MS: u64 = 1_000_000;
+    let (storage, expect) = patterned(64 * 512);
+    let mut storage = storage;
+    let rig = emmc_rig(&legacy_config(), &mut storage);
+    let mut host = emmc_host(&rig);
+    let next = block_request(false, 0, 1, false);
+
+    for (address, stop_ns) in [(4u32, 300 * US), (8, 30 * MS)] {
+        let stops = rig.model().slow_dma_stops();
+        rig.model().inject_slow_dma_stop(stop_ns);
+        let read = block_request(false, address, 4, false);
+        host.start(&read, &[(0, 2048)]).expect("start");
+        let spun_us = interrupts_until_the_dma_stop_waits(&mut host);
+        assert!(
+            spun_us <= IRQ_SPIN_LIMIT_US,
+            "the data interrupt spun {spun_us} µs for the DMA stop"
+        );
+        assert_eq!(rig.model().slow_dma_stops(), stops + 1, "the stop took it");
+        assert!(host.ctrl().dma_stop_pending());
+        assert!(
+            host.ctrl().bus_busy_for(&rig, &next),
+            "no DMA may start during the stop"
+        );
+        assert!(!rig.interrupt_line(), "its interrupts wait masked");
+        // A look of the busy retry while the stop runs waits, and sends nothing.
+        let commands = rig.model().commands();
+        let look = retry_busy(&host.slot, &mut BusyRetry::new(), 0);
+        assert!(matches!(look, BusWait::Sleep { .. }), "{look:?}");
+        assert!(host.ctrl().awaits_dma_stop());
+        assert_eq!(rig.model().commands(), commands, "nothing sent");
+
+        let slept_before = host.slept_ns;
+        let result = host.wait().expect("the request completes");
+        assert_ok(&result);
+        assert_eq!(result.data.unwrap().bytes_xfered, 2048);
+        assert_eq!(
+            result.stop.map(|stop| stop.error),
+            Some(None),
+            "the open-ended read's stop went out after the DMA stop"
+        );
+        let slept = host.slept_ns - slept_before;
+        assert!(
+            slept >= stop_ns / 2 && slept < stop_ns + BUSY_RETRY_LONGEST_SLEEP_NS,
+            "slept {slept} ns for a {stop_ns} ns DMA stop"
+        );
+        assert!(!host.ctrl().dma_stop_pending());
+        let at = address as usize * 512;
+        assert_eq!(rig.data(0, 2048), expect[at..at + 2048], "block {address}");
+        assert_eq!(host.take_hardware_fault(), None);
+    }
+    assert_ok(&host.run(&next, &[(0, 512)]));
+    rig.assert_no_violations();
+}
+
+/// A DMA stop that has not taken effect by the request's data timeout (the busy retry's
+/// bound for it): the request fails with a DMA error (what the engine wrote is not known to
+/// be complete), the fault is logged, the controller reset, and nothing hangs. The stop
+/// outlives the reset (the engine's bus transactions are outside the controller), so no
+/// DMA may start yet: the next request with data is refused after the full 20 ms wait at
+/// its start, one without data goes out, and once the stop has cleared data flows again.
+#[test]
+fn a_dma_stop_past_the_data_timeout_fails_its_request_and_holds_the_next_dma() {
+    const MS: u64 = 1_000_000;
+    let (storage, expect) = patterned(64 * 512);
+    let mut storage = storage;
+    let rig = emmc_rig(&legacy_config(), &mut storage);
+    let mut host = emmc_host(&rig);
+
+    rig.model().inject_slow_dma_stop(2_000 * MS);
+    host.start(&block_request(false, 4, 1, false), &[(0, 512)])
+        .expect("start");
+    interrupts_until_the_dma_stop_waits(&mut host);
+    let limit = host.ctrl().stop_wait_limit_ns();
+    assert!(limit > 20 * MS && limit < 1_000 * MS, "limit {limit} ns");
+    let resets = rig.resets.get();
+    let result = host.wait().expect("the request completes, failed");
+    assert_eq!(
+        result.data.map(|data| data.error),
+        Some(Some(ErrorKind::DmaFault))
+    );
+    assert!((limit..limit + BUSY_RETRY_LONGEST_SLEEP_NS).contains(&host.slept_ns));
+    assert_eq!(
+        host.take_hardware_fault(),
+        Some(msdc::controller::HwError::DmaStopTimeout)
+    );
+    assert!(rig.resets.get() > resets, "the controller was reset");
+    assert!(host.ctrl().dma_stop_pending(), "the stop still runs");
+
+    let read = block_request(false, 8, 1, false);
+    assert!(host.ctrl().bus_busy_for(&rig, &read));
+    assert_eq!(
+        host.start(&read, &[(0, 512)]),
+        Err(StartError::Hardware(
+            msdc::controller::HwError::DmaStopTimeout
+        ))
+    );
+    host.ok(13, 1 << 16, flags::R1 | flags::AC);
+
+    rig.model().elapse(2_000 * MS);
+    assert!(!host.ctrl().bus_busy_for(&rig, &read));
+    assert_ok(&host.run(&read, &[(0, 512)]));
+    assert!(!host.ctrl().dma_stop_pending());
+    assert_eq!(rig.data(0, 512), expect[8 * 512..9 * 512]);
+    rig.assert_no_violations();
+}
+
+/// The longest an interrupt may busy-wait for the hardware, µs: issue 31's bound on the
+/// handler's interrupts-off stretch.
+const IRQ_SPIN_LIMIT_US: u64 = 100;

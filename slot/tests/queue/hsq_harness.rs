@@ -182,6 +182,8 @@ impl<'b, C: CardSlot> QueueSide<'b, Board<C>> for HsqCore {
 pub(crate) struct HsqHarness<'b, C: CardSlot> {
     slot: Slot<'b, Board<C>, HsqCore>,
     rca: u32,
+    /// Every DMA stop of a run takes this long, ns ([`HsqHarness::slow_dma_stops`]).
+    slow_dma_stop_ns: Cell<Option<u64>>,
 }
 
 impl<'b, C: CardSlot> HsqHarness<'b, C> {
@@ -202,6 +204,7 @@ impl<'b, C: CardSlot> HsqHarness<'b, C> {
         let mut harness = Self {
             slot: Slot::new(board, core, true),
             rca: 0,
+            slow_dma_stop_ns: Cell::new(None),
         };
         harness.rca = match kind {
             CardKind::Emmc => {
@@ -244,9 +247,24 @@ impl<'b, C: CardSlot> HsqHarness<'b, C> {
         self.core().faults.borrow_mut().push((job, fault));
     }
 
+    /// Makes every DMA stop of the runs that follow take `ns` of hardware time (the
+    /// board's `dma_stop_slow` on every transfer), or none with `None`.
+    pub(crate) fn slow_dma_stops(&self, ns: Option<u64>) {
+        self.slow_dma_stop_ns.set(ns);
+        if ns.is_none() {
+            self.slot.board.model().cancel_slow_dma_stop();
+        }
+    }
+
     /// Runs until every job of the block layer has ended.
     pub(crate) fn run(&mut self) {
         for _ in 0..MAX_TICKS {
+            if let Some(ns) = self.slow_dma_stop_ns.get() {
+                let mut model = self.slot.board.model();
+                if !model.slow_dma_stop_pending() {
+                    model.inject_slow_dma_stop(ns);
+                }
+            }
             self.submit();
             if self.core().recovery.get().is_some() {
                 self.recovery_work();

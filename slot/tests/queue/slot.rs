@@ -672,11 +672,16 @@ pub(crate) trait CoreHost<'b> {
         self.slot().set_ios(hz, timing, width);
     }
 
-    /// Runs one request of the core to its end (`mmc_wait_for_req`).
+    /// Runs one request of the core to its end (`mmc_wait_for_req`), and the busy retry
+    /// work whenever the slot logic scheduled it.
     fn core_request(&mut self, request: &Request, segments: &[Segment]) -> RequestResult {
         let serial = self.start_core(request, segments);
         for _ in 0..CORE_TICKS {
-            self.tick();
+            if self.slot().take_busy_retry() {
+                self.slot().run_busy_retry();
+            } else {
+                self.tick();
+            }
             if let Some(result) = self.take_core_result(serial) {
                 return result;
             }

@@ -539,8 +539,9 @@ impl Msdc {
     }
 
     /// The busy retry work, in process context: looks at the bus for the dispatch or the
-    /// stop command that found it busy and sleeps between looks with the lock released,
-    /// until it is issued, or fails past its limit (`slot::software_queue::retry_busy`).
+    /// stop command that found it busy, or at the DMA stop the interrupt left running, and
+    /// sleeps between looks with the lock released, until it is issued (or the stop has
+    /// taken effect), or fails past its limit (`slot::software_queue::retry_busy`).
     fn busy_retry(self: &Arc<Self>) {
         let started = Instant::<Monotonic>::now();
         let mut progress = slot::software_queue::BusyRetry::new();
