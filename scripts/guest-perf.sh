@@ -15,6 +15,9 @@
 #   msdc_perf_disks=LIST   which disks: emmc-cq, emmc, sd, null (comma separated)
 #   msdc_perf_wait=S       how long to wait for the MMC disks (default 60 s)
 #   msdc_perf_jobs=LIST    only these jobs (comma separated names; default every job)
+#   msdc_perf_sched=NAME   the block layer's I/O scheduler for the MMC disks (none,
+#                          mq-deadline, ...; default: the kernel's choice); each disk's
+#                          scheduler is printed, "perf: scheduler <disk> <sysfs line>"
 #   msdc_perf_sweep=LIMIT  instead of the jobs: the sequential-read transfer size sweep
 #                          (4 KiB to 4 MiB at depth 32), labelled with the host's
 #                          request limit (mtk_sd_rust_sim.max_request_kib): 512k or max
@@ -59,6 +62,7 @@ DRIVERS=$(param mtk_sd_rust_sim.driver rust)
 SWEEP=$(param msdc_perf_sweep "")
 COST=$(param msdc_perf_cost "" | tr ',' ' ')
 JOBS=$(param msdc_perf_jobs "")
+SCHED=$(param msdc_perf_sched "")
 WINDOW=0
 FAILED=0
 
@@ -372,6 +376,11 @@ if [ "$FAILED" -eq 0 ] && wait_for_disks; then
 			fail "$d: $host runs the '$engine' engine, the board asked for '$ENGINE'"
 			continue
 		fi
+		if [ -n "$SCHED" ] && ! echo "$SCHED" >"/sys/block/$disk/queue/scheduler"; then
+			fail "$d: no I/O scheduler '$SCHED' ($(cat "/sys/block/$disk/queue/scheduler"))"
+			continue
+		fi
+		echo "perf: scheduler $d $(cat "/sys/block/$disk/queue/scheduler")"
 		if [ -n "$SWEEP" ]; then
 			run_sweep "$d" "$mode" "$engine" "/dev/$disk"
 		else

@@ -74,6 +74,9 @@
 #   PERF_WAKE_NS=LIST the wake mode's wake-up costs in ns (default 0,20000,95000)
 #   PERF_CAL_LOOP=N  the cal mode's loop iterations per request (default 100000); its
 #                    cost runs are PERF_COST's (default 200,1000)
+#   PERF_SCHED=NAME  the MMC disks' block I/O scheduler in every boot (none,
+#                    mq-deadline; the guest's msdc_perf_sched=); unset: the kernel's
+#                    choice. Logs, CSVs and charts are named perf-<mode>-...-<NAME>.
 #   PERF_CQE_COALESCING=T,V  interrupt coalescing for our CQHCI engine in every boot
 #                    (mtk_sd_rust_sim.cqe_coalescing=: ICCTH T completions, ICTOVAL V
 #                    units of 1024 internal timer clocks, 5.12 us each on the board);
@@ -104,8 +107,10 @@ DISKS=${PERF_DISKS:-}
 COALESCING=${PERF_CQE_COALESCING:-}
 [[ -z $COALESCING || $COALESCING =~ ^[0-9]+,[0-9]+$ ]] ||
 	die "PERF_CQE_COALESCING is ICCTH,ICTOVAL (e.g. 8,10)"
+SCHED=${PERF_SCHED:-}
+[[ -z $SCHED || $SCHED =~ ^[a-z-]+$ ]] || die "PERF_SCHED is a scheduler's name"
 # The name of the run's CSVs and charts.
-NAME=perf-$MODE${COALESCING:+-coal${COALESCING/,/-}}
+NAME=perf-$MODE${COALESCING:+-coal${COALESCING/,/-}}${SCHED:+-$SCHED}
 CAL_ITERATIONS=
 if [[ $MODE == cal ]]; then
 	JOBS=${JOBS:-randread-4k-qd1-j1,randread-4k-qd32-j1}
@@ -196,6 +201,7 @@ boot() {
 	[[ -z ${WAKE_NS:-} ]] || suffix+=-wake$WAKE_NS
 	[[ -z ${CAL_LOOP:-} ]] || suffix+=-loop$CAL_LOOP
 	[[ -z $COALESCING ]] || suffix+=-coal${COALESCING/,/-}
+	[[ -z $SCHED ]] || suffix+=-$SCHED
 	local log=$OUT/perf-$MODE-$queue$suffix${sweep:+-sweep$sweep}.log
 	local cmdline="console=ttyS0 kunit.enable=0 panic=-1 rdinit=/perf msdc_perf=$GUEST_MODE"
 	cmdline+=" msdc_perf_disks=$disks mtk_sd_rust_sim.queue=$queue null_blk.nr_devices=1"
@@ -208,6 +214,7 @@ boot() {
 	[[ -z ${WAKE_NS:-} ]] || cmdline+=" mtk_sd_rust_sim.wake_ns=$WAKE_NS"
 	[[ -z ${CAL_LOOP:-} ]] || cmdline+=" mtk_sd_rust_sim.cost_loop=$CAL_LOOP"
 	[[ -z $COALESCING ]] || cmdline+=" mtk_sd_rust_sim.cqe_coalescing=$COALESCING"
+	[[ -z $SCHED ]] || cmdline+=" msdc_perf_sched=$SCHED"
 	[[ -z $sweep ]] || cmdline+=" msdc_perf_sweep=$sweep mtk_sd_rust_sim.max_request_kib=${sweep%k}"
 	local plugin=()
 	if [[ -n $COST && -z $sweep ]]; then
