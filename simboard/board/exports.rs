@@ -74,7 +74,7 @@ pub(super) extern "C" fn mtk_sd_rust_sim_cost_loop() -> u32 {
 #[no_mangle]
 pub(super) extern "C" fn mtk_sd_rust_sim_cqe_coalescing() -> u32 {
     super::cqe_coalescing().map_or(0, |(threshold, timeout)| {
-        u32::from(threshold) << 8 | u32::from(timeout)
+        (u32::from(threshold) << 8) | u32::from(timeout)
     })
 }
 
