@@ -254,9 +254,12 @@ measure() {
 		# clat percentiles: 50 % is the 7th, 90 % the 11th, 99.9 % the 15th.
 		split($24, r50, "="); split($65, w50, "="); split($28, r90, "="); split($69, w90, "=")
 		split($32, r999, "="); split($73, w999, "=")
+		p50 = r50[2] > w50[2] ? r50[2] : w50[2]
+		p90 = r90[2] > w90[2] ? r90[2] : w90[2]
+		p999 = r999[2] > w999[2] ? r999[2] : w999[2]
+		per_io = ios > 0 ? irqs / ios : 0
 		printf "perf-lat: %s %s %s %s p50_us=%d p90_us=%d p99_us=%d p999_us=%d irqs_per_io=%.3f driver=%s\n",
-			d, m, e, j, r50[2] > w50[2] ? r50[2] : w50[2], r90[2] > w90[2] ? r90[2] : w90[2], p99,
-			r999[2] > w999[2] ? r999[2] : w999[2], ios > 0 ? irqs / ios : 0, drv }'
+			d, m, e, j, p50, p90, p99, p999, per_io, drv }'
 }
 
 # One job's exact cost (msdc_perf_cost): the job for each of the two I/O counts
