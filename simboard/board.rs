@@ -633,8 +633,10 @@ pub(crate) struct SimulatedMsdc {
     starts: AtomicU64,
     /// The longest of those lags, ns.
     start_lag_max_ns: AtomicU64,
-    /// Raises of the slot's interrupt line by its work (not the wake-up line): the
-    /// interrupts the driver's handler is asked to take (`make perf`'s interrupts per I/O).
+    /// Raises of the slot's interrupt line (not the wake-up line), by its runs and timer
+    /// and by register accesses that find an interrupt pending (the handler's
+    /// acknowledgement of `MSDC_INT` while `CQIS` still holds a completion is one): `make
+    /// perf`'s raises per I/O.
     raised: AtomicU64,
     #[pin]
     state: SpinLockIrq<SimState>,
