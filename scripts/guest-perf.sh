@@ -4,6 +4,9 @@
 # /perf of the QEMU guest (rdinit=/perf, scripts/perf.sh): measures the simulated
 # disks and null_blk with time-based fio jobs and prints one line per measurement,
 #   perf: <disk> <profile> <mode> <engine> <job> iops=<N> mib_s=<N> lat_us=<mean> p99_us=<N> cpu_us_per_io=<N> driver=<rust|c>
+# and its completion latency's percentiles with the interrupts the slot raised per I/O
+# (the board's count; the larger of the read and write percentiles, as p99_us),
+#   perf-lat: <disk> <mode> <engine> <job> p50_us=<N> p90_us=<N> p99_us=<N> p999_us=<N> irqs_per_io=<x> driver=<rust|c>
 # then reboots. The guest runs under QEMU's instruction counting, so its clock,
 # and every figure, follows executed instructions, not the host's load.
 #
@@ -12,6 +15,9 @@
 #   msdc_perf_disks=LIST   which disks: emmc-cq, emmc, sd, null (comma separated)
 #   msdc_perf_wait=S       how long to wait for the MMC disks (default 60 s)
 #   msdc_perf_jobs=LIST    only these jobs (comma separated names; default every job)
+#   msdc_perf_sched=NAME   the block layer's I/O scheduler for the MMC disks (none,
+#                          mq-deadline, ...; default: the kernel's choice); each disk's
+#                          scheduler is printed, "perf: scheduler <disk> <sysfs line>"
 #   msdc_perf_sweep=LIMIT  instead of the jobs: the sequential-read transfer size sweep
 #                          (4 KiB to 4 MiB at depth 32), labelled with the host's
 #                          request limit (mtk_sd_rust_sim.max_request_kib): 512k or max
@@ -56,6 +62,7 @@ DRIVERS=$(param mtk_sd_rust_sim.driver rust)
 SWEEP=$(param msdc_perf_sweep "")
 COST=$(param msdc_perf_cost "" | tr ',' ' ')
 JOBS=$(param msdc_perf_jobs "")
+SCHED=$(param msdc_perf_sched "")
 WINDOW=0
 FAILED=0
 
@@ -128,6 +135,11 @@ start_lag() {
 	board_figures "$1" start_lag_ns 's/total=\([0-9]*\) starts=\([0-9]*\) .*/\1 \2/' "0 0"
 }
 
+# The interrupts the slot's simulated controller raised so far.
+raised() {
+	board_figures "$1" raised 's/^\([0-9]*\)$/\1/' 0
+}
+
 # mmcblkN for a slot name, or nothing.
 disk_of_slot() {
 	local p host dev
@@ -189,7 +201,8 @@ busy_ticks() {
 measure() {
 	local label=$1 mode=$2 engine=$3 job=$4 dev=$5 out=/tmp/perf-$1-$4 before after rc=0
 	shift 5
-	local model_before model_after hw_before hw_after lag_before lag_after
+	local model_before model_after hw_before hw_after lag_before lag_after irq_before irq_after
+	irq_before=$(raised "$label")
 	model_before=$(model_ns "$label")
 	hw_before=$(hardware_ns "$label")
 	lag_before=$(start_lag "$label")
@@ -202,6 +215,7 @@ measure() {
 	model_after=$(model_ns "$label")
 	hw_after=$(hardware_ns "$label")
 	lag_after=$(start_lag "$label")
+	irq_after=$(raised "$label")
 	local terse
 	terse=$(grep '^3;' "$out" | tail -n 1)
 	if [ "$rc" -ne 0 ] || [ -z "$terse" ] || [ "$(echo "$terse" | cut -d';' -f5)" != 0 ]; then
@@ -214,7 +228,8 @@ measure() {
 	echo "$terse" | awk -F';' -v d="$label" -v p="$(profile_of "$label")" -v m="$mode" \
 		-v e="$engine" -v j="$job" -v busy=$((after - before)) -v rt="$RUNTIME" \
 		-v model_ns=$((model_after - model_before)) -v hw0="$hw_before" -v hw1="$hw_after" \
-		-v lag0="$lag_before" -v lag1="$lag_after" -v drv="$DRIVER" '{
+		-v lag0="$lag_before" -v lag1="$lag_after" -v drv="$DRIVER" \
+		-v irqs=$((irq_after - irq_before)) '{
 		iops = $8 + $49; kib = $7 + $48
 		lat = (($8 * $40) + ($49 * $81)) / (iops > 0 ? iops : 1)
 		split($30, rp, "="); split($71, wp, "=")
@@ -235,7 +250,16 @@ measure() {
 		lag = starts > 0 ? (l1[1] - l0[1]) / 1000 / starts : 0
 		printf "perf-time: %s %s %s %s model_us_per_io=%.1f host_us_per_io=%.1f" \
 			" bus_us_per_io=%.1f card_us_per_io=%.1f wait_us_per_io=%.1f wake_us_per_io=%.1f" \
-			" wall_us_per_io=%.1f start_lag_us=%.1f driver=%s\n", d, m, e, j, model, host, hw[1], hw[2], hw[3], hw[4], wall, lag, drv }'
+			" wall_us_per_io=%.1f start_lag_us=%.1f driver=%s\n", d, m, e, j, model, host, hw[1], hw[2], hw[3], hw[4], wall, lag, drv
+		# clat percentiles: 50 % is the 7th, 90 % the 11th, 99.9 % the 15th.
+		split($24, r50, "="); split($65, w50, "="); split($28, r90, "="); split($69, w90, "=")
+		split($32, r999, "="); split($73, w999, "=")
+		p50 = r50[2] > w50[2] ? r50[2] : w50[2]
+		p90 = r90[2] > w90[2] ? r90[2] : w90[2]
+		p999 = r999[2] > w999[2] ? r999[2] : w999[2]
+		per_io = ios > 0 ? irqs / ios : 0
+		printf "perf-lat: %s %s %s %s p50_us=%d p90_us=%d p99_us=%d p999_us=%d irqs_per_io=%.3f driver=%s\n",
+			d, m, e, j, p50, p90, p99, p999, per_io, drv }'
 }
 
 # One job's exact cost (msdc_perf_cost): the job for each of the two I/O counts
@@ -355,6 +379,11 @@ if [ "$FAILED" -eq 0 ] && wait_for_disks; then
 			fail "$d: $host runs the '$engine' engine, the board asked for '$ENGINE'"
 			continue
 		fi
+		if [ -n "$SCHED" ] && ! echo "$SCHED" >"/sys/block/$disk/queue/scheduler"; then
+			fail "$d: no I/O scheduler '$SCHED' ($(cat "/sys/block/$disk/queue/scheduler"))"
+			continue
+		fi
+		echo "perf: scheduler $d $(cat "/sys/block/$disk/queue/scheduler")"
 		if [ -n "$SWEEP" ]; then
 			run_sweep "$d" "$mode" "$engine" "/dev/$disk"
 		else

@@ -74,6 +74,17 @@
 #   PERF_WAKE_NS=LIST the wake mode's wake-up costs in ns (default 0,20000,95000)
 #   PERF_CAL_LOOP=N  the cal mode's loop iterations per request (default 100000); its
 #                    cost runs are PERF_COST's (default 200,1000)
+#   PERF_SCHED=NAME  the MMC disks' block I/O scheduler in every boot (none,
+#                    mq-deadline; the guest's msdc_perf_sched=); unset: the kernel's
+#                    choice. Logs, CSVs and charts are named perf-<mode>-...-<NAME>.
+#   PERF_CQE_COALESCING=T,V  interrupt coalescing for our CQHCI engine in every boot
+#                    (mtk_sd_rust_sim.cqe_coalescing=: ICCTH T completions, ICTOVAL V
+#                    units of 1024 internal timer clocks, 5.12 us each on the board);
+#                    unset: off, the driver's default. Logs, CSVs and charts are
+#                    named perf-<mode>-...-coalT-V.
+#
+# Every job also gives its latency percentiles and the interrupts its slot raised per
+# I/O (the guest's perf-lat: lines, scripts/guest-perf.sh) into perf-<mode>-lat.csv.
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 source "$REPO/scripts/insncount.sh"
@@ -93,6 +104,13 @@ BOOTS=${PERF_BOOTS:-}
 	die "PERF_BOOTS is a list of <queue>/<driver>/<engine>"
 DISKS=${PERF_DISKS:-}
 [[ -z $DISKS || $DISKS =~ ^[a-z-]+(,[a-z-]+)*$ ]] || die "PERF_DISKS is a list of disks"
+COALESCING=${PERF_CQE_COALESCING:-}
+[[ -z $COALESCING || $COALESCING =~ ^[0-9]+,[0-9]+$ ]] ||
+	die "PERF_CQE_COALESCING is ICCTH,ICTOVAL (e.g. 8,10)"
+SCHED=${PERF_SCHED:-}
+[[ -z $SCHED || $SCHED =~ ^[a-z-]+$ ]] || die "PERF_SCHED is a scheduler's name"
+# The name of the run's CSVs and charts.
+NAME=perf-$MODE${COALESCING:+-coal${COALESCING/,/-}}${SCHED:+-$SCHED}
 CAL_ITERATIONS=
 if [[ $MODE == cal ]]; then
 	JOBS=${JOBS:-randread-4k-qd1-j1,randread-4k-qd32-j1}
@@ -182,6 +200,8 @@ boot() {
 	fi
 	[[ -z ${WAKE_NS:-} ]] || suffix+=-wake$WAKE_NS
 	[[ -z ${CAL_LOOP:-} ]] || suffix+=-loop$CAL_LOOP
+	[[ -z $COALESCING ]] || suffix+=-coal${COALESCING/,/-}
+	[[ -z $SCHED ]] || suffix+=-$SCHED
 	local log=$OUT/perf-$MODE-$queue$suffix${sweep:+-sweep$sweep}.log
 	local cmdline="console=ttyS0 kunit.enable=0 panic=-1 rdinit=/perf msdc_perf=$GUEST_MODE"
 	cmdline+=" msdc_perf_disks=$disks mtk_sd_rust_sim.queue=$queue null_blk.nr_devices=1"
@@ -193,6 +213,8 @@ boot() {
 	[[ -z $JOBS ]] || cmdline+=" msdc_perf_jobs=$JOBS"
 	[[ -z ${WAKE_NS:-} ]] || cmdline+=" mtk_sd_rust_sim.wake_ns=$WAKE_NS"
 	[[ -z ${CAL_LOOP:-} ]] || cmdline+=" mtk_sd_rust_sim.cost_loop=$CAL_LOOP"
+	[[ -z $COALESCING ]] || cmdline+=" mtk_sd_rust_sim.cqe_coalescing=$COALESCING"
+	[[ -z $SCHED ]] || cmdline+=" msdc_perf_sched=$SCHED"
 	[[ -z $sweep ]] || cmdline+=" msdc_perf_sweep=$sweep mtk_sd_rust_sim.max_request_kib=${sweep%k}"
 	local plugin=()
 	if [[ -n $COST && -z $sweep ]]; then
@@ -221,13 +243,18 @@ boot() {
 		grep -nE "$C_ENGINE_PROBLEMS" <<<"$text" | head -n 20 >&2
 		die "the kernel's C engines reported errors during the measurement; log: $log"
 	fi
+	# Coalescing asked for: our CQHCI engine must have taken it.
+	if [[ -n $COALESCING && $queue == cqe && $driver == rust && $engine == rust ]] &&
+		[[ ,$disks, == *,emmc-cq,* ]] && ! grep -q 'CQHCI interrupt coalescing: ' <<<"$text"; then
+		die "PERF_CQE_COALESCING=$COALESCING: the driver did not report coalescing; log: $log"
+	fi
 	grep -q '^perf: result PASS' <<<"$text" || {
 		grep -E '^perf: (FAIL|  )' <<<"$text" >&2 || true
 		die "the guest's measurement failed; log: $log"
 	}
 	local measured
-	measured=$(grep -E '^perf(-time)?: [a-z-]+ ' <<<"$text" | grep -v '^perf: result' |
-		grep -E ' (iops|model_us_per_io)=' || true)
+	measured=$(grep -E '^perf(-time|-lat)?: [a-z-]+ ' <<<"$text" | grep -v '^perf: result' |
+		grep -E ' (iops|model_us_per_io|p50_us)=' || true)
 	# Every measurement names the driver the boot asked for, last.
 	if [[ -n $measured ]] && grep -vqE " driver=$driver\$" <<<"$measured"; then
 		grep -vE " driver=$driver\$" <<<"$measured" | head -n 5 >&2
@@ -332,14 +359,14 @@ costs=$(grep '^perf-cost: ' <<<"$lines" || true)
 rests=$(grep '^perf-cost-rest: ' <<<"$lines" || true)
 paths=$(grep '^perf-c2i: ' <<<"$lines" || true)
 if [[ -n $COST ]]; then
-	PATH_CSV=$OUT/perf-$MODE-c2i.csv
+	PATH_CSV=$OUT/$NAME-c2i.csv
 	{
 		echo "disk,mode,driver,job,insn_median,insn_p90,samples"
 		sed -E 's/^perf-c2i: //; s/ [a-z0-9_]+=/ /g; s/ /,/g' <<<"$paths"
 	} >"$PATH_CSV"
 	[[ -n $costs ]] || die "the cost runs gave no perf-cost line"
 	! grep -q ' no pair ' <<<"$costs" || die "a job's cost runs could not be differenced: $(grep ' no pair ' <<<"$costs")"
-	COST_CSV=$OUT/perf-$MODE-cost.csv
+	COST_CSV=$OUT/$NAME-cost.csv
 	{
 		echo "disk,mode,driver,job,driver_insn,core_insn,block_insn,board_insn,user_insn,total_insn,spread_pct,idle_insn,other_insn,seeds"
 		join -j1 <(sed -E 's/^perf-cost: //; s/ [a-z_]+=/ /g; s/^([^ ]+) ([^ ]+) ([^ ]+) ([^ ]+)/\1|\2|\3|\4/' <<<"$costs" | sort) \
@@ -359,14 +386,20 @@ if [[ -n $COST ]]; then
 fi
 # Where the time goes: the simulated hardware's own guest time per I/O, and the rest.
 times=$(grep '^perf-time: ' <<<"$lines" || true)
+# The latency percentiles and the interrupts per I/O.
+LAT_CSV=$OUT/$NAME-lat.csv
+{
+	echo "disk,mode,engine,job,p50_us,p90_us,p99_us,p999_us,irqs_per_io,driver"
+	grep '^perf-lat: ' <<<"$lines" | sed -E 's/^perf-lat: //; s/ [a-z0-9_]+=/ /g; s/ /,/g' || true
+} >"$LAT_CSV"
 lines=$(grep '^perf: ' <<<"$lines")
-TIMES_CSV=$OUT/perf-$MODE-time.csv
+TIMES_CSV=$OUT/$NAME-time.csv
 {
 	echo "disk,mode,engine,job,model_us_per_io,host_us_per_io,bus_us_per_io,card_us_per_io,wait_us_per_io,wake_us_per_io,wall_us_per_io,start_lag_us,driver"
 	sed -E 's/^perf-time: //; s/ [a-z0-9_]+=/ /g; s/ /,/g' <<<"$times"
 } >"$TIMES_CSV"
 
-CSV=$OUT/perf-$MODE.csv
+CSV=$OUT/$NAME.csv
 {
 	echo "disk,profile,mode,engine,job,iops,mib_s,lat_us,p99_us,cpu_us_per_io,driver"
 	sed -E 's/^perf: //; s/ [a-z0-9_]+=/ /g; s/ /,/g' <<<"$lines"
@@ -401,8 +434,8 @@ to_table() {
 
 # The chart: IOPS of each job, one bar per disk, mode, engine and driver (log scale, as
 # null_blk is orders of magnitude faster).
-DAT=$OUT/perf-$MODE.dat
-PNG=$OUT/perf-$MODE.png
+DAT=$OUT/$NAME.dat
+PNG=$OUT/$NAME.png
 to_table jobs 6 >"$DAT"
 columns=$(head -n 1 "$DAT" | wc -w)
 gnuplot <<EOF || die "gnuplot could not draw $PNG"
@@ -417,8 +450,8 @@ EOF
 # The transfer size sweep's chart: MiB/s by read size, one line per disk and limit.
 SWEEP_PNG=
 if grep -qE -- '-req([0-9]+k|max),' "$CSV"; then
-	SWEEP_DAT=$OUT/perf-$MODE-sweep.dat
-	SWEEP_PNG=$OUT/perf-$MODE-sweep.png
+	SWEEP_DAT=$OUT/$NAME-sweep.dat
+	SWEEP_PNG=$OUT/$NAME-sweep.png
 	to_table sweep 7 >"$SWEEP_DAT"
 	sweep_columns=$(head -n 1 "$SWEEP_DAT" | wc -w)
 	gnuplot <<GNUPLOT || die "gnuplot could not draw $SWEEP_PNG"
@@ -433,7 +466,7 @@ GNUPLOT
 fi
 
 # Ours against upstream's C driver, where both measured a disk, mode and job.
-"$REPO/scripts/perf-driver-chart.sh" "$CSV" "$OUT/perf-$MODE" ${COST:+"$COST_CSV"}
+"$REPO/scripts/perf-driver-chart.sh" "$CSV" "$OUT/$NAME" ${COST:+"$COST_CSV"}
 
 printf '%s\n' "$lines"
 [[ -z $costs ]] || printf '%s\n' "$costs"

@@ -41,13 +41,18 @@
 //!
 //! Simulated controllers work next to the CPU: every register write queues the model's
 //! run in a work item; the run executes what the registers started (a command, a DMA
-//! transfer, CQHCI tasks) for at most [`STEPS_PER_RUN`] steps, and the interrupt follows
+//! transfer, CQHCI tasks) for at most [`STEPS_PER_RUN`] steps, or up to the step that
+//! raises the interrupt line (hardware signals an event when it happens: a completion
+//! is not held back by the tasks after it), and the interrupt follows
 //! after the time the latency model gives that work, counted from the start of the run
 //! (the guest time the model itself takes, copying data mostly, is part of it; work
 //! that a woken thread issued may start later, [`wake_up`]). A run that stops at its
 //! step limit is resumed when that time is up, so the CQHCI block, which works through its tasks
 //! (CMD44/45, CMD13 polls, CMD46/47 with data) with no register write in between, keeps
-//! going without ever holding the worker for long. The models never wait without
+//! going without ever holding the worker for long; so is a run that stopped at the line
+//! with CQHCI tasks left. The CQHCI block's interrupt coalescing timer
+//! runs on the model clock: while it runs with nothing else to do, the timer expires at its
+//! deadline and the run then raises the interrupt. The models never wait without
 //! working: a CQHCI block whose card has no task ready polls at its send-status idle timer
 //! and charges the wait as simulated time, so its runs use their steps and are resumed
 //! after that time (`slot/tests/controller/cqe.rs` runs the models this way on the host).
@@ -628,6 +633,11 @@ pub(crate) struct SimulatedMsdc {
     starts: AtomicU64,
     /// The longest of those lags, ns.
     start_lag_max_ns: AtomicU64,
+    /// Raises of the slot's interrupt line (not the wake-up line), by its runs and timer
+    /// and by register accesses that find an interrupt pending (the handler's
+    /// acknowledgement of `MSDC_INT` while `CQIS` still holds a completion is one): `make
+    /// perf`'s raises per I/O.
+    raised: AtomicU64,
     #[pin]
     state: SpinLockIrq<SimState>,
     #[pin]
@@ -739,6 +749,7 @@ impl SimulatedMsdc {
                 start_lag_ns: AtomicU64::new(0),
                 starts: AtomicU64::new(0),
                 start_lag_max_ns: AtomicU64::new(0),
+                raised: AtomicU64::new(0),
                 hwirq: spec.hwirq,
                 wake_hwirq: spec.wake_hwirq,
                 wakeups: AtomicU64::new(0),
@@ -888,6 +899,7 @@ impl SimulatedMsdc {
         let Some(irqs) = board_irqs() else {
             return;
         };
+        self.raised.fetch_add(1, Ordering::Relaxed);
         if kernel::cpu::nr_cpu_ids() > 1 {
             let mut state = self.state.lock();
             state.raises = state.raises.wrapping_add(1);
@@ -983,7 +995,7 @@ impl SimulatedMsdc {
         if reraise {
             self.as_arc_borrow().raise();
         }
-        let (ran, pending, line_event, elapsed_ns, violations, withheld) = {
+        let outcome = {
             let mut state = self.state.lock();
             let state = &mut *state;
             if state
@@ -1000,15 +1012,21 @@ impl SimulatedMsdc {
             state.faults.arm(&mut state.model);
             let pending_before = state.model.interrupt_pending();
             let run_start = Instant::<Monotonic>::now();
-            let ran = self.timed(|| {
+            // The run ends at the step that raises the line: hardware signals an event when
+            // it happens, not after the work that follows it.
+            let (ran, signalled) = self.timed(|| {
                 state
                     .model
-                    .run(&mut state.card, &mut SystemRam, STEPS_PER_RUN)
+                    .run_to_interrupt(&mut state.card, &mut SystemRam, STEPS_PER_RUN)
             });
             // The hardware's time runs from the start of its work: the guest time the
             // model took to do it (copying the data, mostly) is part of it, not added.
             let run_ns = u64::try_from(run_start.elapsed().as_nanos()).unwrap_or(0);
-            state.resume = ran == STEPS_PER_RUN;
+            // Work may be left after a run that stopped at its step limit, or at the line
+            // with CQHCI tasks still in the block (if the interrupt is lost, nothing else
+            // runs them).
+            state.resume = ran == STEPS_PER_RUN
+                || (signalled && state.model.cqhci().is_some_and(|c| c.tasks_in_progress()));
             let pending = state.model.interrupt_pending();
             let mut elapsed_ns = state.model.take_elapsed_ns().saturating_sub(run_ns);
             if ran > 0 && state.start_pending {
@@ -1040,6 +1058,25 @@ impl SimulatedMsdc {
                 }
             }
             state.completion_signalled |= pending;
+            // The CQHCI block's coalescing timer runs with no work to step the block: when
+            // it runs out (ns from now, after this run's time), a run raises its interrupt.
+            let coalescing_ns = if pending {
+                None
+            } else {
+                state
+                    .model
+                    .cqhci()
+                    .and_then(|c| c.coalescing_deadline_ns())
+                    .map(|deadline| {
+                        deadline
+                            .saturating_sub(state.model.now_ns())
+                            .saturating_add(elapsed_ns)
+                    })
+            };
+            if ran > 0 && coalescing_ns.is_some() {
+                // The run at the end of this one's time arms the timer for the deadline.
+                state.resume = true;
+            }
             // Raised now (below) unless lost: the timer raises the others.
             let raised_now = ran > 0 && pending && elapsed_ns < MIN_LATENCY_NS && !state.resume;
             let withheld = if raised_now {
@@ -1050,22 +1087,31 @@ impl SimulatedMsdc {
             (
                 ran,
                 pending && withheld.is_none(),
-                // An event of the lines (the SDIO card's interrupt) latched by a run that
-                // had no work: raised at once, there is no bus time to wait for.
+                // An event of the lines (the SDIO card's interrupt, the CQHCI block's
+                // coalescing timer) latched by a run that had no work: raised at once, there
+                // is no bus time to wait for.
                 ran == 0 && pending && !pending_before,
                 elapsed_ns,
                 state.unreported_violations(),
                 withheld,
+                state.resume,
+                coalescing_ns,
             )
         };
+        let (ran, pending, line_event, elapsed_ns, violations, withheld, resume, coalescing_ns) =
+            outcome;
         self.report(violations);
         if let Some(Withheld::Late(ms)) = withheld {
             self.clone().raise_late(ms);
         }
-        let resume = ran == STEPS_PER_RUN;
         if ran == 0 {
             if line_event {
                 self.as_arc_borrow().raise();
+            }
+            if let Some(ns) = coalescing_ns {
+                // Nothing else to run until the coalescing timer runs out.
+                self.state.lock().resume = true;
+                self.arm(ns, false);
             }
             return;
         }
@@ -1075,11 +1121,18 @@ impl SimulatedMsdc {
             }
             return;
         }
+        self.arm(elapsed_ns, true);
+    }
+
+    /// Starts the slot's timer `delay_ns` from now (at least [`MIN_LATENCY_NS`]): its expiry
+    /// raises a pending interrupt and queues a run if the state's `resume` asks for one. With
+    /// `busy`, the hardware is busy until then with the work of the run that arms it.
+    fn arm(self: &Arc<Self>, delay_ns: u64, busy: bool) {
         // All handles name the one timer: retire the old one before starting it again. It
         // has usually fired by now (its work ran first). If not, this run did that work:
         // the new expiry raises the line instead, and resumes the model only if this run
         // left work (`resume` was just set from it).
-        let delay = elapsed_ns.max(MIN_LATENCY_NS);
+        let delay = delay_ns.max(MIN_LATENCY_NS);
         let delay = Delta::from_nanos(i64::try_from(delay).unwrap_or(i64::MAX));
         // The busy time ends no later than the timer expires, and is recorded before the
         // timer can fire, so the run its expiry queues never finds the hardware busy.
@@ -1089,7 +1142,9 @@ impl SimulatedMsdc {
                 // Powered off since the run: its work is gone.
                 return;
             }
-            state.busy_until = Some(Instant::<Monotonic>::now() + delay);
+            if busy {
+                state.busy_until = Some(Instant::<Monotonic>::now() + delay);
+            }
             state.irq_timer.take()
         };
         drop(previous);
@@ -1309,6 +1364,7 @@ fn publish_debugfs(slots: &[Arc<SimulatedMsdc>]) -> Result<Dir> {
                 &name,
                 |slot: &Arc<SimulatedMsdc>, dir| {
                     dir.read_only_file(c"model_ns", &slot.model_ns);
+                    dir.read_only_file(c"raised", &slot.raised);
                     dir.read_callback_file(c"violations", slot, &|slot, f| {
                         writeln!(f, "{}", slot.violations())
                     });
@@ -1572,6 +1628,29 @@ pub(crate) fn cost_loop() -> u32 {
             0
         }
     }
+}
+
+/// Interrupt coalescing for the driver's CQHCI engine, from
+/// `mtk_sd_rust_sim.cqe_coalescing=<ICCTH>,<ICTOVAL>` on the kernel command line (test
+/// kernels only; `make perf`'s coalescing measurement, `PERF_COALESCING`): the counter
+/// threshold (0..=31, 0 leaves the timer alone) and the timeout in the register's units of
+/// 1024 internal timer clocks (1..=127; 5.12 µs each at the model's 200 MHz timer). `None`,
+/// the default, leaves coalescing off; a value out of range is reported and leaves it off.
+pub(crate) fn cqe_coalescing() -> Option<(u8, u8)> {
+    let value = ffi::command_line_value("mtk_sd_rust_sim.cqe_coalescing")?;
+    let parsed = core::str::from_utf8(value).ok().and_then(|v| {
+        let (threshold, timeout) = v.split_once(',')?;
+        let threshold = threshold.parse::<u8>().ok().filter(|&t| t <= 31)?;
+        let timeout = timeout
+            .parse::<u8>()
+            .ok()
+            .filter(|&t| (1..=127).contains(&t))?;
+        Some((threshold, timeout))
+    });
+    if parsed.is_none() {
+        pr_err!("mtk_sd_rust_sim.cqe_coalescing= takes <0-31>,<1-127>: coalescing off\n");
+    }
+    parsed
 }
 
 /// The queue the board's slots may use at most, from `mtk_sd_rust_sim.queue=` on the kernel

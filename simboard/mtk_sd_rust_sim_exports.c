@@ -14,6 +14,7 @@ u32 mtk_sd_rust_sim_read(u32 slot, u32 offset);
 void mtk_sd_rust_sim_write(u32 slot, u32 offset, u32 value);
 u32 mtk_sd_rust_sim_request_limit_bytes(void);
 u32 mtk_sd_rust_sim_cost_loop(void);
+u32 mtk_sd_rust_sim_cqe_coalescing(void);
 
 EXPORT_SYMBOL_GPL(mtk_sd_rust_sim_claim);
 EXPORT_SYMBOL_GPL(mtk_sd_rust_sim_release);
@@ -21,6 +22,7 @@ EXPORT_SYMBOL_GPL(mtk_sd_rust_sim_read);
 EXPORT_SYMBOL_GPL(mtk_sd_rust_sim_write);
 EXPORT_SYMBOL_GPL(mtk_sd_rust_sim_request_limit_bytes);
 EXPORT_SYMBOL_GPL(mtk_sd_rust_sim_cost_loop);
+EXPORT_SYMBOL_GPL(mtk_sd_rust_sim_cqe_coalescing);
 
 #ifdef CONFIG_MMC_MTK_RUST_C_ENGINES
 bool mtk_sd_rust_sim_c_engines(void);

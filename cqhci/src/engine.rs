@@ -86,12 +86,15 @@ impl From<EncodeError> for Error {
 /// Opt-in interrupt coalescing (CQIC). Upstream never programs it.
 ///
 /// With coalescing on, data task descriptors have INT = 0 so their completions are counted;
-/// direct commands keep INT = 1 and interrupt at once.
+/// direct commands keep INT = 1 and interrupt at once. The timeout is required: the counter
+/// alone never signals the completions short of its threshold (the last requests of a burst
+/// would wait for the core's timeout), so [`Cqhci::new`] refuses a zero timeout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Coalescing {
     /// Completions per interrupt (ICCTH, 0..=31; 0 disables the counter).
     pub threshold: u8,
-    /// Timeout in units of 1024 internal timer clocks (ICTOVAL, 0..=127; 0 disables the timer).
+    /// Timeout in units of 1024 internal timer clocks (ICTOVAL, 1..=127), counted from the
+    /// first completion the counter holds.
     pub timeout: u8,
 }
 
@@ -335,7 +338,8 @@ impl Cqhci {
             return Err(Error::InvalidConfig);
         }
         let coalescing = match config.coalescing {
-            Some(c) if c.threshold == 0 && c.timeout == 0 => return Err(Error::InvalidConfig),
+            // Without the timer the completions short of the threshold are never signalled.
+            Some(c) if c.timeout == 0 => return Err(Error::InvalidConfig),
             Some(c) => {
                 Some(CQIC::program(c.threshold, c.timeout).map_err(|_| Error::InvalidConfig)?)
             }
@@ -742,14 +746,17 @@ impl Cqhci {
             self.error_irq(regs, status, cmd_error, data_error, &mut out);
         }
         if status.contains(Interrupts::TCC) {
+            if self.coalescing.is_some() {
+                // Before CQTCN is read: a completion counted after the reset interrupts on
+                // its own, one counted before it is in the CQTCN read below. Reset after the
+                // read, a task completing in between would be in neither.
+                regs.write(CQIC::reset_counter());
+            }
             let tcn = regs.read::<CQTCN>();
             // Writing the completed bits back clears them.
             regs.write(tcn);
             for tag in tcn.tcn().iter() {
                 self.finish_task(tag, &mut out);
-            }
-            if self.coalescing.is_some() {
-                regs.write(CQIC::reset_counter());
             }
             if self.busy.is_empty() {
                 out.wake = true;

@@ -30,6 +30,8 @@ type CustomHook = fn(Segment, bool, &mut TransferList<'_>) -> Option<Result<(), 
 struct Script {
     regs: [u32; 24],
     writes: Vec<(usize, u32)>,
+    /// Every access in order: the offset, and whether it was a write.
+    accesses: Vec<(usize, bool)>,
     /// A halt request takes effect at once.
     halts: bool,
     /// CLEAR ALL TASKS completes at once.
@@ -40,10 +42,12 @@ struct Script {
 
 impl RegisterFile for Script {
     fn read(&mut self, offset: usize) -> u32 {
+        self.accesses.push((offset, false));
         self.regs[offset / 4]
     }
 
     fn write(&mut self, offset: usize, value: u32) {
+        self.accesses.push((offset, true));
         self.writes.push((offset, value));
         let old = self.regs[offset / 4];
         self.regs[offset / 4] = match offset {
@@ -103,6 +107,15 @@ impl Fake {
         self.regs.model().clears = clears;
     }
 
+    /// The position of the first access to `offset` (a write if `write`) in the log.
+    fn first_access(&self, offset: usize, write: bool) -> Option<usize> {
+        self.regs
+            .model()
+            .accesses
+            .iter()
+            .position(|&a| a == (offset, write))
+    }
+
     fn writes(&self) -> Vec<(usize, u32)> {
         self.regs.model().writes.clone()
     }
@@ -117,6 +130,7 @@ impl Fake {
 
     fn clear_writes(&self) {
         self.regs.model().writes.clear();
+        self.regs.model().accesses.clear();
     }
 
     fn hooks(&self) -> Vec<&'static str> {
@@ -306,7 +320,8 @@ fn config_validation_and_queries() {
         .err(),
         Some(Error::InvalidConfig)
     );
-    let bad = [(32, 1), (1, 128), (0, 0)];
+    // A threshold without the timer would leave the completions short of it unsignalled.
+    let bad = [(32, 1), (1, 128), (0, 0), (1, 0), (31, 0)];
     for (threshold, timeout) in bad {
         let c = Config {
             coalescing: Some(Coalescing { threshold, timeout }),
@@ -318,7 +333,7 @@ fn config_validation_and_queries() {
             "{threshold} {timeout}"
         );
     }
-    for (threshold, timeout) in [(31, 127), (0, 1), (1, 0)] {
+    for (threshold, timeout) in [(31, 127), (0, 1), (1, 1)] {
         let c = Config {
             coalescing: Some(Coalescing { threshold, timeout }),
             ..cfg(true)
@@ -891,6 +906,11 @@ fn coalescing_programs_ic_and_clears_int() {
     f.clear_writes();
     complete(&mut e, &f, 1);
     assert_eq!(f.writes_to(CQIC::OFFSET), [0x8001_0000]);
+    // The counter and timer are reset before CQTCN is read, so that a task completing
+    // between the two is either read now or counted afresh.
+    let reset = f.first_access(CQIC::OFFSET, true).expect("CQIC reset");
+    let read = f.first_access(CQTCN::OFFSET, false).expect("CQTCN read");
+    assert!(reset < read, "CQIC reset at {reset}, CQTCN read at {read}");
     e.issue_dcmd(&f.regs, &f, &mut m.lend(), &dcmd(13, DcmdResponse::Short))
         .unwrap();
     assert_eq!(m.tdl[31 * 32] & 0x4, 0x4, "a DCMD interrupts at once");

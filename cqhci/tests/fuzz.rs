@@ -265,7 +265,7 @@ fn case() -> impl Strategy<Value = (Config, u64, Vec<Event>)> {
         prop_oneof![3 => Just(1_u16), 3 => Just(3), 3 => Just(8), 3 => Just(128), 1 => Just(0)],
         prop_oneof![
             6 => Just(None),
-            2 => (1..32_u8, 0..128_u8).prop_map(|(threshold, timeout)| Some(Coalescing { threshold, timeout })),
+            2 => (1..32_u8, 1..128_u8).prop_map(|(threshold, timeout)| Some(Coalescing { threshold, timeout })),
             1 => (0..34_u8, 0..130_u8).prop_map(|(threshold, timeout)| Some(Coalescing { threshold, timeout })),
         ],
     )

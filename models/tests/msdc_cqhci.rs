@@ -8,7 +8,8 @@
 use models::bus::Bus;
 use models::cqhci::desc::{Act, DATA_DESC, DATA_DESC_HI, DESC_ATTRIBUTES, TASK_DESC};
 use models::cqhci::regs::{
-    CQCFG, CQCTL, CQIS, CQISGE, CQISTE, CQSSC1, CQSSC2, CQTCN, CQTDBR, CQTDLBA, CQTDLBAU, CQVER,
+    CQCFG, CQCTL, CQIC, CQIS, CQISGE, CQISTE, CQSSC1, CQSSC2, CQTCN, CQTDBR, CQTDLBA, CQTDLBAU,
+    CQVER,
 };
 use models::cqhci::Fault as CqFault;
 use models::emmc::{Card, ReadyOrder};
@@ -851,5 +852,193 @@ fn a_power_off_takes_a_stale_transfer_complete_away_and_keeps_the_fault_armed() 
         assert_eq!(bus.read::<MSDC_INT>().raw(), 0, "registers reset");
         assert!(bus.model().stale_transfer_complete_pending(), "armed again");
         assert!(!bus.model().stale_transfer_complete_taken());
+    });
+}
+
+/// Task `tag` as [`put_task`] writes it (a read), but with INT = 0 in its descriptor: its
+/// completion counts towards interrupt coalescing.
+fn put_counted_task(ram: &mut Ram<'_>, tag: u8) {
+    put_task(ram, tag, true);
+    let slot = RAM_BASE + SLOT_LEN * u64::from(tag);
+    let mut word = [0u8; 8];
+    ram.read(slot, &mut word).unwrap();
+    let int = DESC_ATTRIBUTES::zeroed().with_int(true).raw();
+    let task = u64::from_le_bytes(word) & !int;
+    ram.write(slot, &task.to_le_bytes()).unwrap();
+}
+
+/// Rings the doorbell of the tasks in `mask` (already written) and runs the model.
+fn ring(bus: &Bus<MsdcModel>, card: &mut Card<'_>, ram: &mut Ram<'_>, mask: u32) {
+    bus.write(CQTDBR::zeroed().try_with_dbr(mask).unwrap());
+    bus.model().run(card, ram, 32);
+}
+
+/// The software's acknowledgement of a completion interrupt: CQIS and CQTCN written back.
+fn acknowledge(bus: &Bus<MsdcModel>) {
+    bus.write(CQIS::from_raw(bus.read::<CQIS>().raw()));
+    bus.write(CQTCN::from_raw(bus.read::<CQTCN>().raw()));
+}
+
+/// CQIC with coalescing on: `threshold` completions, `timeout` units (ICCTH, ICTOVAL with
+/// their write enables).
+fn coalescing(threshold: u32, timeout: u32) -> CQIC {
+    CQIC::zeroed()
+        .with_icendis(true)
+        .with_iccthwen(true)
+        .try_with_iccth(threshold)
+        .unwrap()
+        .with_ictovalwen(true)
+        .try_with_ictoval(timeout)
+        .unwrap()
+}
+
+/// The counter and timer reset (ICCTR), coalescing left on.
+fn reset_counter() -> CQIC {
+    CQIC::zeroed().with_icendis(true).with_icctr(true)
+}
+
+#[test]
+fn coalescing_counts_int0_completions_to_the_threshold_and_times_the_rest() {
+    with_rig(|bus, card, ram| {
+        enable_cqhci(bus);
+        // ICTOVAL 127: 127 × 1024 clocks of the block's 200 MHz internal timer (CQCAP),
+        // longer than a task at the set-up's 25 MHz on one line takes.
+        bus.write(coalescing(3, 127));
+        let ic = bus.read::<CQIC>();
+        assert_eq!((ic.iccth(), ic.ictoval(), ic.icendis()), (3, 127, true));
+        let timeout = bus.model().cqhci().unwrap().coalescing_timeout_ns();
+        assert_eq!(timeout, Some(650_240));
+        assert!(!ic.icsb());
+        assert_eq!(
+            bus.model().cqhci().unwrap().coalescing_deadline_ns(),
+            None,
+            "the timer waits for a counted completion"
+        );
+
+        // Two of three: counted, not signalled; ICSB says so.
+        put_counted_task(ram, 0);
+        put_counted_task(ram, 1);
+        ring(bus, card, ram, 0b11);
+        assert_eq!(bus.read::<CQTCN>().tcn(), 0b11);
+        assert!(!bus.read::<CQIS>().tcc(), "below the threshold");
+        assert!(bus.read::<CQIC>().icsb());
+        // The timer started when the first task's work ended, not at its doorbell.
+        let deadline = bus
+            .model()
+            .cqhci()
+            .unwrap()
+            .coalescing_deadline_ns()
+            .unwrap();
+        let now = bus.model().now_ns();
+        assert!(
+            deadline > now && deadline < now + 650_240,
+            "{deadline} {now}"
+        );
+        // Running the block again takes no time: nothing is signalled.
+        bus.model().run(card, ram, 32);
+        assert!(!bus.read::<CQIS>().tcc());
+        // Just short of the timeout: still nothing.
+        bus.model().elapse(deadline - now - 1);
+        bus.model().run(card, ram, 32);
+        assert!(!bus.read::<CQIS>().tcc());
+        // At the timeout: the interrupt, and the timer stops (no deadline until a reset).
+        bus.model().elapse(1);
+        bus.model().run(card, ram, 32);
+        assert!(bus.read::<CQIS>().tcc(), "the timer flushes the count");
+        assert_eq!(bus.model().cqhci().unwrap().coalescing_deadline_ns(), None);
+        assert!(
+            bus.read::<CQIC>().icsb(),
+            "the count stays until software resets it"
+        );
+        bus.write(reset_counter());
+        assert!(!bus.read::<CQIC>().icsb());
+        acknowledge(bus);
+
+        // Two counted completions reach a threshold of two before the timer runs out.
+        bus.write(coalescing(2, 127));
+        put_counted_task(ram, 2);
+        put_counted_task(ram, 3);
+        ring(bus, card, ram, 0b1100);
+        assert!(bus.read::<CQIS>().tcc(), "the threshold signals");
+        assert!(
+            bus.model()
+                .cqhci()
+                .unwrap()
+                .coalescing_deadline_ns()
+                .is_some(),
+            "the timer is still running"
+        );
+        bus.write(reset_counter());
+        assert_eq!(bus.model().cqhci().unwrap().coalescing_deadline_ns(), None);
+        acknowledge(bus);
+
+        // A task with INT = 1 bypasses the counter.
+        put_task(ram, 0, true);
+        ring(bus, card, ram, 1);
+        assert!(bus.read::<CQIS>().tcc());
+        assert!(!bus.read::<CQIC>().icsb(), "not counted");
+        acknowledge(bus);
+        let model = bus.model();
+        assert_eq!(model.cqhci().unwrap().violations(), (0, None));
+    });
+}
+
+#[test]
+fn cqic_takes_iccth_and_ictoval_only_with_their_write_enables_and_icendis_off_counts_nothing() {
+    with_rig(|bus, card, ram| {
+        enable_cqhci(bus);
+        bus.write(coalescing(4, 6));
+        // Without the write enables the fields keep their values; ICENDIS is always taken.
+        bus.write(
+            CQIC::zeroed()
+                .with_icendis(true)
+                .try_with_iccth(9)
+                .unwrap()
+                .try_with_ictoval(1)
+                .unwrap(),
+        );
+        let ic = bus.read::<CQIC>();
+        assert_eq!((ic.iccth(), ic.ictoval()), (4, 6));
+        bus.write(
+            CQIC::zeroed()
+                .with_iccthwen(true)
+                .try_with_iccth(9)
+                .unwrap(),
+        );
+        let ic = bus.read::<CQIC>();
+        assert_eq!((ic.iccth(), ic.ictoval(), ic.icendis()), (9, 6, false));
+        // Coalescing off: an INT = 0 completion interrupts at once and is not counted.
+        put_counted_task(ram, 0);
+        ring(bus, card, ram, 1);
+        assert!(bus.read::<CQIS>().tcc());
+        assert!(!bus.read::<CQIC>().icsb());
+        assert_eq!(bus.model().cqhci().unwrap().coalescing_deadline_ns(), None);
+    });
+}
+
+#[test]
+fn a_run_to_the_interrupt_stops_at_the_step_that_signals() {
+    with_rig(|bus, card, ram| {
+        enable_cqhci(bus);
+        bus.write(MSDC_INTEN::from_raw(
+            MSDC_INT::zeroed().with_cmdq(true).raw(),
+        ));
+        put_task(ram, 0, true);
+        put_task(ram, 1, true);
+        bus.write(CQTDBR::zeroed().try_with_dbr(0b11).unwrap());
+        let (steps, signalled) = bus.model().run_to_interrupt(card, ram, 32);
+        assert!(signalled && steps > 0, "{steps}");
+        assert_eq!(
+            bus.read::<CQTCN>().tcn(),
+            0b01,
+            "stopped at the first completion"
+        );
+        // With the line still pending the run goes on to the end of the work.
+        let (_, signalled) = bus.model().run_to_interrupt(card, ram, 32);
+        assert!(!signalled);
+        assert_eq!(bus.read::<CQTCN>().tcn(), 0b11);
+        // Nothing left: no step, no signal.
+        acknowledge(bus);
+        assert_eq!(bus.model().run_to_interrupt(card, ram, 32), (0, false));
     });
 }

@@ -69,6 +69,15 @@ pub(super) extern "C" fn mtk_sd_rust_sim_cost_loop() -> u32 {
     super::cost_loop()
 }
 
+/// The interrupt coalescing the board asks the driver's CQHCI engine for: ICCTH in bits
+/// 15:8 and ICTOVAL in bits 7:0 (never 0 with coalescing on); 0 for none.
+#[no_mangle]
+pub(super) extern "C" fn mtk_sd_rust_sim_cqe_coalescing() -> u32 {
+    super::cqe_coalescing().map_or(0, |(threshold, timeout)| {
+        (u32::from(threshold) << 8) | u32::from(timeout)
+    })
+}
+
 /// Whether the kernel's C queue engines run in place of the driver's Rust ones.
 #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
 #[no_mangle]

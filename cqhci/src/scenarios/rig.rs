@@ -36,6 +36,8 @@ const MAX_SEGMENTS: u16 = 3;
 const TDL_LEN: usize = 32 * 32;
 const XFER_LEN: usize = 16 * MAX_SEGMENTS as usize * 32;
 const STEP_BUDGET: u32 = 20_000;
+/// The block's clock between two steps of the model, ns.
+const STEP_NS: u64 = 1_000;
 /// SWITCH (CMD6) writing 1 to EXT_CSD FLUSH_CACHE (byte 32): a cache flush.
 const FLUSH_ARGUMENT: u32 = 0x0320_0100;
 
@@ -386,8 +388,10 @@ impl<'a> Rig<'a> {
         }
     }
 
-    /// Lets the model do one unit of work.
+    /// Lets the model do one unit of work, a microsecond of the block's clock after the
+    /// last (its coalescing timer runs on that clock).
     fn step_model(&mut self) -> bool {
+        self.bus.model().elapse(STEP_NS);
         let mut memory = Memory {
             tdl: Ram::new(self.map.tdl, &mut self.descriptors.tdl[..]),
             transfers: Ram::new(self.map.transfers, &mut self.descriptors.transfers[..]),

@@ -16,6 +16,13 @@
 //! its host whether its next step is a poll ([`CqhciModel::next_step_polls`]) and how long
 //! its idle wait is ([`CqhciModel::idle_wait_ns`]), so that the host can let a long access
 //! pass in one step.
+//!
+//! Interrupt coalescing (CQIC) counts the completions of tasks whose descriptor has INT = 0
+//! against ICCTH and times them on the block's clock, which its host moves on
+//! ([`CqhciModel::advance_to`]): the timer starts at the first counted completion after a
+//! reset (ICCTR) and raises the interrupt ICTOVAL × 1024 internal timer clocks later; a host
+//! that runs the block only when it has work asks for that time
+//! ([`CqhciModel::coalescing_deadline_ns`]).
 
 use super::super::bus::{RegisterFile, Serves};
 use super::super::emmc::command::{QUEUED_TASK_PARAMS, RCA_ARG, TASK_ARG};
@@ -62,8 +69,26 @@ impl ModelConfig {
     };
 }
 
-/// Model steps per ICTOVAL unit (the real unit is 1024 timer clocks).
-pub const COALESCING_STEPS_PER_UNIT: u32 = 4;
+/// Internal timer clocks per ICTOVAL unit (JESD84-B51, CQIC: the timeout counts in units of
+/// 1024 clocks of the clock whose frequency CQCAP's ITCFMUL and ITCFVAL give).
+pub const COALESCING_CLOCKS_PER_UNIT: u64 = 1024;
+
+/// The interrupt coalescing timer (JESD84-B51, CQIC.ICTOVAL): reset by software (ICCTR),
+/// it starts when the first task with INT = 0 completes after the reset, and when it
+/// reaches ICTOVAL it raises the interrupt and stops until the next reset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CoalescingTimer {
+    /// Reset: waits for a counted completion.
+    Idle,
+    /// A counted completion in the step under way: the timer starts at the block's clock
+    /// when its host next moves it on ([`CqhciModel::advance_to`]), the end of the step's
+    /// work.
+    Starting,
+    /// Running since this time on the block's clock, ns.
+    Running { since_ns: u64 },
+    /// Reached ICTOVAL and raised the interrupt: stopped until the next reset.
+    Expired,
+}
 
 /// An error the host controller detects itself and reports outside CQIS (in MSDC_INT on
 /// MediaTek), together with the CQE interrupt.
@@ -196,7 +221,10 @@ pub struct CqhciModel {
     /// What CQIC was programmed with: enable, threshold and timeout.
     ic: CQIC,
     ic_counter: u32,
-    ic_timer: u32,
+    ic_timer: CoalescingTimer,
+    /// The block's clock, ns: what its host last passed to [`CqhciModel::advance_to`] or
+    /// added with [`CqhciModel::elapse`] (the coalescing timer runs on it).
+    clock_ns: u64,
     tdlba: CQTDLBA,
     tdlbau: CQTDLBAU,
     // The task bitmaps (CQTDBR, CQTCN, CQDQS, CQDPT, CQTDPE): bit `n` is task `n`.
@@ -248,7 +276,8 @@ impl CqhciModel {
             isge: CQISGE::zeroed(),
             ic: CQIC::zeroed(),
             ic_counter: 0,
-            ic_timer: 0,
+            ic_timer: CoalescingTimer::Idle,
+            clock_ns: 0,
             tdlba: CQTDLBA::zeroed(),
             tdlbau: CQTDLBAU::zeroed(),
             tdbr: 0,
@@ -368,7 +397,7 @@ impl CqhciModel {
         self.ic = ic;
         if value.icctr() {
             self.ic_counter = 0;
-            self.ic_timer = 0;
+            self.ic_timer = CoalescingTimer::Idle;
         }
     }
 
@@ -463,7 +492,8 @@ impl CqhciModel {
     /// The block after its power domain was off: every register, the task slots and the
     /// halt state are back at their reset values, pending interrupts and host-detected
     /// errors are gone. The record of the run stays (violations, completions, steps, time
-    /// waited), and so do the injected faults except stalls, which go with the tasks.
+    /// waited), so do the block's clock and the injected faults except stalls, which go with
+    /// the tasks.
     pub fn reset(&mut self) {
         let fresh = Self::new(self.config);
         let before = core::mem::replace(self, fresh);
@@ -472,6 +502,7 @@ impl CqhciModel {
         self.completions = before.completions;
         self.steps = before.steps;
         self.waited_clocks = before.waited_clocks;
+        self.clock_ns = before.clock_ns;
         self.faults = before.faults;
         self.drop_stall_faults();
     }
@@ -637,15 +668,73 @@ impl CqhciModel {
         self.tdl_base().checked_add(slot * u64::from(tag))
     }
 
-    fn tick_coalescing(&mut self) {
-        let timeout = self.ic.ictoval();
-        if !self.ic.icendis() || self.ic_counter == 0 || timeout == 0 {
-            return;
+    /// The coalescing timeout, ns: ICTOVAL units of [`COALESCING_CLOCKS_PER_UNIT`] clocks of
+    /// the internal timer, rounded up; `None` while the timer is disabled (ICTOVAL 0) or
+    /// `CQCAP` gives no usable timer frequency.
+    pub fn coalescing_timeout_ns(&self) -> Option<u64> {
+        let units = u64::from(self.ic.ictoval());
+        if units == 0 {
+            return None;
         }
-        self.ic_timer = self.ic_timer.saturating_add(1);
-        if self.ic_timer >= timeout * COALESCING_STEPS_PER_UNIT {
-            self.ic_timer = 0;
-            self.raise(CQIS::zeroed().with_tcc(true));
+        let hz = self.timer_hz()?;
+        Some(
+            units
+                .saturating_mul(COALESCING_CLOCKS_PER_UNIT)
+                .saturating_mul(NS_PER_SECOND)
+                .div_ceil(hz),
+        )
+    }
+
+    /// When the running coalescing timer reaches ICTOVAL, on the block's clock (ns); `None`
+    /// if it is not running (reset, expired, coalescing off, or no timeout). A host that runs
+    /// the block only when there is work runs it again at that time, when the timer raises
+    /// the completion interrupt ([`CqhciModel::step`] checks it first).
+    pub fn coalescing_deadline_ns(&self) -> Option<u64> {
+        if !self.ic.icendis() || self.ic_counter == 0 {
+            return None;
+        }
+        match self.ic_timer {
+            CoalescingTimer::Running { since_ns } => {
+                Some(since_ns.saturating_add(self.coalescing_timeout_ns()?))
+            }
+            CoalescingTimer::Starting => {
+                Some(self.clock_ns.saturating_add(self.coalescing_timeout_ns()?))
+            }
+            CoalescingTimer::Idle | CoalescingTimer::Expired => None,
+        }
+    }
+
+    /// Moves the block's clock on to `ns` (it never goes back); a coalescing timer that a
+    /// completion of the last step started starts now. The host calls it before a step,
+    /// with the time the step starts, and after it, with the time the step's work ended.
+    pub fn advance_to(&mut self, ns: u64) {
+        self.clock_ns = self.clock_ns.max(ns);
+        if self.ic_timer == CoalescingTimer::Starting {
+            self.ic_timer = CoalescingTimer::Running {
+                since_ns: self.clock_ns,
+            };
+        }
+    }
+
+    /// Moves the block's clock on by `ns` (see [`CqhciModel::advance_to`]).
+    pub fn elapse(&mut self, ns: u64) {
+        self.advance_to(self.clock_ns.saturating_add(ns));
+    }
+
+    /// The block's clock, ns.
+    pub fn now_ns(&self) -> u64 {
+        self.clock_ns
+    }
+
+    /// The coalescing timer: once it has run ICTOVAL, the completion interrupt, and the timer
+    /// stops until software resets it.
+    fn tick_coalescing(&mut self) {
+        if let Some(deadline) = self.coalescing_deadline_ns() {
+            if matches!(self.ic_timer, CoalescingTimer::Running { .. }) && self.clock_ns >= deadline
+            {
+                self.ic_timer = CoalescingTimer::Expired;
+                self.raise(CQIS::zeroed().with_tcc(true));
+            }
         }
     }
 
@@ -1042,6 +1131,9 @@ impl CqhciModel {
             return;
         }
         self.ic_counter = (self.ic_counter + 1).min(31);
+        if self.ic_timer == CoalescingTimer::Idle {
+            self.ic_timer = CoalescingTimer::Starting;
+        }
         if threshold != 0 && self.ic_counter >= threshold {
             self.raise(CQIS::zeroed().with_tcc(true));
         }

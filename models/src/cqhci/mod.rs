@@ -6,5 +6,6 @@ pub mod desc;
 pub mod regs;
 
 pub use controller::{
-    CqhciModel, Fault, HostErrorKind, HostErrors, ModelConfig, Violation, COALESCING_STEPS_PER_UNIT,
+    CqhciModel, Fault, HostErrorKind, HostErrors, ModelConfig, Violation,
+    COALESCING_CLOCKS_PER_UNIT,
 };

@@ -14,6 +14,7 @@ extern "C" {
     fn mtk_sd_rust_sim_write(slot: u32, offset: u32, value: u32);
     fn mtk_sd_rust_sim_request_limit_bytes() -> u32;
     fn mtk_sd_rust_sim_cost_loop() -> u32;
+    fn mtk_sd_rust_sim_cqe_coalescing() -> u32;
     #[cfg(CONFIG_MMC_MTK_RUST_C_ENGINES)]
     fn mtk_sd_rust_sim_c_engines() -> bool;
 }
@@ -81,6 +82,16 @@ pub fn c_engines() -> bool {
 pub fn cost_loop_iterations() -> u32 {
     // SAFETY: the board's function takes no arguments and only reads the command line.
     unsafe { mtk_sd_rust_sim_cost_loop() }
+}
+
+/// The CQHCI interrupt coalescing the board asks for (`mtk_sd_rust_sim.cqe_coalescing=`,
+/// `make perf`'s coalescing measurement): the counter threshold (`CQIC.ICCTH`) and the
+/// timeout in the register's units (`CQIC.ICTOVAL`, never 0), or `None` for none.
+pub fn cqe_coalescing() -> Option<(u8, u8)> {
+    // SAFETY: the board's function takes no arguments and only reads the command line.
+    let value = unsafe { mtk_sd_rust_sim_cqe_coalescing() };
+    let [timeout, threshold, ..] = value.to_le_bytes();
+    (timeout != 0).then_some((threshold, timeout))
 }
 
 /// Runs a loop of exactly two instructions (decrement, branch while not zero) `n` times,

@@ -1029,13 +1029,17 @@ fn on_the_board_queued_tasks_beyond_one_run_go_on_when_its_timer_expires() {
         let slots: Vec<(u32, Direction)> = (0..16).map(|slot| (slot, Direction::Read)).collect();
         let before = rig.board_stats();
         queue.issue(&slots);
-        // 16 fetches, one poll that finds them all ready, 16 executions: 33 steps, so four full
-        // runs of eight and a last one. A full run goes on when the board's timer expires, or
-        // earlier when a register write (the interrupt handler's) queues a run.
+        // 16 fetches, one poll that finds them all ready, 16 executions: 33 steps. Two full
+        // runs of eight fetches; then the poll and the first execution, whose completion
+        // raises the line and ends the run; the runs while the line stays raised (the
+        // handler has not taken it yet) go on to their step limit. A run that stopped with
+        // steps or tasks left goes on when the board's timer expires, or earlier when a
+        // register write (the interrupt handler's) queues a run.
         let resumes = run_board(queue, rig, 8);
         let stats = rig.board_stats();
         assert_eq!(stats.steps - before.steps, 33);
-        assert_eq!(stats.full_runs - before.full_runs, 4);
+        assert_eq!(stats.runs - before.runs, 6);
+        assert_eq!(stats.full_runs - before.full_runs, 3);
         assert_eq!(stats.resumes - before.resumes, u64::from(resumes));
         assert!((1..=4).contains(&resumes), "{resumes}");
         assert!(!rig.timer_armed());

@@ -415,30 +415,36 @@ impl<C: CardSlot> Rig<C> {
         } else {
             self.ram.try_borrow_mut().ok()
         };
-        let ran = match ram {
-            Some(mut ram) => {
-                let mut mem = Ram::new(self.base, &mut ram);
-                model.run(&mut *card, &mut mem, limit)
+        // The board's runs end at the step that raises the line.
+        let board = self.board.is_some();
+        let mut run = |mem: &mut Ram<'_>| {
+            if board {
+                model.run_to_interrupt(&mut *card, mem, limit)
+            } else {
+                (model.run(&mut *card, mem, limit), false)
             }
+        };
+        let (ran, signalled) = match ram {
+            Some(mut ram) => run(&mut Ram::new(self.base, &mut ram)),
             None if self.defer_while_borrowed => {
                 self.deferred.set(true);
                 return;
             }
             None => {
                 let mut nothing = [0u8; 0];
-                let mut mem = Ram::new(self.base, &mut nothing);
-                model.run(&mut *card, &mut mem, limit)
+                run(&mut Ram::new(self.base, &mut nothing))
             }
         };
-        if self.board.is_some() {
-            self.account(&mut model, ran, limit);
+        if board {
+            self.account(&mut model, ran, limit, signalled);
         }
     }
 
-    /// The board's bookkeeping after a run that took `ran` of `limit` steps: the timer is
-    /// armed for a run that used them all (`simboard/board.rs` resumes it when the run's
-    /// simulated time is up).
-    fn account(&self, model: &mut MsdcModel, ran: u32, limit: u32) {
+    /// The board's bookkeeping after a run that took `ran` of `limit` steps and stopped at
+    /// the line if `signalled`: the timer is armed for a run that used them all, or that
+    /// stopped at the line with CQHCI tasks in the block (`simboard/board.rs` resumes it
+    /// when the run's simulated time is up).
+    fn account(&self, model: &mut MsdcModel, ran: u32, limit: u32, signalled: bool) {
         let mut stats = self.board_stats.get();
         stats.elapsed_ns += model.take_elapsed_ns();
         if ran > 0 {
@@ -449,7 +455,8 @@ impl<C: CardSlot> Rig<C> {
             stats.full_runs += 1;
         }
         // As the board's `resume`: every run decides anew whether the expiry runs it again.
-        self.armed.set(ran == limit);
+        let tasks = model.cqhci().is_some_and(|c| c.tasks_in_progress());
+        self.armed.set(ran == limit || (signalled && tasks));
         self.board_stats.set(stats);
     }
 

@@ -93,6 +93,22 @@ fn request_limit(capacity: u32) -> u32 {
     MAX_REQUEST_BYTES.min(capacity)
 }
 
+/// The CQHCI engine's configuration: upstream's integration ([`ENGINE_CONFIG`]), without
+/// interrupt coalescing, which upstream never programs (`docs/performance.md`, "CQHCI
+/// interrupt coalescing"). In test kernels with simulated
+/// controllers `mtk_sd_rust_sim.cqe_coalescing=<ICCTH>,<ICTOVAL>` turns it on, for that
+/// measurement.
+fn engine_config() -> cqhci::Config {
+    #[cfg(CONFIG_MMC_MTK_RUST_SIM)]
+    if let Some((threshold, timeout)) = crate::kernel_mmc::simboard::cqe_coalescing() {
+        return cqhci::Config {
+            coalescing: Some(cqhci::Coalescing { threshold, timeout }),
+            ..ENGINE_CONFIG
+        };
+    }
+    ENGINE_CONFIG
+}
+
 /// The controller's clocks: on while the driver is bound, except while the device is
 /// runtime-suspended.
 struct Clocks {
@@ -483,11 +499,19 @@ impl platform::Driver for MsdcDriver {
             let mut cqe_queue_depth = 0;
             let queue = if hardware_queue {
                 host.add_caps(0, caps::CQE | caps::CQE_DCMD);
-                let config = ENGINE_CONFIG;
+                let config = engine_config();
                 let engine = cqhci::Cqhci::new(config).map_err(|e| {
                     dev_err!(dev, "CQHCI configuration: {:?}\n", e);
                     EINVAL
                 })?;
+                if let Some(c) = config.coalescing {
+                    dev_info!(
+                        dev,
+                        "CQHCI interrupt coalescing: threshold {}, timeout {} x 1024 timer clocks\n",
+                        c.threshold,
+                        c.timeout
+                    );
+                }
                 let layout = engine.layout();
                 cqe_queue_depth = engine.queue_depth();
                 let memory =

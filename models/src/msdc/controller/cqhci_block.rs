@@ -57,6 +57,11 @@ impl MsdcModel {
         let Some(ready_at) = self.task_timer.next_ready(pending, now) else {
             return;
         };
+        // The coalescing timer raises its interrupt while the block polls: the wait ends
+        // at the poll on which it expires.
+        let ready_at = cq
+            .coalescing_deadline_ns()
+            .map_or(ready_at, |deadline| ready_at.min(deadline));
         let idle = cq.idle_wait_ns();
         let poll = latency.command_ns(ResponseLength::Short, self.bus_clock_hz());
         let first = now.saturating_add(if waits_idle { idle } else { 0 });
@@ -111,6 +116,8 @@ impl MsdcModel {
             bus,
             start,
         });
+        // The block's clock (its coalescing timer) at the step's start.
+        cq.advance_to(start);
         let mut metered = Metered::new(card, clock);
         let progressed = cq.step(&mut metered, mem);
         let errors = cq.take_host_errors();
@@ -118,6 +125,11 @@ impl MsdcModel {
         let seen = metered.seen();
         self.charge_bus_work(&seen);
         self.charge_split(0, 0, waited);
+        // A completion the step counted starts the coalescing timer when its work ends.
+        let end = self.clock_ns;
+        if let Some(cq) = self.cqhci.as_mut() {
+            cq.advance_to(end);
+        }
         let command: Option<Event> = errors.command.map(|kind| match kind {
             HostErrorKind::Crc => MSDC_INT::with_rspcrcerr as Event,
             HostErrorKind::Timeout | HostErrorKind::Other => MSDC_INT::with_cmdtmo,

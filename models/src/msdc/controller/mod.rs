@@ -804,6 +804,32 @@ impl MsdcModel {
         n
     }
 
+    /// Runs `step` as [`MsdcModel::run`] does, but stops after the step that raises the
+    /// interrupt line (an enabled event that was not pending before it becomes pending):
+    /// hardware signals an event when it happens, so a host that raises the line once a
+    /// run's work has taken its time (the simulated board) must not hold it back by the
+    /// steps after it. Returns the steps that did something and whether the run stopped
+    /// for the line.
+    pub fn run_to_interrupt<C: CardSlot + ?Sized, M: BusMemory>(
+        &mut self,
+        card: &mut C,
+        mem: &mut M,
+        limit: u32,
+    ) -> (u32, bool) {
+        let mut n = 0;
+        while n < limit {
+            let before = self.interrupt_pending();
+            if !self.step(card, mem) {
+                break;
+            }
+            n += 1;
+            if !before && self.interrupt_pending() {
+                return (n, true);
+            }
+        }
+        (n, false)
+    }
+
     fn patch_bit2(&self) -> MSDC_PATCH_BIT2 {
         MSDC_PATCH_BIT2::from_raw(self.plain_value(MSDC_PATCH_BIT2::OFFSET))
     }
