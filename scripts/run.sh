@@ -142,8 +142,10 @@ fi
 # kunit.enable=0: the suites are built in but this run is about the disks. Unknown
 # msdc_e2e* parameters are left to /init, which reads them from /proc/cmdline.
 # printk.devkmsg=on: the guest prints its lines through /dev/kmsg (guest-init.sh),
-# without the rate limit user space gets by default.
-CMDLINE="console=$CONSOLE kunit.enable=0 panic=-1 rdinit=/init printk.devkmsg=on msdc_e2e=$MODE"
+# without the rate limit user space gets by default. no_console_suspend: the console
+# prints through a system sleep, so a sleep that never ends shows how far it got.
+CMDLINE="console=$CONSOLE kunit.enable=0 panic=-1 rdinit=/init printk.devkmsg=on no_console_suspend"
+CMDLINE+=" msdc_e2e=$MODE"
 CMDLINE+=" msdc_e2e_wait=${E2E_WAIT:-60}"
 [[ -z ${E2E_DISKS:-} ]] || CMDLINE+=" msdc_e2e_disks=$E2E_DISKS"
 CMDLINE+=" msdc_e2e_target=${E2E_TARGET:-disks}"
